@@ -1,0 +1,42 @@
+"""The bundles under deploy/: which CRD flavour serves which Kubernetes releases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import kube
+from .crdschema import Target
+
+# apiextensions.k8s.io/v1 is served from Kubernetes 1.16; v1beta1 bundles are for the releases before.
+FIRST_V1 = 16
+FIRST_V1BETA1 = 11
+
+
+@dataclass(frozen=True)
+class Bundle:
+    name: str  # the directory under deploy/, and the apiextensions version
+    target: Target
+
+    @property
+    def minors(self) -> list[int]:
+        """Every release the bundle is validated against."""
+        return list(range(self.target.min_minor, self.target.max_minor + 1))
+
+
+def for_releases(apiextensions: str, min_minor: int) -> Bundle:
+    newest = kube.known_versions()[-1]
+    max_minor = newest if apiextensions == "v1" else FIRST_V1 - 1
+    return Bundle(apiextensions, Target(apiextensions, min_minor, max_minor))
+
+
+def default_bundles(kube_version: str | None = None) -> list[Bundle]:
+    """Both bundles; ``kube_version`` raises the oldest release of the bundle that serves it."""
+    v1 = for_releases("v1", FIRST_V1)
+    v1beta1 = for_releases("v1beta1", FIRST_V1BETA1)
+    if kube_version is not None:
+        minor = kube.require_known(kube.parse_version(kube_version))
+        if minor >= FIRST_V1:
+            v1 = for_releases("v1", minor)
+        else:
+            v1beta1 = for_releases("v1beta1", minor)
+    return [v1, v1beta1]

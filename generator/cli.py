@@ -1,0 +1,214 @@
+"""paddlejob-manifests: render the paddle-operator install bundles (more subcommands to come).
+
+Exit codes: 0 success; 1 the render failed (validation, jsonnet) or --check
+found drift; 2 usage error (bad flag or value).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from . import bundles, kube, render
+from .paths import DEPLOY
+
+_QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+RENDER_EXAMPLE = """\
+examples:
+  paddlejob-manifests render                          # deploy/v1 and deploy/v1beta1
+  paddlejob-manifests render --check                  # fail and show the diff if deploy/ is stale
+  paddlejob-manifests render --namespace training --scheduling volcano --network-policy
+  paddlejob-manifests render --kube-version 1.15      # v1beta1 bundle for 1.15 (int-or-string markers)
+  paddlejob-manifests render --keep-descriptions --out /tmp/explain   # for `kubectl explain`
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+def _pairs(option: str, values: list[str]) -> dict[str, str]:
+    out = {}
+    for value in values or []:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{option}: expected KEY=VALUE, got {value!r}")
+        out[key] = val
+    return out
+
+
+def _labels(option: str, values: list[str]) -> dict[str, str]:
+    out = _pairs(option, values)
+    for key, value in out.items():
+        if len(value) > 63 or not _LABEL_VALUE.match(value):
+            raise UsageError(f"{option}: label value {value!r} of {key!r} must be at most 63 characters "
+                             "of letters, digits, '-', '_' or '.', starting and ending with a letter or digit")
+    return out
+
+
+def _resources(option: str, value: str | None) -> dict[str, str]:
+    pairs = _pairs(option, value.split(",")) if value else {}
+    for name, quantity in pairs.items():
+        if not _QUANTITY.match(quantity):
+            raise UsageError(f"{option}: {name}={quantity!r} is not a Kubernetes quantity (e.g. 100m, 1.5, 300Mi)")
+    return pairs
+
+
+def _toleration(value: str) -> dict:
+    # key[=value]:Effect, as `kubectl taint` writes taints
+    spec, sep, effect = value.rpartition(":")
+    if not sep or effect not in _EFFECTS:
+        raise UsageError(f"--toleration: expected KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(_EFFECTS)}, got {value!r}")
+    key, has_value, val = spec.partition("=")
+    tol = {"key": key, "effect": effect, "operator": "Equal" if has_value else "Exists"}
+    if has_value:
+        tol["value"] = val
+    return tol
+
+
+def _namespace(option: str, value: str, allow_empty: bool = False) -> str:
+    if (value == "" and allow_empty) or (len(value) <= 63 and _DNS_LABEL.match(value)):
+        return value
+    raise UsageError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")
+
+
+def operator_params(args: argparse.Namespace) -> dict:
+    """The jsonnet config (config.libsonnet) from --params FILE and the flags; flags win."""
+    params: dict = {}
+    if args.params:
+        try:
+            loaded = yaml.safe_load(Path(args.params).read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as err:
+            raise UsageError(f"--params: cannot read {args.params}: {err}") from None
+        if not isinstance(loaded, dict):
+            raise UsageError(f"--params: {args.params} must hold a mapping of config fields")
+        params.update(loaded)
+    if args.namespace is not None:
+        params["namespace"] = _namespace("--namespace", args.namespace)
+    if args.watch_namespace is not None:
+        params["watchNamespace"] = _namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
+    for flag, key in (("image", "image"), ("init_image", "initImage"), ("image_pull_policy", "imagePullPolicy")):
+        if getattr(args, flag) is not None:
+            params[key] = getattr(args, flag)
+    if args.scheduling is not None:
+        params["scheduling"] = "" if args.scheduling == "none" else args.scheduling
+    if args.replicas is not None:
+        if args.replicas < 0:
+            raise UsageError(f"--replicas: must be 0 or more, got {args.replicas}")
+        params["replicas"] = args.replicas
+    if args.requests or args.limits:
+        params["resources"] = {"requests": _resources("--requests", args.requests),
+                               "limits": _resources("--limits", args.limits)}
+    if args.image_pull_secret:
+        params["imagePullSecrets"] = args.image_pull_secret
+    if args.node_selector:
+        params["nodeSelector"] = _labels("--node-selector", args.node_selector)
+    if args.toleration:
+        params["tolerations"] = [_toleration(value) for value in args.toleration]
+    if args.label:
+        params["labels"] = _labels("--label", args.label)
+    if args.network_policy:
+        params["networkPolicy"] = True
+    if args.apiserver_port:
+        params["apiserverPorts"] = args.apiserver_port
+    return params
+
+
+def _add_render(sub) -> None:
+    p = sub.add_parser("render", help="render and validate deploy/v1 and deploy/v1beta1",
+                       description="Render the operator install bundles, validate every object, write them atomically.",
+                       epilog=RENDER_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
+    p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when the output differs")
+    p.add_argument("--kube-version", help="oldest Kubernetes release to serve, e.g. 1.13 (v1beta1) or 1.19 (v1)")
+    p.add_argument("--keep-descriptions", action="store_true",
+                   help="keep field descriptions in the CRDs (for kubectl explain; too large for client-side apply)")
+    g = p.add_argument_group("operator parameters (see libsonnet/paddle-operator/config.libsonnet)")
+    g.add_argument("--params", help="YAML or JSON file of config fields; the flags below override it")
+    g.add_argument("--namespace", help="namespace to install into (default: paddle-system)")
+    g.add_argument("--watch-namespace", help="namespace whose jobs the operator runs ('' = all; default: --namespace)")
+    g.add_argument("--image", help="controller image")
+    g.add_argument("--image-pull-policy", choices=["Always", "IfNotPresent", "Never"])
+    g.add_argument("--init-image", help="init container image the operator adds to job pods")
+    g.add_argument("--scheduling", choices=["volcano", "none"], help="gang-schedule jobs with Volcano")
+    g.add_argument("--replicas", type=int, help="controller replicas")
+    g.add_argument("--requests", metavar="cpu=Q,memory=Q", help="controller resource requests")
+    g.add_argument("--limits", metavar="cpu=Q,memory=Q", help="controller resource limits")
+    g.add_argument("--image-pull-secret", action="append", metavar="NAME", help="repeatable")
+    g.add_argument("--node-selector", action="append", metavar="KEY=VALUE", help="repeatable")
+    g.add_argument("--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="repeatable")
+    g.add_argument("--label", action="append", metavar="KEY=VALUE", help="extra label on every object; repeatable")
+    g.add_argument("--network-policy", action="store_true",
+                   help="add a NetworkPolicy: DNS and apiserver egress, metrics ingress")
+    g.add_argument("--apiserver-port", action="append", type=int, metavar="PORT",
+                   help="apiserver port for the NetworkPolicy (default: 443 and 6443); repeatable")
+    p.set_defaults(func=cmd_render)
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    params = operator_params(args)
+    try:
+        chosen = bundles.default_bundles(args.kube_version)
+    except kube.UnknownVersionError as err:
+        raise UsageError(f"--kube-version: {err}") from None
+    try:
+        result = render.render(chosen, params, keep_descriptions=args.keep_descriptions)
+    except render.RenderError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+        return 1
+    lib_files = render.generated_api_files(bundles.default_bundles()) if args.lib_out else {}
+    if args.check:
+        drift = render.diff_against_disk(args.out, result.files)
+        if args.lib_out:
+            drift += render.diff_against_disk(args.lib_out.parent, {f"{args.lib_out.name}/{k}": v
+                                                                   for k, v in lib_files.items()})
+        if drift:
+            sys.stdout.write(drift)
+            print(f"paddlejob-manifests render --check: {args.out} differs from a fresh render; "
+                  "run `make manifests` and commit the result", file=sys.stderr)
+            return 1
+        print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
+        return 0
+    render.write_atomically(args.out, result.files)
+    if args.lib_out:
+        render.write_files(args.lib_out, lib_files)
+    for line in result.summary:
+        print(line, file=sys.stderr)
+    for line in result.warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    elapsed = time.perf_counter() - started
+    print(f"wrote {len(result.files)} files to {args.out} in {elapsed:.2f}s", file=sys.stderr)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="paddlejob-manifests", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_render(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as err:
+        print(f"paddlejob-manifests {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

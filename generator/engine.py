@@ -1,0 +1,38 @@
+"""Evaluate jsonnet to Python data.
+
+rjsonnet (the Rust jrsonnet engine) is the default: on a CRD-sized object it
+emits JSON about 10x faster than the C++ engine, with identical data (tests
+compare them).  Set PADDLEJOB_JSONNET=cpp to use the C++ engine instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .paths import LIBSONNET
+
+
+class JsonnetError(RuntimeError):
+    pass
+
+
+def evaluate(path: Path, tla: dict | None = None, engine: str | None = None) -> dict:
+    """Evaluate ``path`` with top-level arguments ``tla`` (JSON values) and ``-J libsonnet``."""
+    engine = engine or os.environ.get("PADDLEJOB_JSONNET", "rjsonnet")
+    codes = {name: json.dumps(value) for name, value in (tla or {}).items()}
+    try:
+        if engine == "rjsonnet":
+            import rjsonnet
+
+            text = rjsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes)
+        elif engine == "cpp":
+            import _jsonnet
+
+            text = _jsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes)
+        else:
+            raise JsonnetError(f"unknown jsonnet engine {engine!r}; use rjsonnet or cpp")
+    except RuntimeError as err:
+        raise JsonnetError(str(err).strip()) from None
+    return json.loads(text)

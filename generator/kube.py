@@ -1,0 +1,132 @@
+"""The Kubernetes API definitions of every supported release, read from schemas/kubernetes/.
+
+A version is written "1.N"; ``known_versions()`` lists the ones extracted by
+``generator.kube_extract``.  Everything is cached per process: a render reads
+each version's file at most once.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+import re
+
+from .paths import KUBE_SCHEMA_DIR
+
+_VERSION = re.compile(r"^v?1\.(\d+)(?:\.\d+)?$")
+
+
+class UnknownVersionError(ValueError):
+    pass
+
+
+def parse_version(text: str) -> int:
+    """'1.16' (or 'v1.16.3') -> 16, the minor number every comparison here uses."""
+    match = _VERSION.match(text.strip())
+    if not match:
+        raise UnknownVersionError(f"{text!r} is not a Kubernetes version; write it as 1.MINOR, e.g. 1.16")
+    return int(match.group(1))
+
+
+def version_name(minor: int) -> str:
+    return f"1.{minor}"
+
+
+@functools.cache
+def known_versions() -> tuple[int, ...]:
+    minors = []
+    for path in KUBE_SCHEMA_DIR.glob("v1.*.json.gz"):
+        if not path.name.endswith(".descriptions.json.gz"):
+            minors.append(parse_version(path.name[: -len(".json.gz")]))
+    if not minors:
+        raise FileNotFoundError(f"no Kubernetes definitions under {KUBE_SCHEMA_DIR}; run `make kube-schemas`")
+    return tuple(sorted(minors))
+
+
+def require_known(minor: int) -> int:
+    if minor not in known_versions():
+        first, last = known_versions()[0], known_versions()[-1]
+        raise UnknownVersionError(
+            f"Kubernetes {version_name(minor)} is not known here; known: {version_name(first)} ... {version_name(last)}"
+        )
+    return minor
+
+
+def _read(name: str) -> dict:
+    return json.loads(gzip.decompress((KUBE_SCHEMA_DIR / name).read_bytes()))
+
+
+@functools.cache
+def definitions(minor: int) -> dict:
+    return _read(f"v{version_name(require_known(minor))}.json.gz")["definitions"]
+
+
+@functools.cache
+def descriptions(minor: int) -> dict:
+    return _read(f"v{version_name(require_known(minor))}.descriptions.json.gz")
+
+
+def _api_version(gvk: dict) -> str:
+    return f"{gvk['group']}/{gvk['version']}" if gvk["group"] else gvk["version"]
+
+
+@functools.cache
+def kinds(minor: int) -> dict[tuple[str, str], str]:
+    """(apiVersion, kind) -> definition name, for every top-level kind of that release."""
+    found: dict[tuple[str, str], str] = {}
+    for name, schema in sorted(definitions(minor).items()):
+        if "properties" not in schema:
+            continue  # old releases keep deprecated aliases that only hold a $ref
+        for gvk in schema.get("x-kubernetes-group-version-kind", []):
+            found.setdefault((_api_version(gvk), gvk["kind"]), name)
+    return found
+
+
+def ref_name(ref: str) -> str:
+    return ref.rsplit("/", 1)[-1]
+
+
+def closure(minor: int, root: str) -> dict:
+    """The definitions reachable from ``root`` (itself included), by name."""
+    defs = definitions(minor)
+    seen: dict[str, dict] = {}
+    stack = [root]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen[name] = defs[name]
+        stack.extend(ref_name(ref) for ref in _refs(defs[name]))
+    return dict(sorted(seen.items()))
+
+
+def _refs(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            elif key == "properties":
+                for sub in value.values():
+                    yield from _refs(sub)
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
+
+
+def schema_props(minor: int, apiextensions: str) -> set[str]:
+    """The fields a CRD schema node may carry on that release (JSONSchemaProps)."""
+    name = f"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{apiextensions}.JSONSchemaProps"
+    defs = definitions(minor)
+    if name not in defs:
+        raise UnknownVersionError(
+            f"Kubernetes {version_name(minor)} does not serve apiextensions.k8s.io/{apiextensions}"
+        )
+    return set(defs[name]["properties"])
+
+
+def crd_spec_fields(minor: int, apiextensions: str) -> set[str]:
+    name = f"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{apiextensions}.CustomResourceDefinitionSpec"
+    return set(definitions(minor)[name]["properties"])

@@ -1,0 +1,116 @@
+"""The rules the apiextensions apiserver applies to a CRD schema beyond its JSON schema.
+
+The JSONSchemaProps definition of a release says which fields a schema node
+may carry; these are the rules it does not say, which the apiserver checks
+when the CRD is created (validation.go in apiextensions-apiserver):
+
+- structural: every node states its type, except int-or-string and
+  preserve-unknown-fields nodes; nodes inside anyOf/allOf/oneOf/not carry no
+  type, default, description, nullable or additionalProperties;
+- properties and additionalProperties exclude each other;
+- int-or-string nodes have no type, and anyOf/allOf only of integer and string;
+- a list-map's keys are scalar properties of its items, each required or, in
+  apiextensions v1, defaulted (a v1beta1 CRD may not use `default` at all);
+- a list-set's items are scalars;
+- the root `metadata` may only say `type: object`.
+"""
+
+from __future__ import annotations
+
+from .findings import Finding
+
+_JUNCTORS = ("allOf", "anyOf", "oneOf", "not")
+_FORBIDDEN_IN_JUNCTORS = ("type", "default", "description", "nullable", "additionalProperties")
+_SCALARS = {"string", "integer", "number", "boolean"}
+
+
+def check(schema: dict, apiextensions: str, structural: bool, prefix: str) -> list[Finding]:
+    """Findings for one openAPIV3Schema; ``structural`` is whether the target requires it."""
+    out: list[Finding] = []
+    _Checker(apiextensions, structural, out).node(schema, prefix, root=True, in_junctor=False)
+    return out
+
+
+class _Checker:
+    def __init__(self, apiextensions: str, structural: bool, out: list[Finding]):
+        self.v1 = apiextensions == "v1"
+        self.structural = structural
+        self.out = out
+
+    def error(self, path: str, rule: str, message: str) -> None:
+        self.out.append(Finding("error", path, rule, message))
+
+    def node(self, node: dict, path: str, root: bool = False, in_junctor: bool = False) -> None:
+        if not isinstance(node, dict):
+            self.error(path, "crd-schema", f"a schema must be an object, got {node!r}")
+            return
+        if in_junctor and self.structural:
+            for key in _FORBIDDEN_IN_JUNCTORS:
+                if key in node:
+                    self.error(f"{path}.{key}", "crd-structural", f"`{key}` is not allowed inside anyOf/allOf/oneOf/not")
+        if "default" in node and not self.v1:
+            self.error(f"{path}.default", "crd-default", "a v1beta1 CRD may not set `default`; use apiextensions v1")
+        int_or_string = node.get("x-kubernetes-int-or-string") is True
+        preserve = node.get("x-kubernetes-preserve-unknown-fields") is True
+        if self.structural and not in_junctor and "type" not in node and not (int_or_string or preserve):
+            self.error(path, "crd-structural", "a structural schema states `type` here")
+        if int_or_string:
+            self._int_or_string(node, path)
+        if "properties" in node and isinstance(node.get("additionalProperties"), dict):
+            self.error(path, "crd-structural", "`properties` and `additionalProperties` exclude each other")
+        if node.get("x-kubernetes-list-type") == "map":
+            self._list_map(node, path)
+        if node.get("x-kubernetes-list-type") == "set":
+            item_type = node.get("items", {}).get("type")
+            if item_type not in _SCALARS and node.get("items", {}).get("x-kubernetes-map-type") != "atomic":
+                self.error(path, "crd-list-set", "the items of a list-set must be scalars or atomic maps")
+        for name, sub in node.get("properties", {}).items():
+            child = f"{path}.properties[{name}]"
+            if root and name == "metadata":
+                self._root_metadata(sub, child)
+            self.node(sub, child)
+        if isinstance(node.get("additionalProperties"), dict):
+            self.node(node["additionalProperties"], f"{path}.additionalProperties")
+        if "items" in node:
+            self.node(node["items"], f"{path}.items")
+        for junctor in _JUNCTORS:
+            if int_or_string and junctor in ("anyOf", "allOf"):
+                continue  # its one allowed form was checked above
+            subs = node.get(junctor)
+            if isinstance(subs, dict):
+                subs = [subs]
+            for i, sub in enumerate(subs or []):
+                self.node(sub, f"{path}.{junctor}[{i}]", in_junctor=True)
+
+    def _int_or_string(self, node: dict, path: str) -> None:
+        if "type" in node:
+            self.error(f"{path}.type", "crd-int-or-string", "an int-or-string node has no `type`")
+        for junctor in ("anyOf", "allOf"):
+            if junctor in node and node[junctor] != [{"type": "integer"}, {"type": "string"}]:
+                self.error(f"{path}.{junctor}", "crd-int-or-string", "must be [{type: integer}, {type: string}]")
+
+    def _list_map(self, node: dict, path: str) -> None:
+        keys = node.get("x-kubernetes-list-map-keys") or []
+        items = node.get("items", {})
+        if not keys:
+            self.error(path, "crd-list-map", "a list-map needs x-kubernetes-list-map-keys")
+        if items.get("type") != "object":
+            self.error(f"{path}.items", "crd-list-map", "the items of a list-map must be objects")
+            return
+        required = set(items.get("required", []))
+        for key in keys:
+            prop = items.get("properties", {}).get(key)
+            where = f"{path}.items.properties[{key}]"
+            if prop is None:
+                self.error(where, "crd-list-map", f"list-map key {key!r} is not a property of the items")
+                continue
+            if prop.get("type") not in _SCALARS:
+                self.error(where, "crd-list-map", f"list-map key {key!r} must be a scalar")
+            if key not in required and ("default" not in prop or not self.v1):
+                needs = "required or defaulted" if self.v1 else "required (v1beta1 has no defaults)"
+                self.error(where, "crd-list-map", f"list-map key {key!r} must be {needs}")
+
+    def _root_metadata(self, node: dict, path: str) -> None:
+        extra = sorted(set(node) - {"type", "description"})
+        if node.get("type") != "object" or extra:
+            self.error(path, "crd-metadata", "the root metadata schema may only be {type: object}")

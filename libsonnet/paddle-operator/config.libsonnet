@@ -1,0 +1,45 @@
+// The parameters of the install bundle and their defaults.
+//
+// Every field can be overridden: `(import 'paddle-operator/main.libsonnet').new({ image: '...' })`.
+// The Python CLI (`paddlejob-manifests render`) maps its flags onto these fields.
+{
+  // apiextensions.k8s.io version of the CRD: 'v1' (Kubernetes 1.16+) or 'v1beta1' (1.11 ... 1.15).
+  apiextensions: 'v1',
+  // The PaddleJob API for this CRD flavour, generated from schemas/paddlejob.v1.yaml by
+  // `make manifests`: group, names, printer columns, openAPIV3Schema, the Kubernetes releases it
+  // targets and what the oldest of them supports (`capabilities`, read from its API definitions).
+  // The generator passes its own for other `--kube-version`s.
+  api: if self.apiextensions == 'v1'
+  then import 'generated/paddlejob-v1.json'
+  else import 'generated/paddlejob-v1beta1.json',
+
+  // Namespace the operator is installed in.
+  namespace: 'paddle-system',
+  // Namespace whose PaddleJobs the operator handles ('' = every namespace). Upstream's docs say
+  // the operator watches paddle-system while its manifest forgets the flag; here it is explicit.
+  watchNamespace: self.namespace,
+  // Controller image, and its pull policy.
+  image: 'registry.baidubce.com/paddlecloud/controller:v0.3.5',
+  imagePullPolicy: 'IfNotPresent',
+  // Image of the init container the operator adds to job pods (it waits for the ps pods).
+  initImage: 'docker.io/library/busybox:1',
+  // '' or 'volcano': with 'volcano' the operator creates a PodGroup per job (gang scheduling)
+  // and gets the RBAC rules for podgroups.
+  scheduling: '',
+  // Controller replicas; more than one only adds standby leaders.
+  replicas: 1,
+  resources: {
+    limits: { cpu: '100m', memory: '300Mi' },
+    requests: { cpu: '100m', memory: '20Mi' },
+  },
+  // Names of Secrets for pulling the controller image.
+  imagePullSecrets: [],
+  nodeSelector: {},
+  tolerations: [],
+  // Extra labels on every object (selectors are not changed).
+  labels: {},
+  // A NetworkPolicy that lets the controller reach DNS and the apiserver only.
+  networkPolicy: false,
+  // Ports the apiserver listens on, for the NetworkPolicy's egress rule.
+  apiserverPorts: [443, 6443],
+}

@@ -1,0 +1,45 @@
+// The paddle-operator install bundle, kube-prometheus style: `new(params)` merges `params` over
+// the documented defaults in config.libsonnet and returns the objects, grouped by file.
+//
+//   local paddle = import 'paddle-operator/main.libsonnet';
+//   paddle.new({ namespace: 'training', scheduling: 'volcano' })
+//
+// gives { crd: <CustomResourceDefinition>, operator: { namespace: ..., deployment: ..., ... } }.
+local defaults = import 'config.libsonnet';
+local crd = import 'crd.libsonnet';
+local operator = import 'operator.libsonnet';
+
+local check(c) =
+  assert std.member(['v1', 'v1beta1'], c.api.target.apiextensions) :
+         "apiextensions must be 'v1' or 'v1beta1', got '%s'" % c.api.target.apiextensions;
+  assert std.member(['', 'volcano'], c.scheduling) :
+         "scheduling must be '' or 'volcano', got '%s'" % c.scheduling;
+  assert std.isString(c.image) && c.image != '' : 'must provide image';
+  assert std.isString(c.namespace) && c.namespace != '' : 'must provide namespace';
+  assert std.isNumber(c.replicas) && c.replicas >= 0 && c.replicas == std.floor(c.replicas) :
+         'replicas must be a whole number >= 0, got %s' % c.replicas;
+  c;
+
+{
+  defaults:: defaults,
+
+  new(params={})::
+    local c = check(defaults + params);
+    {
+      config:: c,
+      crd: if c.api.target.apiextensions == 'v1'
+      then crd.v1(c.api, c.labels)
+      else crd.v1beta1(c.api, c.labels, if c.api.capabilities.preserveUnknownFields then false else null),
+      operator: {
+        namespace: operator.namespace(c),
+        serviceAccount: operator.serviceAccount(c),
+        leaderElectionRole: operator.leaderElectionRole(c),
+        leaderElectionRoleBinding: operator.leaderElectionRoleBinding(c),
+        managerRole: operator.managerRole(c),
+        managerRoleBinding: operator.managerRoleBinding(c),
+        managerConfig: operator.managerConfig(c),
+        deployment: operator.deployment(c),
+        [if c.networkPolicy then 'networkPolicy']: operator.networkPolicy(c),
+      },
+    },
+}
