@@ -50,8 +50,10 @@ def _labels(option: str, values: list[str]) -> dict[str, str]:
     out = _pairs(option, values)
     for key, value in out.items():
         if len(value) > 63 or not _LABEL_VALUE.match(value):
-            raise UsageError(f"{option}: label value {value!r} of {key!r} must be at most 63 characters "
-                             "of letters, digits, '-', '_' or '.', starting and ending with a letter or digit")
+            raise UsageError(
+                f"{option}: label value {value!r} of {key!r} must be at most 63 characters "
+                "of letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+            )
     return out
 
 
@@ -67,7 +69,9 @@ def _toleration(value: str) -> dict:
     # key[=value]:Effect, as `kubectl taint` writes taints
     spec, sep, effect = value.rpartition(":")
     if not sep or effect not in _EFFECTS:
-        raise UsageError(f"--toleration: expected KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(_EFFECTS)}, got {value!r}")
+        raise UsageError(
+            f"--toleration: expected KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(_EFFECTS)}, got {value!r}"
+        )
     key, has_value, val = spec.partition("=")
     tol = {"key": key, "effect": effect, "operator": "Equal" if has_value else "Exists"}
     if has_value:
@@ -106,8 +110,10 @@ def operator_params(args: argparse.Namespace) -> dict:
             raise UsageError(f"--replicas: must be 0 or more, got {args.replicas}")
         params["replicas"] = args.replicas
     if args.requests or args.limits:
-        params["resources"] = {"requests": _resources("--requests", args.requests),
-                               "limits": _resources("--limits", args.limits)}
+        params["resources"] = {
+            "requests": _resources("--requests", args.requests),
+            "limits": _resources("--limits", args.limits),
+        }
     if args.image_pull_secret:
         params["imagePullSecrets"] = args.image_pull_secret
     if args.node_selector:
@@ -124,15 +130,22 @@ def operator_params(args: argparse.Namespace) -> dict:
 
 
 def _add_render(sub) -> None:
-    p = sub.add_parser("render", help="render and validate deploy/v1 and deploy/v1beta1",
-                       description="Render the operator install bundles, validate every object, write them atomically.",
-                       epilog=RENDER_EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "render",
+        help="render and validate deploy/v1 and deploy/v1beta1",
+        description="Render the operator install bundles, validate every object, write them atomically.",
+        epilog=RENDER_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when the output differs")
     p.add_argument("--kube-version", help="oldest Kubernetes release to serve, e.g. 1.13 (v1beta1) or 1.19 (v1)")
-    p.add_argument("--keep-descriptions", action="store_true",
-                   help="keep field descriptions in the CRDs (for kubectl explain; too large for client-side apply)")
+    p.add_argument(
+        "--keep-descriptions",
+        action="store_true",
+        help="keep field descriptions in the CRDs (for kubectl explain; too large for client-side apply)",
+    )
     g = p.add_argument_group("operator parameters (see libsonnet/paddle-operator/config.libsonnet)")
     g.add_argument("--params", help="YAML or JSON file of config fields; the flags below override it")
     g.add_argument("--namespace", help="namespace to install into (default: paddle-system)")
@@ -148,10 +161,16 @@ def _add_render(sub) -> None:
     g.add_argument("--node-selector", action="append", metavar="KEY=VALUE", help="repeatable")
     g.add_argument("--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="repeatable")
     g.add_argument("--label", action="append", metavar="KEY=VALUE", help="extra label on every object; repeatable")
-    g.add_argument("--network-policy", action="store_true",
-                   help="add a NetworkPolicy: DNS and apiserver egress, metrics ingress")
-    g.add_argument("--apiserver-port", action="append", type=int, metavar="PORT",
-                   help="apiserver port for the NetworkPolicy (default: 443 and 6443); repeatable")
+    g.add_argument(
+        "--network-policy", action="store_true", help="add a NetworkPolicy: DNS and apiserver egress, metrics ingress"
+    )
+    g.add_argument(
+        "--apiserver-port",
+        action="append",
+        type=int,
+        metavar="PORT",
+        help="apiserver port for the NetworkPolicy (default: 443 and 6443); repeatable",
+    )
     p.set_defaults(func=cmd_render)
 
 
@@ -171,12 +190,16 @@ def cmd_render(args: argparse.Namespace) -> int:
     if args.check:
         drift = render.diff_against_disk(args.out, result.files)
         if args.lib_out:
-            drift += render.diff_against_disk(args.lib_out.parent, {f"{args.lib_out.name}/{k}": v
-                                                                   for k, v in lib_files.items()})
+            drift += render.diff_against_disk(
+                args.lib_out.parent, {f"{args.lib_out.name}/{k}": v for k, v in lib_files.items()}
+            )
         if drift:
             sys.stdout.write(drift)
-            print(f"paddlejob-manifests render --check: {args.out} differs from a fresh render; "
-                  "run `make manifests` and commit the result", file=sys.stderr)
+            print(
+                f"paddlejob-manifests render --check: {args.out} differs from a fresh render; "
+                "run `make manifests` and commit the result",
+                file=sys.stderr,
+            )
             return 1
         print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
         return 0
@@ -211,4 +234,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

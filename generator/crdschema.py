@@ -248,7 +248,8 @@ def capabilities(target: Target) -> dict:
     """What the oldest release of the target supports, read from its API definitions."""
     pod_security = kube.definitions(target.min_minor)["io.k8s.api.core.v1.PodSecurityContext"]
     return {
-        "preserveUnknownFields": "preserveUnknownFields" in kube.crd_spec_fields(target.min_minor, target.apiextensions),
+        "preserveUnknownFields": "preserveUnknownFields"
+        in kube.crd_spec_fields(target.min_minor, target.apiextensions),
         "seccompProfile": "seccompProfile" in pod_security["properties"],
     }
 

@@ -46,8 +46,18 @@ SOURCES = [
 def _download(release: str, kind: str, into: Path) -> Path:
     fmt = ["--no-binary", ":all:"] if kind == "sdist" else ["--only-binary", ":all:"]
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", *fmt,
-         "--dest", str(into), f"kubernetes-validate=={release}"],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            *fmt,
+            "--dest",
+            str(into),
+            f"kubernetes-validate=={release}",
+        ],
         check=True,
     )
     (archive,) = [p for p in into.iterdir() if release in p.name]
@@ -139,11 +149,13 @@ def extract(out_dir: Path) -> None:
             for minor in minors:
                 version = f"1.{minor}"
                 definitions, texts = normalise(json.loads(members[version]))
-                _write_gz(out_dir / f"v{version}.json.gz",
-                          {"kubernetesVersion": version, "definitions": definitions})
+                _write_gz(out_dir / f"v{version}.json.gz", {"kubernetesVersion": version, "definitions": definitions})
                 _write_gz(out_dir / f"v{version}.descriptions.json.gz", texts)
-                sources[version] = {"package": f"kubernetes-validate=={release}",
-                                    "archive": archive.name, "sha256": digest}
+                sources[version] = {
+                    "package": f"kubernetes-validate=={release}",
+                    "archive": archive.name,
+                    "sha256": digest,
+                }
                 print(f"v{version}: {len(definitions)} definitions", file=sys.stderr)
     (out_dir / "SOURCES.json").write_text(json.dumps(sources, indent=2, sort_keys=True) + "\n")
 

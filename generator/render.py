@@ -30,8 +30,18 @@ MAX_REPORTED = 20
 
 # Tanka's order: what others need comes first.
 KIND_ORDER = [
-    "Namespace", "CustomResourceDefinition", "ServiceAccount", "ClusterRole", "Role",
-    "ClusterRoleBinding", "RoleBinding", "ConfigMap", "Secret", "Service", "Deployment", "NetworkPolicy",
+    "Namespace",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "ClusterRole",
+    "Role",
+    "ClusterRoleBinding",
+    "RoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Service",
+    "Deployment",
+    "NetworkPolicy",
 ]
 
 HEADER = (
@@ -100,8 +110,9 @@ def _crd_rules(bundle: Bundle, crd: dict) -> list[Finding]:
             found += structural.check(version["schema"]["openAPIV3Schema"], "v1", True, prefix)
         return found
     needs_structural = spec.get("preserveUnknownFields") is False
-    return structural.check(spec["validation"]["openAPIV3Schema"], "v1beta1", needs_structural,
-                            "spec.validation.openAPIV3Schema")
+    return structural.check(
+        spec["validation"]["openAPIV3Schema"], "v1beta1", needs_structural, "spec.validation.openAPIV3Schema"
+    )
 
 
 def _path_parts(dotted_path: str) -> list:
@@ -122,8 +133,10 @@ def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) 
             trees[name] = compose(files[name])
         where = locate(trees[name], index, _path_parts(finding.path)) or (0, 0)
         ident = f"{obj.get('kind')}/{obj.get('metadata', {}).get('name')}"
-        lines.append(f"  {bundle.name}/{name}:{where[0]}:{where[1]}: {finding.severity}: {ident}: "
-                     f"{finding.path}: {finding.message} [{finding.rule}]")
+        lines.append(
+            f"  {bundle.name}/{name}:{where[0]}:{where[1]}: {finding.severity}: {ident}: "
+            f"{finding.path}: {finding.message} [{finding.rule}]"
+        )
     if len(problems) > MAX_REPORTED:
         lines.append(f"  ... and {len(problems) - MAX_REPORTED} more")
     lines.append("Fix the jsonnet in libsonnet/paddle-operator/ or the parameters, then render again.")
@@ -142,8 +155,11 @@ def render(bundles: list[Bundle], params: dict, keep_descriptions: bool = False)
             raise RenderError(_error_report(bundle, texts, problems))
         for name, text in texts.items():
             out.files[f"{bundle.name}/{name}"] = text
-        kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                         "resources": sorted(objects)}
+        kustomization = {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": sorted(objects),
+        }
         out.files[f"{bundle.name}/{KUSTOMIZATION}"] = dump_documents([kustomization], HEADER)
         crd = objects["crd.yaml"][0]
         size = compact_size(crd)
@@ -241,9 +257,12 @@ def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
         old, new = on_disk.get(rel), files.get(rel)
         if old == new:
             continue
-        chunks.extend(difflib.unified_diff(
-            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
-            fromfile=f"{out_dir.name}/{rel} (committed)" if old is not None else "/dev/null",
-            tofile=f"{out_dir.name}/{rel} (fresh render)" if new is not None else "/dev/null",
-        ))
+        chunks.extend(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                (new or "").splitlines(keepends=True),
+                fromfile=f"{out_dir.name}/{rel} (committed)" if old is not None else "/dev/null",
+                tofile=f"{out_dir.name}/{rel} (fresh render)" if new is not None else "/dev/null",
+            )
+        )
     return "".join(chunks)

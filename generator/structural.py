@@ -47,7 +47,9 @@ class _Checker:
         if in_junctor and self.structural:
             for key in _FORBIDDEN_IN_JUNCTORS:
                 if key in node:
-                    self.error(f"{path}.{key}", "crd-structural", f"`{key}` is not allowed inside anyOf/allOf/oneOf/not")
+                    self.error(
+                        f"{path}.{key}", "crd-structural", f"`{key}` is not allowed inside anyOf/allOf/oneOf/not"
+                    )
         if "default" in node and not self.v1:
             self.error(f"{path}.default", "crd-default", "a v1beta1 CRD may not set `default`; use apiextensions v1")
         int_or_string = node.get("x-kubernetes-int-or-string") is True

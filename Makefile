@@ -1,0 +1,48 @@
+# The two commands a newcomer needs: `make manifests` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+LIB_OUT := libsonnet/paddle-operator/generated
+JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
+
+.PHONY: manifests check test lint fmt bench kube-schemas clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
+
+## Render deploy/ (and the API data the jsonnet library imports), validating everything first.
+manifests: $(STAMP)
+	$(PY) -m generator render --lib-out $(LIB_OUT)
+
+## Drift check: fail, with the diff, when the committed output differs from a fresh render.
+check: $(STAMP)
+	$(PY) -m generator render --check --lib-out $(LIB_OUT)
+
+## Everything CI runs: lint, drift check, test suite.
+test: lint check
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check generator tests bench
+	$(VENV)/bin/ruff format --check generator tests bench
+	jsonnetfmt --test $(JSONNET_FILES)
+
+fmt: $(STAMP)
+	$(VENV)/bin/ruff check --fix generator tests bench
+	$(VENV)/bin/ruff format generator tests bench
+	jsonnetfmt -i $(JSONNET_FILES)
+
+bench: $(STAMP)
+	$(PY) bench/render_bench.py
+
+## Re-extract schemas/kubernetes/ from the pinned kubernetes-validate releases (needs PyPI).
+kube-schemas: $(STAMP)
+	$(PY) -m generator.kube_extract
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

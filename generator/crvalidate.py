@@ -1,0 +1,65 @@
+"""Validate custom resources against a CRD's openAPIV3Schema, as the apiserver would.
+
+The apiserver prunes fields a structural schema does not name, silently: a
+misspelt ``cleanPolicy`` disappears instead of failing.  ``strict=True`` turns
+every such field into an error (what a user wants before ``kubectl apply``);
+``strict=False`` gives the apiserver's own verdict.
+"""
+
+from __future__ import annotations
+
+import jsonschema_rs
+
+from .findings import Finding, dotted
+
+_MARKERS_TO_DROP = ("x-kubernetes-int-or-string", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
+                    "x-kubernetes-map-type", "x-kubernetes-embedded-resource", "nullable")
+
+
+def to_json_schema(schema: dict, strict: bool) -> dict:
+    """An OpenAPI v3 CRD schema as a draft-4 JSON schema, closed where the apiserver prunes."""
+    out = {}
+    for key, value in schema.items():
+        if key in _MARKERS_TO_DROP or key == "x-kubernetes-preserve-unknown-fields":
+            continue
+        if key == "properties":
+            out[key] = {name: to_json_schema(sub, strict) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+            out[key] = to_json_schema(value, strict)
+        elif key in ("anyOf", "allOf", "oneOf"):
+            out[key] = [to_json_schema(sub, strict) for sub in value]
+        else:
+            out[key] = value
+    if schema.get("nullable"):
+        kind = out.get("type")
+        if kind:
+            out["type"] = [kind, "null"]
+    closed = strict and not schema.get("x-kubernetes-preserve-unknown-fields")
+    if closed and "properties" in schema and "additionalProperties" not in schema:
+        out["additionalProperties"] = False
+    return out
+
+
+class CustomResourceValidator:
+    def __init__(self, openapi_schema: dict, strict: bool = True):
+        root = to_json_schema(openapi_schema, strict)
+        # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
+        root.setdefault("properties", {})["metadata"] = {"type": "object"}
+        self._validator = jsonschema_rs.Draft4Validator(root)
+
+    def findings(self, obj: dict) -> list[Finding]:
+        out = []
+        for error in self._validator.iter_errors(obj):
+            kind = error.kind
+            path = dotted(error.instance_path)
+            if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
+                for name in kind.unexpected:
+                    field = f"{path}.{name}" if path else name
+                    out.append(Finding("error", field, "unknown-field",
+                                       f"unknown field {name!r}: the apiserver would drop it without a word"))
+            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum):
+                allowed = ", ".join(str(option) for option in kind.options)
+                out.append(Finding("error", path, "enum", f"{error.instance!r} is not allowed; use one of {allowed}"))
+            else:
+                out.append(Finding("error", path, "schema", error.message))
+        return sorted(out, key=lambda f: (f.path, f.message))
