@@ -59,7 +59,27 @@ def _read(name: str) -> dict:
 
 @functools.cache
 def definitions(minor: int) -> dict:
-    return _read(f"v{version_name(require_known(minor))}.json.gz")["definitions"]
+    defs = _read(f"v{version_name(require_known(minor))}.json.gz")["definitions"]
+    _tighten_schema_unions(defs)
+    return defs
+
+
+def _tighten_schema_unions(defs: dict) -> None:
+    """Say what the apiserver accepts where the OpenAPI document says "anything".
+
+    Kubernetes publishes JSONSchemaPropsOrArray, -OrBool and -OrStringArray as
+    empty schemas because their Go types decode by hand.  Left empty, nothing
+    under `items` or `additionalProperties` of a CRD schema would be checked.
+    """
+    for name in list(defs):
+        prefix, _, short = name.rpartition(".")
+        props = {"$ref": f"#/definitions/{prefix}.JSONSchemaProps"}
+        if short == "JSONSchemaPropsOrArray":
+            defs[name] = {"if": {"type": "array"}, "then": {"items": props}, "else": props}
+        elif short == "JSONSchemaPropsOrBool":
+            defs[name] = {"if": {"type": "boolean"}, "else": props}
+        elif short == "JSONSchemaPropsOrStringArray":
+            defs[name] = {"if": {"type": "array"}, "then": {"items": {"type": "string"}}, "else": props}
 
 
 @functools.cache

@@ -1,0 +1,33 @@
+"""Shared fixtures: one default render per test session, and YAML helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from generator import bundles, render
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def load_all(text: str) -> list[dict]:
+    return [doc for doc in yaml.load_all(text, Loader=yaml.CSafeLoader) if doc is not None]
+
+
+@pytest.fixture(scope="session")
+def rendered() -> render.Rendered:
+    """The default render (what `make manifests` writes), in memory."""
+    return render.render(bundles.default_bundles(), {})
+
+
+@pytest.fixture(scope="session")
+def objects(rendered) -> dict[str, list[dict]]:
+    """Rendered objects by file, e.g. objects['v1/operator.yaml']."""
+    return {name: load_all(text) for name, text in rendered.files.items() if name.endswith(".yaml")}
+
+
+def by_kind(docs: list[dict], kind: str) -> list[dict]:
+    return [doc for doc in docs if doc["kind"] == kind]

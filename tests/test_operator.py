@@ -1,0 +1,183 @@
+"""The operator's install objects: RBAC, flags, Pod Security, parameters, file order."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator import bundles, render
+
+from .conftest import by_kind, load_all
+
+
+def render_with(params: dict, kube_version: str | None = None) -> dict[str, list[dict]]:
+    result = render.render(bundles.default_bundles(kube_version), params)
+    return {name: load_all(text) for name, text in result.files.items() if name.endswith(".yaml")}
+
+
+def rules_for(objs: list[dict], group: str) -> list[dict]:
+    (role,) = by_kind(objs, "ClusterRole")
+    return [rule for rule in role["rules"] if group in rule["apiGroups"]]
+
+
+@pytest.mark.parametrize("bundle", ["v1", "v1beta1"])
+def test_objects_and_their_order(objects, bundle):
+    kinds = [doc["kind"] for doc in objects[f"{bundle}/operator.yaml"]]
+    assert kinds == [
+        "Namespace",
+        "ServiceAccount",
+        "ClusterRole",
+        "Role",
+        "ClusterRoleBinding",
+        "RoleBinding",
+        "ConfigMap",
+        "Deployment",
+    ]
+    # `kubectl create -f DIR` goes by file name: the CRD before the objects, the namespace first.
+    assert sorted(name for name in objects if name.startswith(bundle + "/")) == [f"{bundle}/crd.yaml", f"{bundle}/operator.yaml"]
+
+
+def test_rbac_matches_upstream_without_volcano(objects):
+    docs = objects["v1/operator.yaml"]
+    core = {tuple(r["resources"]): r["verbs"] for r in rules_for(docs, "")}
+    assert core[("pods/exec",)] == ["create", "get"]
+    assert set(core) >= {("pods",), ("services",), ("configmaps",), ("events",)}
+    paddle = {tuple(r["resources"]): r["verbs"] for r in rules_for(docs, "batch.paddlepaddle.org")}
+    assert paddle == {
+        ("paddlejobs",): ["create", "delete", "get", "list", "patch", "update", "watch"],
+        ("paddlejobs/finalizers",): ["update"],
+        ("paddlejobs/status",): ["get", "patch", "update"],
+    }
+    assert rules_for(docs, "scheduling.volcano.sh") == []
+    (deployment,) = by_kind(docs, "Deployment")
+    assert not any(a.startswith("--scheduling") for a in deployment["spec"]["template"]["spec"]["containers"][0]["args"])
+
+
+def test_volcano_adds_podgroup_rbac_and_the_flag():
+    docs = render_with({"scheduling": "volcano"})["v1/operator.yaml"]
+    assert [r["resources"] for r in rules_for(docs, "scheduling.volcano.sh")] == [["podgroups"], ["podgroups/status"]]
+    (deployment,) = by_kind(docs, "Deployment")
+    assert "--scheduling=volcano" in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def test_watched_namespace_is_explicit(objects):
+    (deployment,) = by_kind(objects["v1/operator.yaml"], "Deployment")
+    args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert "--namespace=paddle-system" in args, "upstream's docs promise it, its manifest forgets it"
+    assert "--initImage=docker.io/library/busybox:1" in args
+    everywhere = render_with({"namespace": "ops", "watchNamespace": ""})["v1/operator.yaml"]
+    (deployment,) = by_kind(everywhere, "Deployment")
+    assert "--namespace=" in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert {d["metadata"].get("namespace") for d in everywhere} == {"ops", None}
+
+
+def restricted_violations(pod_template: dict) -> list[str]:
+    """The Pod Security Standards "restricted" checks that apply to this pod."""
+    spec, meta = pod_template["spec"], pod_template.get("metadata", {})
+    pod_sc = spec.get("securityContext", {})
+    bad = []
+    for field in ("hostNetwork", "hostPID", "hostIPC"):
+        if spec.get(field):
+            bad.append(field)
+    if any("hostPath" in v for v in spec.get("volumes", [])):
+        bad.append("hostPath volume")
+    allowed_volumes = {"configMap", "emptyDir", "projected", "secret", "downwardAPI", "persistentVolumeClaim"}
+    for volume in spec.get("volumes", []):
+        if not set(volume) - {"name"} <= allowed_volumes:
+            bad.append(f"volume {volume['name']}")
+    annotation = meta.get("annotations", {}).get("seccomp.security.alpha.kubernetes.io/pod")
+    for c in spec["containers"] + spec.get("initContainers", []):
+        sc = c.get("securityContext", {})
+        if sc.get("privileged"):
+            bad.append("privileged")
+        if sc.get("allowPrivilegeEscalation") is not False:
+            bad.append("allowPrivilegeEscalation")
+        if sc.get("capabilities", {}).get("drop") != ["ALL"] or set(sc.get("capabilities", {}).get("add", [])) - {
+            "NET_BIND_SERVICE"
+        }:
+            bad.append("capabilities")
+        if not (sc.get("runAsNonRoot") or pod_sc.get("runAsNonRoot")):
+            bad.append("runAsNonRoot")
+        if (sc.get("runAsUser", pod_sc.get("runAsUser"))) == 0:
+            bad.append("runAsUser 0")
+        seccomp = sc.get("seccompProfile", pod_sc.get("seccompProfile", {})).get("type")
+        if seccomp not in ("RuntimeDefault", "Localhost") and annotation != "runtime/default":
+            bad.append("seccomp")
+        if not sc.get("readOnlyRootFilesystem"):
+            bad.append("readOnlyRootFilesystem (not in the profile, but promised here)")
+    return bad
+
+
+@pytest.mark.parametrize("kube_version", [None, "1.19", "1.30", "1.13"])
+def test_deployment_meets_pod_security_restricted(kube_version):
+    docs = render_with({}, kube_version)
+    for bundle in ("v1", "v1beta1"):
+        (deployment,) = by_kind(docs[f"{bundle}/operator.yaml"], "Deployment")
+        assert restricted_violations(deployment["spec"]["template"]) == [], (bundle, kube_version)
+
+
+def test_seccomp_is_a_field_from_1_19_and_an_annotation_before():
+    old = by_kind(render_with({})["v1/operator.yaml"], "Deployment")[0]["spec"]["template"]
+    new = by_kind(render_with({}, "1.19")["v1/operator.yaml"], "Deployment")[0]["spec"]["template"]
+    assert "seccompProfile" not in old["spec"]["securityContext"]
+    assert old["metadata"]["annotations"] == {"seccomp.security.alpha.kubernetes.io/pod": "runtime/default"}
+    assert new["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert "annotations" not in new["metadata"]
+
+
+def test_parameters_reach_the_objects():
+    params = {
+        "namespace": "training",
+        "image": "example.com/paddle/controller:v9",
+        "initImage": "example.com/busybox:1.36",
+        "replicas": 2,
+        "resources": {"requests": {"cpu": "200m"}, "limits": {"memory": "1Gi"}},
+        "imagePullSecrets": ["regcred"],
+        "nodeSelector": {"pool": "system"},
+        "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"}],
+        "labels": {"team": "ml"},
+        "networkPolicy": True,
+    }
+    docs = render_with(params)["v1/operator.yaml"]
+    (deployment,) = by_kind(docs, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["image"] == "example.com/paddle/controller:v9"
+    assert "--initImage=example.com/busybox:1.36" in container["args"]
+    assert deployment["spec"]["replicas"] == 2
+    assert container["resources"] == params["resources"]
+    assert pod["imagePullSecrets"] == [{"name": "regcred"}]
+    assert pod["nodeSelector"] == {"pool": "system"}
+    assert pod["tolerations"] == params["tolerations"]
+    assert all(d["metadata"]["labels"]["team"] == "ml" for d in docs)
+    assert deployment["spec"]["selector"] == {"matchLabels": {"control-plane": "controller-manager"}}
+    (policy,) = by_kind(docs, "NetworkPolicy")
+    assert policy["metadata"]["namespace"] == "training"
+    assert policy["spec"]["podSelector"] == deployment["spec"]["selector"]
+    egress_ports = sorted(p["port"] for rule in policy["spec"]["egress"] for p in rule["ports"])
+    assert egress_ports == [53, 53, 443, 6443]
+    (binding,) = by_kind(docs, "ClusterRoleBinding")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "paddle-manager-sa", "namespace": "training"}]
+
+
+def test_cli_flags_map_onto_the_config(tmp_path):
+    from generator import cli
+
+    out = tmp_path / "deploy"
+    argv = [
+        "render", "--out", str(out), "--namespace", "ml", "--watch-namespace", "", "--scheduling", "volcano",
+        "--requests", "cpu=50m,memory=64Mi", "--limits", "memory=256Mi", "--node-selector", "pool=ops",
+        "--toleration", "dedicated=ops:NoSchedule", "--toleration", "spot:NoExecute", "--label", "team=ml",
+        "--image-pull-secret", "regcred", "--network-policy", "--apiserver-port", "8443", "--replicas", "2",
+    ]  # fmt: skip
+    assert cli.main(argv) == 0
+    docs = load_all((out / "v1beta1" / "operator.yaml").read_text())
+    (deployment,) = by_kind(docs, "Deployment")
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["tolerations"] == [
+        {"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"},
+        {"key": "spot", "operator": "Exists", "effect": "NoExecute"},
+    ]
+    assert pod["containers"][0]["resources"] == {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}}
+    assert "--namespace=" in pod["containers"][0]["args"] and "--scheduling=volcano" in pod["containers"][0]["args"]
+    (policy,) = by_kind(docs, "NetworkPolicy")
+    assert policy["spec"]["egress"][1]["ports"] == [{"port": 8443, "protocol": "TCP"}]
