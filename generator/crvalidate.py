@@ -12,8 +12,14 @@ import jsonschema_rs
 
 from .findings import Finding, dotted
 
-_MARKERS_TO_DROP = ("x-kubernetes-int-or-string", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
-                    "x-kubernetes-map-type", "x-kubernetes-embedded-resource", "nullable")
+_MARKERS_TO_DROP = (
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-embedded-resource",
+    "nullable",
+)
 
 
 def to_json_schema(schema: dict, strict: bool) -> dict:
@@ -55,8 +61,14 @@ class CustomResourceValidator:
             if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
                 for name in kind.unexpected:
                     field = f"{path}.{name}" if path else name
-                    out.append(Finding("error", field, "unknown-field",
-                                       f"unknown field {name!r}: the apiserver would drop it without a word"))
+                    out.append(
+                        Finding(
+                            "error",
+                            field,
+                            "unknown-field",
+                            f"unknown field {name!r}: the apiserver would drop it without a word",
+                        )
+                    )
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum):
                 allowed = ", ".join(str(option) for option in kind.options)
                 out.append(Finding("error", path, "enum", f"{error.instance!r} is not allowed; use one of {allowed}"))

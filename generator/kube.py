@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import gzip
-import json
 import re
+
+import orjson
 
 from .paths import KUBE_SCHEMA_DIR
 
@@ -54,7 +55,7 @@ def require_known(minor: int) -> int:
 
 
 def _read(name: str) -> dict:
-    return json.loads(gzip.decompress((KUBE_SCHEMA_DIR / name).read_bytes()))
+    return orjson.loads(gzip.decompress((KUBE_SCHEMA_DIR / name).read_bytes()))
 
 
 @functools.cache
@@ -117,8 +118,13 @@ def closure(minor: int, root: str) -> dict:
         if name in seen:
             continue
         seen[name] = defs[name]
-        stack.extend(ref_name(ref) for ref in _refs(defs[name]))
+        stack.extend(_direct_refs(minor, name))
     return dict(sorted(seen.items()))
+
+
+@functools.cache
+def _direct_refs(minor: int, name: str) -> frozenset[str]:
+    return frozenset(ref_name(ref) for ref in _refs(definitions(minor)[name]))
 
 
 def _refs(node):

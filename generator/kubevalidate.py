@@ -3,14 +3,12 @@
 Strict, like the apiserver's strict field validation: unknown fields, wrong
 types and missing required fields are errors.  Each (release, kind) schema is
 the closure of definitions reachable from the kind; releases whose closure is
-byte-identical share one compiled validator, so checking an object against
+equal share one compiled validator, so checking an object against
 twenty releases costs about as much as checking it against the few that differ.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import defaultdict
 
 import jsonschema_rs
@@ -23,19 +21,25 @@ _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 class KubeValidator:
     def __init__(self) -> None:
-        self._by_version_kind: dict[tuple[int, str], tuple[str, object]] = {}
-        self._by_digest: dict[str, object] = {}
+        # definition -> [(closure, validator)]: releases with an equal closure share a validator
+        self._compiled: dict[str, list[tuple[dict, object]]] = defaultdict(list)
+        self._by_version_kind: dict[tuple[int, str], tuple[int, object]] = {}
 
-    def _validator(self, minor: int, definition: str):
+    def _validator(self, minor: int, definition: str) -> tuple[int, object]:
+        """(an id of the compiled schema, the validator) for ``definition`` on release ``minor``."""
         key = (minor, definition)
         if key not in self._by_version_kind:
             closure = kube.closure(minor, definition)
-            text = json.dumps(closure, sort_keys=True, separators=(",", ":"))
-            digest = hashlib.sha256(f"{definition}\n{text}".encode()).hexdigest()
-            if digest not in self._by_digest:
+            known = self._compiled[definition]
+            for seen, validator in known:
+                if seen == closure:  # dict equality runs in C and stops at the first difference
+                    self._by_version_kind[key] = (id(validator), validator)
+                    break
+            else:
                 schema = {"$schema": _DRAFT, "$ref": f"#/definitions/{definition}", "definitions": closure}
-                self._by_digest[digest] = jsonschema_rs.validator_for(schema)
-            self._by_version_kind[key] = (digest, self._by_digest[digest])
+                validator = jsonschema_rs.validator_for(schema)
+                known.append((closure, validator))
+                self._by_version_kind[key] = (id(validator), validator)
         return self._by_version_kind[key]
 
     def knows(self, api_version: str, kind: str, minor: int) -> bool:
@@ -45,7 +49,7 @@ class KubeValidator:
         """Findings for ``obj`` on each release in ``minors``, merged across releases."""
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         problems: dict[tuple[str, str, str], list[int]] = defaultdict(list)
-        verdicts: dict[str, list[tuple[str, str, str]]] = {}
+        verdicts: dict[int, list[tuple[str, str, str]]] = {}
         for minor in minors:
             definition = kube.kinds(minor).get((api_version, kind))
             if definition is None:
@@ -53,7 +57,7 @@ class KubeValidator:
                 continue
             digest, validator = self._validator(minor, definition)
             if digest not in verdicts:
-                verdicts[digest] = [_describe(error) for error in validator.iter_errors(obj)]
+                verdicts[digest] = [found for error in validator.iter_errors(obj) for found in _describe(error)]
             for problem in verdicts[digest]:
                 problems[problem].append(minor)
         findings = []
@@ -63,12 +67,15 @@ class KubeValidator:
         return sorted(findings, key=lambda f: (f.path, f.message))
 
 
-def _describe(error) -> tuple[str, str, str]:
+def _describe(error) -> list[tuple[str, str, str]]:
     path = dotted(error.instance_path)
     kind = error.kind
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
-        names = ", ".join(repr(name) for name in kind.unexpected)
-        return path, "unknown-field", f"unknown field {names}: not in the schema, the apiserver rejects or drops it"
+        return [
+            (f"{path}.{name}" if path else name, "unknown-field",
+             f"unknown field {name!r}: not in the schema, the apiserver rejects or drops it")
+            for name in kind.unexpected
+        ]  # fmt: skip
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-        return path, "required", error.message
-    return path, "schema", error.message
+        return [(path, "required", error.message)]
+    return [(path, "schema", error.message)]

@@ -33,7 +33,10 @@ def test_objects_and_their_order(objects, bundle):
         "Deployment",
     ]
     # `kubectl create -f DIR` goes by file name: the CRD before the objects, the namespace first.
-    assert sorted(name for name in objects if name.startswith(bundle + "/")) == [f"{bundle}/crd.yaml", f"{bundle}/operator.yaml"]
+    assert sorted(name for name in objects if name.startswith(bundle + "/")) == [
+        f"{bundle}/crd.yaml",
+        f"{bundle}/operator.yaml",
+    ]
 
 
 def test_rbac_matches_upstream_without_volcano(objects):
@@ -49,7 +52,9 @@ def test_rbac_matches_upstream_without_volcano(objects):
     }
     assert rules_for(docs, "scheduling.volcano.sh") == []
     (deployment,) = by_kind(docs, "Deployment")
-    assert not any(a.startswith("--scheduling") for a in deployment["spec"]["template"]["spec"]["containers"][0]["args"])
+    assert not any(
+        a.startswith("--scheduling") for a in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    )
 
 
 def test_volcano_adds_podgroup_rbac_and_the_flag():
@@ -177,7 +182,10 @@ def test_cli_flags_map_onto_the_config(tmp_path):
         {"key": "dedicated", "operator": "Equal", "value": "ops", "effect": "NoSchedule"},
         {"key": "spot", "operator": "Exists", "effect": "NoExecute"},
     ]
-    assert pod["containers"][0]["resources"] == {"requests": {"cpu": "50m", "memory": "64Mi"}, "limits": {"memory": "256Mi"}}
+    assert pod["containers"][0]["resources"] == {
+        "requests": {"cpu": "50m", "memory": "64Mi"},
+        "limits": {"memory": "256Mi"},
+    }
     assert "--namespace=" in pod["containers"][0]["args"] and "--scheduling=volcano" in pod["containers"][0]["args"]
     (policy,) = by_kind(docs, "NetworkPolicy")
     assert policy["spec"]["egress"][1]["ports"] == [{"port": 8443, "protocol": "TCP"}]

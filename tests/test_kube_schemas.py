@@ -1,0 +1,60 @@
+"""schemas/kubernetes/: complete, faithful to its source, and read correctly."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import kubernetes_validate
+
+from generator import kube, kube_extract
+from generator.paths import KUBE_SCHEMA_DIR
+
+
+def test_every_release_from_1_11_to_1_37_is_there():
+    assert kube.known_versions() == tuple(range(11, 38))
+    sources = json.loads((KUBE_SCHEMA_DIR / "SOURCES.json").read_text())
+    assert sorted(sources, key=kube.parse_version) == [f"1.{m}" for m in range(11, 38)]
+    assert {s["package"] for s in sources.values()} == {"kubernetes-validate==1.24.1", "kubernetes-validate==1.37.0"}
+
+
+def test_extraction_is_faithful_to_the_installed_kubernetes_validate():
+    """The committed 1.37 file is exactly what the extraction makes of the installed package."""
+    installed = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema" / "v1.37.0-local-strict"
+    definitions, texts = kube_extract.normalise(json.loads((installed / "_definitions.json").read_text()))
+    committed = json.loads(gzip.decompress((KUBE_SCHEMA_DIR / "v1.37.json.gz").read_bytes()))
+    assert committed == {"kubernetesVersion": "1.37", "definitions": definitions}
+    assert json.loads(gzip.decompress((KUBE_SCHEMA_DIR / "v1.37.descriptions.json.gz").read_bytes())) == texts
+
+
+def test_field_names_that_look_like_keywords_survive():
+    # JSONSchemaProps has fields called "description" and "$ref": they are names, not keywords.
+    props = kube.definitions(16)["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"]
+    assert {"description", "$ref", "x-kubernetes-int-or-string"} <= set(props["properties"])
+
+
+def test_kinds_and_api_removals():
+    assert kube.kinds(11)[("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition")]
+    assert ("apiextensions.k8s.io/v1", "CustomResourceDefinition") not in kube.kinds(15)
+    assert ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition") not in kube.kinds(22)
+    assert kube.kinds(37)[("apps/v1", "Deployment")] == "io.k8s.api.apps.v1.Deployment"
+
+
+def test_closure_holds_everything_a_kind_refers_to():
+    closure = kube.closure(20, "io.k8s.api.apps.v1.Deployment")
+    assert "io.k8s.api.core.v1.PodSpec" in closure and "io.k8s.api.core.v1.Service" not in closure
+    for schema in closure.values():
+        for ref in kube._refs(schema):
+            assert kube.ref_name(ref) in closure
+
+
+def test_version_parsing():
+    assert kube.parse_version("1.16") == 16 and kube.parse_version("v1.22.3") == 22
+    for bad in ("2.0", "1", "1.x", ""):
+        try:
+            kube.parse_version(bad)
+        except kube.UnknownVersionError as err:
+            assert "1.MINOR" in str(err)
+        else:
+            raise AssertionError(bad)
