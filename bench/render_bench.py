@@ -39,8 +39,9 @@ def best_of(runs: int, fn) -> float:
 
 
 def cold_cli(out: str) -> None:
-    subprocess.run([sys.executable, "-m", "generator", "render", "--out", out], cwd=REPO, check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "generator", "render", "--out", out], cwd=REPO, check=True, capture_output=True
+    )
 
 
 def main() -> int:
@@ -70,12 +71,15 @@ def main() -> int:
     t_cpp = best_of(args.runs, evaluate("cpp"))
 
     size = sum(len(text) for text in result.files.values())
-    print(f"objects: {len(objects)}, YAML written: {size:,} bytes, releases checked: "
-          f"{sum(len(b.minors) for b in chosen)}")  # fmt: skip
+    print(
+        f"objects: {len(objects)}, YAML written: {size:,} bytes, releases checked: {sum(len(b.minors) for b in chosen)}"
+    )
     print(f"floor (json.loads + CSafeDumper)         {t_floor * 1000:8.1f} ms   1.00x")
     print(f"render in-process (warm caches)          {t_warm * 1000:8.1f} ms   {t_warm / t_floor:5.2f}x floor")
-    print(f"`paddlejob-manifests render` cold, wall   {t_cold * 1000:8.1f} ms   {t_cold / t_floor:5.2f}x floor"
-          f"   (target: under 1000 ms)")  # fmt: skip
+    print(
+        f"`paddlejob-manifests render` cold, wall   {t_cold * 1000:8.1f} ms   {t_cold / t_floor:5.2f}x floor"
+        f"   (target: under 1000 ms)"
+    )
     print(f"jsonnet, v1 bundle: rjsonnet             {t_rjsonnet * 1000:8.1f} ms")
     print(f"jsonnet, v1 bundle: C++ jsonnet          {t_cpp * 1000:8.1f} ms   {t_cpp / t_rjsonnet:5.2f}x rjsonnet")
     return 0

@@ -1,7 +1,7 @@
-"""paddlejob-manifests: render the paddle-operator install bundles (more subcommands to come).
+"""paddlejob-manifests: render the paddle-operator install bundles and validate manifests.
 
-Exit codes: 0 success; 1 the render failed (validation, jsonnet) or --check
-found drift; 2 usage error (bad flag or value).
+Exit codes: 0 success; 1 the render failed (validation, jsonnet), --check
+found drift, or validate found an error; 2 usage error (bad flag, value or path).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from . import bundles, kube, render
+from . import bundles, kube, render, validate
 from .paths import DEPLOY
 
 _QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
@@ -215,10 +215,55 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+VALIDATE_EXAMPLE = """\
+examples:
+  paddlejob-manifests validate jobs/                      # every *.yaml, *.yml, *.json below jobs/
+  paddlejob-manifests validate --kube-version 1.20 job.yaml
+  kustomize build overlays/prod | paddlejob-manifests validate -
+  paddlejob-manifests validate --output json deploy/ > findings.json
+
+output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
+exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
+"""
+
+
+def _add_validate(sub) -> None:
+    newest = kube.version_name(kube.known_versions()[-1])
+    p = sub.add_parser(
+        "validate",
+        help="check manifests before kubectl apply, offline",
+        description="Check Kubernetes, PaddleJob, Volcano and Kubeflow manifests the way the "
+        "apiserver and the operators would, and report each problem with its file, line and field.",
+        epilog=VALIDATE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="file, directory (recursive) or - for stdin")
+    p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
+    p.add_argument("--output", "-o", choices=["text", "json"], default="text")
+    p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
+    p.set_defaults(func=cmd_validate)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        minor = kube.require_known(kube.parse_version(args.kube_version))
+    except kube.UnknownVersionError as err:
+        raise UsageError(f"--kube-version: {err}") from None
+    try:
+        files = validate.expand(args.paths)
+    except validate.UsageError as err:
+        raise UsageError(str(err)) from None
+    report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds))
+    out = validate.format_json(report) if args.output == "json" else validate.format_text(report)
+    sys.stdout.write(out)
+    return 0 if report.valid else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="paddlejob-manifests", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     _add_render(sub)
+    _add_validate(sub)
     return parser
 
 

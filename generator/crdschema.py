@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 
 import yaml
 
@@ -77,20 +78,24 @@ class SchemaError(ValueError):
 
 
 @functools.cache
-def api_source() -> dict:
-    with open(PADDLEJOB_SCHEMA, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=yaml.CSafeLoader)
+def api_source(path: Path = PADDLEJOB_SCHEMA) -> dict:
+    """An API file: group, version, names, openAPIV3Schema and its local definitions."""
+    with open(path, encoding="utf-8") as fh:
+        source = yaml.load(fh, Loader=yaml.CSafeLoader)
+    source["_file"] = path.name
+    return source
 
 
-def openapi_schema(target: Target, keep_descriptions: bool = False) -> dict:
-    """The openAPIV3Schema of the PaddleJob CRD for ``target``."""
-    source = api_source()
-    builder = _Builder(target, keep_descriptions, source.get("definitions", {}))
+def openapi_schema(target: Target, keep_descriptions: bool = False, path: Path = PADDLEJOB_SCHEMA) -> dict:
+    """The openAPIV3Schema of the CRD described by ``path`` (PaddleJob by default) for ``target``."""
+    source = api_source(path)
+    builder = _Builder(target, keep_descriptions, source.get("definitions", {}), source["_file"])
     return builder.local(source["openAPIV3Schema"])
 
 
 class _Builder:
-    def __init__(self, target: Target, keep_descriptions: bool, local_defs: dict):
+    def __init__(self, target: Target, keep_descriptions: bool, local_defs: dict, file_name: str):
+        self.file_name = file_name
         self.target = target
         self.keep = keep_descriptions
         self.local_defs = local_defs
@@ -106,7 +111,7 @@ class _Builder:
             elif ref.startswith(LOCAL_REF):
                 out = self.local(self.local_defs[ref[len(LOCAL_REF) :]])
             else:
-                raise SchemaError(f"{PADDLEJOB_SCHEMA.name}: unknown $ref {ref!r}")
+                raise SchemaError(f"{self.file_name}: unknown $ref {ref!r}")
             if self.keep and "description" in node:
                 out["description"] = node["description"]
             return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import jsonschema_rs
 
 from .findings import Finding, dotted
+from .kubevalidate import type_problem
 
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
@@ -72,6 +73,8 @@ class CustomResourceValidator:
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum):
                 allowed = ", ".join(str(option) for option in kind.options)
                 out.append(Finding("error", path, "enum", f"{error.instance!r} is not allowed; use one of {allowed}"))
+            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
+                out.append(Finding("error", path, *type_problem(error.instance, kind.types)))
             else:
                 out.append(Finding("error", path, "schema", error.message))
         return sorted(out, key=lambda f: (f.path, f.message))

@@ -28,6 +28,17 @@ def dotted(parts) -> str:
     return out
 
 
+def split_path(path: str) -> list:
+    """'spec.containers[0].image' -> ['spec', 'containers', 0, 'image']."""
+    parts: list = []
+    for piece in path.replace("]", "").split(".") if path else []:
+        name, *indexes = piece.split("[")
+        if name:
+            parts.append(name)
+        parts.extend(int(i) if i.isdigit() else i for i in indexes)
+    return parts
+
+
 def version_span(minors: list[int]) -> str:
     """[16, 17, 18, 22] -> 'Kubernetes 1.16-1.18, 1.22'."""
     spans, start = [], None

@@ -45,6 +45,15 @@ class KubeValidator:
     def knows(self, api_version: str, kind: str, minor: int) -> bool:
         return (api_version, kind) in kube.kinds(minor)
 
+    def validate_as(self, value, definition: str, minor: int, prefix: str) -> list[Finding]:
+        """Findings for ``value`` checked as the Kubernetes type ``definition`` (e.g. ObjectMeta)."""
+        _, validator = self._validator(minor, definition)
+        out = []
+        for error in validator.iter_errors(value):
+            for path, rule, message in _describe(error):
+                out.append(Finding("error", f"{prefix}.{path}" if path else prefix, rule, message))
+        return out
+
     def validate(self, obj: dict, minors: list[int]) -> list[Finding]:
         """Findings for ``obj`` on each release in ``minors``, merged across releases."""
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
@@ -72,10 +81,34 @@ def _describe(error) -> list[tuple[str, str, str]]:
     kind = error.kind
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
         return [
-            (f"{path}.{name}" if path else name, "unknown-field",
-             f"unknown field {name!r}: not in the schema, the apiserver rejects or drops it")
+            (
+                f"{path}.{name}" if path else name,
+                "unknown-field",
+                f"unknown field {name!r}: not in the schema, the apiserver rejects or drops it",
+            )
             for name in kind.unexpected
-        ]  # fmt: skip
+        ]
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
         return [(path, "required", error.message)]
+    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
+        return [(path, *type_problem(error.instance, kind.types))]
     return [(path, "schema", error.message)]
+
+
+def type_problem(instance, expected) -> tuple[str, str]:
+    """(rule, message) for a value of the wrong type; "type-string" when a string was wanted,
+    so the report can explain YAML 1.1 surprises (`yes`, `0777`) once it sees the source."""
+    wanted = sorted(
+        {str(t).lower().rsplit(".", 1)[-1] for t in (expected if isinstance(expected, list) else [expected])} - {"null"}
+    )
+    found = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        dict: "an object",
+        list: "a list",
+        type(None): "null",
+    }.get(type(instance), type(instance).__name__)
+    rule = "type-string" if wanted == ["string"] else "type"
+    return rule, f"{instance!r} is {found}, but {' or '.join(wanted)} is required here"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import crdschema, engine, structural
 from .bundles import Bundle
-from .findings import Finding
+from .findings import Finding, split_path
 from .kubevalidate import KubeValidator
 from .paths import OPERATOR_LIB
 from .yamlio import compose, dump_documents, locate
@@ -115,23 +115,13 @@ def _crd_rules(bundle: Bundle, crd: dict) -> list[Finding]:
     )
 
 
-def _path_parts(dotted_path: str) -> list:
-    parts: list = []
-    for piece in dotted_path.replace("]", "").split("."):
-        name, *indexes = piece.split("[")
-        if name:
-            parts.append(name)
-        parts.extend(int(i) if i.isdigit() else i for i in indexes)
-    return parts
-
-
 def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) -> str:
     lines = [f"the {bundle.name} bundle did not validate; nothing was written:"]
     trees = {}
     for name, index, obj, finding in problems[:MAX_REPORTED]:
         if name not in trees:
             trees[name] = compose(files[name])
-        where = locate(trees[name], index, _path_parts(finding.path)) or (0, 0)
+        where = locate(trees[name], index, split_path(finding.path)) or (0, 0)
         ident = f"{obj.get('kind')}/{obj.get('metadata', {}).get('name')}"
         lines.append(
             f"  {bundle.name}/{name}:{where[0]}:{where[1]}: {finding.severity}: {ident}: "

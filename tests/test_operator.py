@@ -169,11 +169,35 @@ def test_cli_flags_map_onto_the_config(tmp_path):
 
     out = tmp_path / "deploy"
     argv = [
-        "render", "--out", str(out), "--namespace", "ml", "--watch-namespace", "", "--scheduling", "volcano",
-        "--requests", "cpu=50m,memory=64Mi", "--limits", "memory=256Mi", "--node-selector", "pool=ops",
-        "--toleration", "dedicated=ops:NoSchedule", "--toleration", "spot:NoExecute", "--label", "team=ml",
-        "--image-pull-secret", "regcred", "--network-policy", "--apiserver-port", "8443", "--replicas", "2",
-    ]  # fmt: skip
+        "render",
+        "--out",
+        str(out),
+        "--namespace",
+        "ml",
+        "--watch-namespace",
+        "",
+        "--scheduling",
+        "volcano",
+        "--requests",
+        "cpu=50m,memory=64Mi",
+        "--limits",
+        "memory=256Mi",
+        "--node-selector",
+        "pool=ops",
+        "--toleration",
+        "dedicated=ops:NoSchedule",
+        "--toleration",
+        "spot:NoExecute",
+        "--label",
+        "team=ml",
+        "--image-pull-secret",
+        "regcred",
+        "--network-policy",
+        "--apiserver-port",
+        "8443",
+        "--replicas",
+        "2",
+    ]
     assert cli.main(argv) == 0
     docs = load_all((out / "v1beta1" / "operator.yaml").read_text())
     (deployment,) = by_kind(docs, "Deployment")

@@ -1,0 +1,566 @@
+"""What the apiserver and the operators enforce beyond the JSON schemas.
+
+Each function takes one object (already schema-checked or not: every access
+is defensive, bad shapes are the schema's business) and returns Findings with
+paths relative to the object.  The messages name the value found and what is
+allowed, because that is what a user needs to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from .findings import Finding
+
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
+_SUFFIX = {
+    "": 1,
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+}
+
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+PROTOCOLS = ("TCP", "UDP", "SCTP")
+PADDLE_ROLES = ("ps", "worker", "heter")
+
+
+def error(path: str, rule: str, message: str) -> Finding:
+    return Finding("error", path, rule, message)
+
+
+def warning(path: str, rule: str, message: str) -> Finding:
+    return Finding("warning", path, rule, message)
+
+
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def parse_quantity(text) -> Decimal | None:
+    """A Kubernetes quantity ('100m', '1.5Gi', '2e3', 4) as a number; None if it is not one."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int | float):
+        return Decimal(str(text))
+    if not isinstance(text, str):
+        return None
+    match = _QUANTITY.match(text)
+    if not match:
+        return None
+    try:
+        number = Decimal(match.group(1))
+    except InvalidOperation:
+        return None
+    suffix = match.group(2)
+    if suffix[:1] in ("e", "E"):
+        return number * Decimal(10) ** int(suffix[1:])
+    return number * _SUFFIX[suffix]
+
+
+def name_problem(value, pattern: re.Pattern, limit: int, what: str) -> str | None:
+    if not isinstance(value, str) or not value:
+        return f"{what} is required"
+    if len(value) > limit:
+        return f"{value!r} is {len(value)} characters; a {what} has at most {limit}"
+    if not pattern.match(value):
+        return f"{value!r} is not a valid {what}: use {_SPELLING[pattern]}"
+    return None
+
+
+_SPELLING = {
+    DNS1123_LABEL: "lower-case letters, digits and '-', starting and ending with a letter or digit",
+    DNS1123_SUBDOMAIN: "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit",
+    DNS1035_LABEL: "lower-case letters, digits and '-', starting with a letter and ending with a letter or digit",
+}
+
+
+# -- metadata ------------------------------------------------------------------------------------
+
+_NAME_RULES = {
+    "Namespace": (DNS1123_LABEL, 63, "DNS-1123 label"),
+    "Service": (DNS1035_LABEL, 63, "DNS-1035 label"),
+}
+
+
+def metadata_findings(obj: dict, check_name: bool = True) -> list[Finding]:
+    """Names, namespace, label and annotation keys; ``check_name=False`` where a kind has its own name rule."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict):
+        return [error("metadata", "required", "metadata with a name is required")]
+    out = []
+    name = meta.get("name")
+    if check_name and not (name is None and meta.get("generateName")):
+        pattern, limit, what = _NAME_RULES.get(obj.get("kind"), (DNS1123_SUBDOMAIN, 253, "DNS-1123 subdomain"))
+        problem = name_problem(name, pattern, limit, f"{obj.get('kind', 'object')} name ({what})")
+        if problem:
+            out.append(error("metadata.name", "name", problem))
+    namespace = meta.get("namespace")
+    if namespace is not None:
+        problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace (DNS-1123 label)")
+        if problem:
+            out.append(error("metadata.namespace", "name", problem))
+    for key, value in _dict(meta.get("labels")).items():
+        out += _key_findings(f"metadata.labels.{key}", key, "label")
+        if isinstance(value, str) and (len(value) > 63 or not _LABEL_VALUE.match(value)):
+            out.append(
+                error(
+                    f"metadata.labels.{key}",
+                    "label-value",
+                    f"label value {value!r} must be at most 63 characters of letters, digits, '-', '_' "
+                    "or '.', starting and ending with a letter or digit",
+                )
+            )
+    for key in _dict(meta.get("annotations")):
+        out += _key_findings(f"metadata.annotations.{key}", key, "annotation")
+    return out
+
+
+def _key_findings(path: str, key: str, what: str) -> list[Finding]:
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix)):
+        return [error(path, f"{what}-key", f"{what} key prefix {prefix!r} must be a DNS-1123 subdomain")]
+    if len(name) > 63 or not _QUALIFIED.match(name):
+        return [
+            error(
+                path,
+                f"{what}-key",
+                f"{what} key name {name!r} must be at most 63 characters of letters, "
+                "digits, '-', '_' or '.', starting and ending with a letter or digit",
+            )
+        ]
+    return []
+
+
+# -- pods ----------------------------------------------------------------------------------------
+
+
+def pod_spec_findings(spec, path: str, template: bool = True) -> list[Finding]:
+    """The apiserver's pod validation that users trip over, for a pod spec at ``path``."""
+    if not isinstance(spec, dict):
+        return []
+    out = []
+    containers = spec.get("containers")
+    if isinstance(containers, list) and not containers:
+        out.append(error(f"{path}.containers", "containers", "a pod needs at least one container"))
+    volumes = {v.get("name") for v in _list(spec.get("volumes")) if isinstance(v, dict)}
+    seen: dict[str, str] = {}
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(_list(spec.get(group))):
+            if not isinstance(c, dict):
+                continue
+            here = f"{path}.{group}[{i}]"
+            out += _container_findings(c, here, volumes)
+            name = c.get("name")
+            if isinstance(name, str):
+                if name in seen:
+                    out.append(
+                        error(
+                            f"{here}.name",
+                            "container-name",
+                            f"container name {name!r} is used twice (also at {seen[name]})",
+                        )
+                    )
+                seen.setdefault(name, f"{here}.name")
+    policy = spec.get("restartPolicy")
+    if isinstance(policy, str) and policy not in RESTART_POLICIES:
+        out.append(
+            error(
+                f"{path}.restartPolicy", "enum", f"restartPolicy {policy!r} is not one of {', '.join(RESTART_POLICIES)}"
+            )
+        )
+    dns = spec.get("dnsPolicy")
+    if isinstance(dns, str) and dns not in DNS_POLICIES:
+        out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
+    names: set = set()
+    for i, volume in enumerate(_list(spec.get("volumes"))):
+        name = _dict(volume).get("name")
+        problem = name_problem(name, DNS1123_LABEL, 63, "volume name (DNS-1123 label)")
+        if problem:
+            out.append(error(f"{path}.volumes[{i}].name", "name", problem))
+        elif name in names:
+            out.append(error(f"{path}.volumes[{i}].name", "volume-name", f"volume name {name!r} is used twice"))
+        names.add(name)
+    return out
+
+
+def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
+    out = []
+    problem = name_problem(c.get("name"), DNS1123_LABEL, 63, "container name (DNS-1123 label)")
+    if problem and c.get("name") is not None:  # a missing name is the schema's finding
+        out.append(error(f"{here}.name", "name", problem))
+    image = c.get("image")
+    if image is None or (isinstance(image, str) and not image.strip()):
+        out.append(error(f"{here}.image", "image", "image is required"))
+    pull = c.get("imagePullPolicy")
+    if isinstance(pull, str) and pull not in PULL_POLICIES:
+        out.append(
+            error(
+                f"{here}.imagePullPolicy", "enum", f"imagePullPolicy {pull!r} is not one of {', '.join(PULL_POLICIES)}"
+            )
+        )
+    for j, port in enumerate(_list(c.get("ports"))):
+        port = _dict(port)
+        for field in ("containerPort", "hostPort"):
+            number = _int(port.get(field))
+            if number is not None and not 1 <= number <= 65535:
+                out.append(error(f"{here}.ports[{j}].{field}", "port", f"{field} {number} is not in 1-65535"))
+        protocol = port.get("protocol")
+        if isinstance(protocol, str) and protocol not in PROTOCOLS:
+            out.append(
+                error(f"{here}.ports[{j}].protocol", "enum", f"protocol {protocol!r} is not one of TCP, UDP, SCTP")
+            )
+    for j, mount in enumerate(_list(c.get("volumeMounts"))):
+        name = _dict(mount).get("name")
+        if isinstance(name, str) and name not in volumes:
+            out.append(
+                error(
+                    f"{here}.volumeMounts[{j}].name",
+                    "volume-mount",
+                    f"volumeMount {name!r} names no volume of the pod; add it to volumes or fix the name",
+                )
+            )
+    env_names: set = set()
+    for j, env in enumerate(_list(c.get("env"))):
+        name = _dict(env).get("name")
+        if isinstance(name, str):
+            if name in env_names:
+                out.append(
+                    warning(f"{here}.env[{j}].name", "env-duplicate", f"env {name!r} is set twice; the last one wins")
+                )
+            env_names.add(name)
+    resources = _dict(c.get("resources"))
+    parsed = {}
+    for kind in ("requests", "limits"):
+        for resource, quantity in _dict(resources.get(kind)).items():
+            value = parse_quantity(quantity)
+            if value is None and quantity is not None:
+                out.append(
+                    error(
+                        f"{here}.resources.{kind}.{resource}",
+                        "quantity",
+                        f"{quantity!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)",
+                    )
+                )
+            parsed[(kind, resource)] = value
+    for (kind, resource), value in parsed.items():
+        limit = parsed.get(("limits", resource))
+        if kind == "requests" and value is not None and limit is not None and value > limit:
+            out.append(
+                error(
+                    f"{here}.resources.requests.{resource}",
+                    "resources",
+                    f"request {resources['requests'][resource]!r} is above the limit {resources['limits'][resource]!r}",
+                )
+            )
+    return out
+
+
+def _templates(obj: dict) -> list[tuple[str, dict]]:
+    """(path of the pod spec, pod spec) for every pod template a workload or job holds."""
+    kind, spec = obj.get("kind"), _dict(obj.get("spec"))
+    api = str(obj.get("apiVersion", ""))
+    if kind == "Pod":
+        return [("spec", spec)]
+    if kind == "CronJob":
+        job = _dict(_dict(spec.get("jobTemplate")).get("spec"))
+        return [("spec.jobTemplate.spec.template.spec", _dict(job.get("template")).get("spec"))]
+    if api.startswith("batch.paddlepaddle.org/"):
+        return [
+            (f"spec.{r}.template.spec", _dict(_dict(spec.get(r)).get("template")).get("spec"))
+            for r in PADDLE_ROLES
+            if isinstance(spec.get(r), dict)
+        ]
+    if api.startswith("batch.volcano.sh/"):
+        return [
+            (f"spec.tasks[{i}].template.spec", _dict(_dict(t).get("template")).get("spec"))
+            for i, t in enumerate(_list(spec.get("tasks")))
+        ]
+    if api.startswith("kubeflow.org/"):
+        return [
+            (f"spec.paddleReplicaSpecs.{r}.template.spec", _dict(_dict(s).get("template")).get("spec"))
+            for r, s in _dict(spec.get("paddleReplicaSpecs")).items()
+        ]
+    if isinstance(spec.get("template"), dict):
+        return [("spec.template.spec", _dict(spec["template"]).get("spec"))]
+    return []
+
+
+def workload_findings(obj: dict) -> list[Finding]:
+    out = []
+    for path, pod in _templates(obj):
+        out += pod_spec_findings(pod, path)
+    return out
+
+
+# -- batch.paddlepaddle.org/v1 PaddleJob: the operator's own rules -------------------------------
+
+
+def _containers_of(spec: dict, role: str) -> list[dict]:
+    pod = _dict(_dict(_dict(spec.get(role)).get("template")).get("spec"))
+    return [c for c in _list(pod.get("containers")) if isinstance(c, dict)]
+
+
+def paddlejob_findings(obj: dict) -> list[Finding]:
+    spec = _dict(obj.get("spec"))
+    roles = [r for r in PADDLE_ROLES if isinstance(spec.get(r), dict)]
+    out = []
+    if not roles:
+        out.append(
+            error("spec", "paddlejob-roles", "set at least one of ps, worker, heter (worker alone is collective mode)")
+        )
+    if "ps" in roles and "worker" not in roles:
+        out.append(error("spec.ps", "paddlejob-roles", "ps needs worker: PS mode runs parameter servers and trainers"))
+    if "heter" in roles and not {"ps", "worker"} <= set(roles):
+        out.append(error("spec.heter", "paddlejob-roles", "heter needs ps and worker"))
+    elastic = spec.get("elastic")
+    if elastic not in (None, 0) and "worker" not in roles:
+        out.append(error("spec.elastic", "paddlejob-elastic", "elastic training needs worker"))
+    if elastic not in (None, 0):
+        env = {
+            e.get("name")
+            for r in roles
+            for c in _containers_of(spec, r)
+            for e in _list(c.get("env"))
+            if isinstance(e, dict)
+        }
+        if "PADDLE_ELASTIC_SERVER" not in env:
+            out.append(
+                warning(
+                    "spec.elastic",
+                    "paddlejob-elastic",
+                    "elastic is set but no container sets PADDLE_ELASTIC_SERVER, the etcd endpoint the "
+                    "pods register with (unless the operator runs with --etcd-server)",
+                )
+            )
+    name = _dict(obj.get("metadata")).get("name")
+    problem = name_problem(name, DNS1035_LABEL, 63, "PaddleJob name (DNS-1035 label)")
+    if problem and name is not None:
+        out.append(error("metadata.name", "paddlejob-name", problem))
+    total = 0
+    for role in roles:
+        out += _role_findings(spec, role, name if not problem else None)
+        total += _int(spec[role].get("replicas")) or 0
+    policy = spec.get("schedulingPolicy")
+    if isinstance(policy, dict):
+        minimum = _int(policy.get("minAvailable"))
+        if minimum is not None and minimum > total:
+            out.append(
+                error(
+                    "spec.schedulingPolicy.minAvailable",
+                    "paddlejob-min-available",
+                    f"minAvailable {minimum} is more than the {total} pods of the job: it would never start",
+                )
+            )
+        for role in roles:
+            pod = _dict(_dict(spec[role].get("template")).get("spec"))
+            scheduler = pod.get("schedulerName")
+            if scheduler not in (None, "", "volcano"):
+                out.append(
+                    error(
+                        f"spec.{role}.template.spec.schedulerName",
+                        "paddlejob-scheduler",
+                        f"schedulerName {scheduler!r} ignores the schedulingPolicy; leave it empty or use volcano",
+                    )
+                )
+    gloo = spec.get("withGloo")
+    if gloo in (1, 2) and "ps" not in roles:
+        out.append(
+            warning(
+                "spec.withGloo",
+                "paddlejob-gloo",
+                "withGloo only acts in PS mode (with ps); the operator ignores it here",
+            )
+        )
+    if spec.get("intranet") == "Host":
+        for role in roles:
+            pod = _dict(_dict(spec[role].get("template")).get("spec"))
+            if pod.get("dnsPolicy") != "ClusterFirstWithHostNet":
+                out.append(
+                    warning(
+                        f"spec.{role}.template.spec.dnsPolicy",
+                        "paddlejob-host-network",
+                        "intranet Host runs the pods on the host network; set dnsPolicy: ClusterFirstWithHostNet "
+                        "or they cannot resolve cluster names",
+                    )
+                )
+    return out
+
+
+def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]:
+    out = []
+    rs = spec[role]
+    replicas, low, high = _int(rs.get("replicas")), _int(rs.get("requests")), _int(rs.get("limits"))
+    if replicas is not None:
+        if low is not None and low > replicas:
+            out.append(
+                error(
+                    f"spec.{role}.requests",
+                    "paddlejob-elastic-bounds",
+                    f"requests {low} is above replicas {replicas}; need requests <= replicas <= limits",
+                )
+            )
+        if high is not None and high < replicas:
+            out.append(
+                error(
+                    f"spec.{role}.limits",
+                    "paddlejob-elastic-bounds",
+                    f"limits {high} is below replicas {replicas}; need requests <= replicas <= limits",
+                )
+            )
+        most = max(replicas, high or 0)
+        if job_name and most >= 1:
+            pod = f"{job_name}-{role}-{most - 1}"
+            if len(pod) > 63:
+                out.append(
+                    error(
+                        "metadata.name",
+                        "paddlejob-name",
+                        f"pod and host name {pod!r} is {len(pod)} characters, more than 63; "
+                        f"shorten the job name to at most {63 - len(pod) + len(job_name)}",
+                    )
+                )
+    containers = _containers_of(spec, role)
+    if not isinstance(_dict(rs.get("template")).get("spec"), dict):
+        out.append(
+            error(f"spec.{role}", "paddlejob-containers", f"{role} needs template.spec with the containers to run")
+        )
+    elif (
+        containers and containers[0].get("name") != "paddle" and any(c.get("name") == "paddle" for c in containers[1:])
+    ):
+        out.append(
+            warning(
+                f"spec.{role}.template.spec.containers[0]",
+                "paddlejob-container-order",
+                f"the operator sets the PADDLE_* environment on containers[0] ({containers[0].get('name')!r}); "
+                "put the 'paddle' container first",
+            )
+        )
+    return out
+
+
+# -- batch.volcano.sh/v1alpha1 Job and scheduling.volcano.sh/v1beta1 PodGroup --------------------
+
+
+def _policy_findings(policies, path: str) -> list[Finding]:
+    out = []
+    for i, policy in enumerate(_list(policies)):
+        policy = _dict(policy)
+        here = f"{path}[{i}]"
+        has_event = bool(policy.get("event") or policy.get("events"))
+        if has_event and policy.get("exitCode") is not None:
+            out.append(error(here, "volcano-policy", "set either event(s) or exitCode in a policy, not both"))
+        if not has_event and policy.get("exitCode") is None:
+            out.append(error(here, "volcano-policy", "a policy needs an event, events or an exitCode"))
+        if policy.get("exitCode") == 0:
+            out.append(
+                error(f"{here}.exitCode", "volcano-policy", "exitCode 0 means success; it cannot trigger an action")
+            )
+    return out
+
+
+def volcano_job_findings(obj: dict) -> list[Finding]:
+    spec = _dict(obj.get("spec"))
+    tasks = _list(spec.get("tasks"))
+    out = []
+    if not tasks:
+        out.append(error("spec.tasks", "volcano-tasks", "a Volcano Job needs at least one task"))
+    names: dict = {}
+    total = 0
+    for i, task in enumerate(tasks):
+        task = _dict(task)
+        name = task.get("name")
+        problem = name_problem(name, DNS1123_LABEL, 63, "task name (DNS-1123 label)")
+        if problem:
+            out.append(error(f"spec.tasks[{i}].name", "volcano-task-name", problem))
+        elif name in names:
+            out.append(error(f"spec.tasks[{i}].name", "volcano-task-name", f"task name {name!r} is used twice"))
+        names.setdefault(name, i)
+        replicas = _int(task.get("replicas")) or 0
+        total += replicas
+        task_min = _int(task.get("minAvailable"))
+        if task_min is not None and task_min > replicas:
+            out.append(
+                error(
+                    f"spec.tasks[{i}].minAvailable",
+                    "volcano-min-available",
+                    f"minAvailable {task_min} is more than the task's {replicas} replicas",
+                )
+            )
+        out += _policy_findings(task.get("policies"), f"spec.tasks[{i}].policies")
+    minimum = _int(spec.get("minAvailable"))
+    if minimum is not None and minimum > total:
+        out.append(
+            error(
+                "spec.minAvailable",
+                "volcano-min-available",
+                f"minAvailable {minimum} is more than the {total} pods of all tasks: the job would never start",
+            )
+        )
+    out += _policy_findings(spec.get("policies"), "spec.policies")
+    return out
+
+
+# -- kubeflow.org/v1 PaddleJob: the training-operator webhook's rules ----------------------------
+
+
+def kubeflow_paddlejob_findings(obj: dict) -> list[Finding]:
+    out = []
+    name = _dict(obj.get("metadata")).get("name")
+    problem = name_problem(name, DNS1035_LABEL, 63, "PaddleJob name (DNS-1035 label)")
+    if problem and name is not None:
+        out.append(error("metadata.name", "kubeflow-name", problem))
+    specs = _dict(_dict(obj.get("spec")).get("paddleReplicaSpecs"))
+    for rtype, rspec in specs.items():
+        here = f"spec.paddleReplicaSpecs.{rtype}"
+        if rtype not in ("Master", "Worker"):
+            out.append(error(here, "kubeflow-replica-type", f"replica type {rtype!r} must be Master or Worker"))
+        pod = _dict(_dict(_dict(rspec).get("template")).get("spec"))
+        containers = [c for c in _list(pod.get("containers")) if isinstance(c, dict)]
+        if not isinstance(pod.get("containers"), list):  # an empty list is the pod rule's finding
+            out.append(error(here, "kubeflow-containers", f"{rtype} needs template.spec.containers"))
+        elif containers and not any(c.get("name") == "paddle" for c in containers):
+            out.append(
+                error(
+                    f"{here}.template.spec.containers",
+                    "kubeflow-container-name",
+                    f"{rtype} has no container named 'paddle'; the training operator requires one",
+                )
+            )
+    elastic = _dict(_dict(obj.get("spec")).get("elasticPolicy"))
+    low, high = _int(elastic.get("minReplicas")), _int(elastic.get("maxReplicas"))
+    if low is not None and high is not None and low > high:
+        out.append(
+            error(
+                "spec.elasticPolicy.minReplicas", "kubeflow-elastic", f"minReplicas {low} is above maxReplicas {high}"
+            )
+        )
+    return out

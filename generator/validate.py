@@ -1,0 +1,347 @@
+"""`validate`: what the cluster or the operator would reject, found offline, with file:line.
+
+Per document: parse fast (yamlload), check the object (schema of its kind for
+the target release, then the semantic rules), and only for documents that have
+findings compose the YAML again to turn field paths into lines and columns.
+Each schema is compiled once per run and reused for every document.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from . import bundles, crdschema, kube, render, rules, structural
+from .crvalidate import CustomResourceValidator
+from .findings import Finding, dotted, split_path
+from .kubevalidate import KubeValidator
+from .paths import PADDLEJOB_SCHEMA, SCHEMA_DIR
+from .yamlload import Document, Problem, compose, implicit_type_note, iter_yaml, locate, path_at
+
+EXTENSIONS = (".yaml", ".yml", ".json")
+OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+# Custom resources this project knows: their API file and the rules of their operator.
+CUSTOM_KINDS = {
+    ("batch.paddlepaddle.org/v1", "PaddleJob"): (PADDLEJOB_SCHEMA, rules.paddlejob_findings),
+    ("batch.volcano.sh/v1alpha1", "Job"): (
+        SCHEMA_DIR / "thirdparty/volcano-job.v1alpha1.yaml",
+        rules.volcano_job_findings,
+    ),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup"): (SCHEMA_DIR / "thirdparty/volcano-podgroup.v1beta1.yaml", None),
+    ("kubeflow.org/v1", "PaddleJob"): (
+        SCHEMA_DIR / "thirdparty/kubeflow-paddlejob.v1.yaml",
+        rules.kubeflow_paddlejob_findings,
+    ),
+}
+
+LEGACY = {
+    ("paddlepaddle.org/v1", "PaddleJob"): (
+        "the legacy paddlepaddle.org/v1 PaddleJob API is gone: no operator serves it any more; "
+        "write a batch.paddlepaddle.org/v1 PaddleJob (`paddlejob-manifests convert FILE` translates it)"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding with where it is: file, document (1-based), line and column (1-based)."""
+
+    finding: Finding
+    file: str
+    document: int
+    line: int
+    column: int
+    api_version: str | None = None
+    kind: str | None = None
+    name: str | None = None
+
+    def as_dict(self) -> dict:
+        f = self.finding
+        return {
+            "severity": f.severity,
+            "file": self.file,
+            "document": self.document,
+            "line": self.line,
+            "column": self.column,
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "path": f.path,
+            "rule": f.rule,
+            "message": f.message,
+        }
+
+
+@dataclass
+class Report:
+    documents: int = 0
+    findings: list[Located] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for item in self.findings if item.finding.is_error)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
+    @property
+    def valid(self) -> bool:
+        return self.errors == 0
+
+
+class ObjectChecker:
+    """Checks one object against everything known for ``minor``; compiled schemas are reused."""
+
+    def __init__(self, minor: int, strict_kinds: bool = False):
+        self.minor = kube.require_known(minor)
+        self.strict_kinds = strict_kinds
+        self.kube = KubeValidator()
+        self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
+
+    @functools.cached_property
+    def target(self) -> crdschema.Target:
+        apiextensions = "v1" if self.minor >= bundles.FIRST_V1 else "v1beta1"
+        return crdschema.Target(apiextensions, self.minor, self.minor)
+
+    def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
+        """Compiled once per kind and run: the schema derived for this checker's release."""
+        key = (api_version, kind)
+        if key not in self._custom_validators:
+            path, _ = CUSTOM_KINDS[key]
+            schema = crdschema.openapi_schema(self.target, path=path)
+            self._custom_validators[key] = CustomResourceValidator(schema, strict=True)
+        return self._custom_validators[key]
+
+    def check(self, obj) -> list[Finding]:
+        if not isinstance(obj, dict):
+            return [
+                rules.error(
+                    "", "not-an-object", f"a manifest is a mapping with apiVersion and kind, not {type(obj).__name__}"
+                )
+            ]
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(api_version, str) or not api_version:
+            return [rules.error("apiVersion", "required", "apiVersion is required (e.g. apps/v1)")]
+        if not isinstance(kind, str) or not kind:
+            return [rules.error("kind", "required", "kind is required (e.g. Deployment)")]
+        if kind.endswith("List") and isinstance(obj.get("items"), list):
+            out = []
+            for i, item in enumerate(obj["items"]):
+                out += [_prefixed(f, f"items[{i}]") for f in self.check(item)]
+            return out
+        if (api_version, kind) in LEGACY:
+            return [rules.error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
+        if (api_version, kind) in CUSTOM_KINDS:
+            return self._custom(obj, api_version, kind)
+        if (api_version, kind) in kube.kinds(self.minor):
+            return self._builtin(obj)
+        served = _served_elsewhere(api_version, kind, self.minor)
+        if served:
+            return [rules.error("apiVersion", "api-not-served", served)]
+        severity = "error" if self.strict_kinds else "warning"
+        return [
+            Finding(
+                severity, "kind", "unknown-kind", f"no schema is known for {api_version} {kind}: it was not checked"
+            )
+        ]
+
+    def _builtin(self, obj: dict) -> list[Finding]:
+        out = self.kube.validate(obj, [self.minor])
+        out += rules.metadata_findings(obj)
+        out += rules.workload_findings(obj)
+        if obj["kind"] == "CustomResourceDefinition":
+            out += crd_findings(obj)
+        return out
+
+    def _custom(self, obj: dict, api_version: str, kind: str) -> list[Finding]:
+        out = self.custom_validator(api_version, kind).findings(obj)
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
+        out += rules.metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
+        out += rules.workload_findings(obj)
+        _, semantic = CUSTOM_KINDS[(api_version, kind)]
+        if semantic is not None:
+            out += semantic(obj)
+        return out
+
+
+def crd_findings(crd: dict) -> list[Finding]:
+    """Structural-schema rules and the client-side apply size, for any CRD."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    out = []
+    if crd["apiVersion"] == "apiextensions.k8s.io/v1":
+        for i, version in enumerate(spec.get("versions") or []):
+            schema = ((version or {}).get("schema") or {}).get("openAPIV3Schema")
+            if isinstance(schema, dict):
+                out += structural.check(schema, "v1", True, f"spec.versions[{i}].schema.openAPIV3Schema")
+    else:
+        schema = (spec.get("validation") or {}).get("openAPIV3Schema")
+        if isinstance(schema, dict):
+            out += structural.check(
+                schema, "v1beta1", spec.get("preserveUnknownFields") is False, "spec.validation.openAPIV3Schema"
+            )
+    size = render.compact_size(crd)
+    if size > render.APPLY_ANNOTATION_LIMIT:
+        out.append(
+            rules.warning(
+                "metadata.name",
+                "crd-size",
+                f"the CRD is {size:,} bytes of JSON, above the {render.APPLY_ANNOTATION_LIMIT:,} bytes "
+                "client-side `kubectl apply` can store; use `kubectl create` or "
+                "`kubectl apply --server-side`",
+            )
+        )
+    return out
+
+
+@functools.cache
+def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
+    """For a built-in kind this release does not serve: when it was removed, and what replaces it."""
+    served = [m for m in kube.known_versions() if (api_version, kind) in kube.kinds(m)]
+    if not served:
+        return None
+    group = api_version.rpartition("/")[0]
+    now = sorted(av for av, k in kube.kinds(minor) if k == kind)
+    same_group = [av for av in now if av.rpartition("/")[0] == group]
+    instead = f"; use {(same_group or now)[0]}" if now else ""
+    if max(served) < minor:
+        return f"{api_version} {kind} was removed in Kubernetes 1.{max(served) + 1}{instead}"
+    return f"{api_version} {kind} is not served before Kubernetes 1.{min(served)}{instead}"
+
+
+def _prefixed(finding: Finding, prefix: str) -> Finding:
+    path = f"{prefix}.{finding.path}" if finding.path else prefix
+    return Finding(finding.severity, path, finding.rule, finding.message)
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+class UsageError(Exception):
+    pass
+
+
+def expand(paths: Iterable[str]) -> list[str]:
+    """Files to read: the files named, and every *.yaml, *.yml, *.json under the folders named."""
+    out = []
+    for name in paths:
+        if name == "-":
+            out.append(name)
+            continue
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file()
+                and p.suffix in EXTENSIONS
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            out += [str(p) for p in found]
+        elif path.is_file():
+            out.append(name)
+        else:
+            raise UsageError(f"{name}: no such file or directory")
+    return out
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    return Path(name).read_text(encoding="utf-8", errors="replace")
+
+
+def _documents(name: str, text: str) -> Iterator[Document]:
+    if name.endswith(".json"):
+        try:
+            yield Document(1, orjson.loads(text))
+        except orjson.JSONDecodeError as err:
+            yield Document(1, None, [_json_problem(err)])
+        return
+    yield from iter_yaml(text)
+
+
+def _json_problem(err: json.JSONDecodeError) -> Problem:
+    return Problem(err.lineno, err.colno, "json-syntax", f"JSON syntax error: {err.msg}")
+
+
+def validate_files(names: list[str], checker: ObjectChecker) -> Report:
+    report = Report()
+    for name in names:
+        text = _read(name)
+        shown = "<stdin>" if name == "-" else name
+        trees = None
+        for doc in _documents(name, text):
+            if doc.data is not None:
+                report.documents += 1
+            findings = checker.check(doc.data) if doc.data is not None else []
+            if not findings and not doc.problems:
+                continue
+            if trees is None:
+                trees = compose(text)
+            node = trees[doc.index - 1] if doc.index - 1 < len(trees) else None
+            ident = _identity(doc.data)
+            for problem in doc.problems:
+                path = path_at(node, problem.line, problem.column) if node is not None else None
+                finding = Finding(problem.severity, dotted(path or []), problem.rule, problem.message)
+                report.findings.append(Located(finding, shown, doc.index, problem.line, problem.column, *ident))
+            for finding in findings:
+                report.findings.append(_locate(finding, node, shown, doc.index, ident))
+    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
+    return report
+
+
+def _identity(data) -> tuple:
+    if not isinstance(data, dict):
+        return (None, None, None)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = meta.get("name")
+    return (data.get("apiVersion"), data.get("kind"), name if isinstance(name, str) else None)
+
+
+def _locate(finding: Finding, node, file: str, document: int, ident: tuple) -> Located:
+    line, column = 1, 1
+    if node is not None:
+        (line, column), target = locate(node, split_path(finding.path))
+        if finding.rule in ("type-string", "type"):
+            note = implicit_type_note(target) if finding.rule == "type-string" else None
+            rule = "yaml-implicit-type" if note else "type"
+            finding = Finding(finding.severity, finding.path, rule, note or finding.message)
+    return Located(finding, file, document, line, column, *ident)
+
+
+# -- output --------------------------------------------------------------------------------------
+
+
+def format_text(report: Report) -> str:
+    lines = []
+    for item in report.findings:
+        f = item.finding
+        what = f"{item.kind or '?'}/{item.name or '?'}"
+        lines.append(
+            f"{item.file}:{item.line}:{item.column}: {f.severity}: {what}: {f.path or '(document)'}: "
+            f"{f.message} [{f.rule}]"
+        )
+    verdict = "valid" if report.valid else "invalid"
+    lines.append(f"{report.documents} documents: {report.errors} errors, {report.warnings} warnings ({verdict})")
+    return "\n".join(lines) + "\n"
+
+
+def format_json(report: Report) -> str:
+    body = {
+        "valid": report.valid,
+        "documents": report.documents,
+        "findings": [item.as_dict() for item in report.findings],
+    }
+    return json.dumps(body, indent=2) + "\n"

@@ -1,0 +1,78 @@
+"""The fixture corpus: every bad fixture names the findings it must produce (line, rule, path),
+every good one must produce none. One file per rule; the seeds' examples are in it too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator import kube, validate
+
+from .conftest import FIXTURES
+
+BAD = sorted(p for p in (FIXTURES / "validate" / "bad").iterdir() if p.suffix in validate.EXTENSIONS)
+GOOD = sorted(p for p in (FIXTURES / "validate" / "good").iterdir() if p.suffix in validate.EXTENSIONS)
+
+
+def header(path: Path) -> list[str]:
+    source = path.with_name(path.name + ".expect") if path.suffix == ".json" else path
+    if not source.exists():
+        return []
+    return [line for line in source.read_text().splitlines() if line.startswith("#")]
+
+
+def expectations(path: Path) -> set[tuple[int, str, str]]:
+    found = set()
+    for line in header(path):
+        if line.startswith("# expect:"):
+            number, rule, field = line.split(":", 1)[1].split()
+            found.add((int(number), rule, "" if field == "-" else field))
+    return found
+
+
+def kube_version(path: Path) -> int:
+    for line in header(path):
+        if line.startswith("# kube-version:"):
+            return kube.parse_version(line.split(":", 1)[1])
+    return kube.known_versions()[-1]
+
+
+def findings(path: Path):
+    checker = validate.ObjectChecker(kube_version(path))
+    return validate.validate_files([str(path)], checker)
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_bad_fixture_gives_exactly_its_findings(path):
+    expected = expectations(path)
+    assert expected, f"{path.name} names no expected finding"
+    report = findings(path)
+    got = {(item.line, item.finding.rule, item.finding.path) for item in report.findings}
+    assert got == expected
+    for item in report.findings:
+        assert item.file == str(path) and item.column >= 1 and item.finding.message
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_good_fixture_is_clean(path):
+    report = findings(path)
+    assert [f"{i.line} {i.finding.rule} {i.finding.path}: {i.finding.message}" for i in report.findings] == []
+    assert report.documents >= 1
+
+
+def test_the_corpus_covers_every_rule_the_validator_has():
+    import re
+
+    sources = "".join(
+        Path(validate.__file__).with_name(n).read_text() for n in ("rules.py", "validate.py", "yamlload.py")
+    )
+    first_argument = r'(?:f?"[^"\n]*"|[\w.]+)'
+    declared = set(re.findall(r"(?:error|warning)\(\s*" + first_argument + r',\s*(?:f?)"([a-z0-9-]+)"', sources))
+    declared |= set(re.findall(r'Finding\(\s*\w+,\s*"kind",\s*"([a-z0-9-]+)"', sources))
+    declared |= set(re.findall(r'self\._problem\(\s*\w+,\s*"([a-z0-9-]+)"', sources))
+    covered = {rule for path in BAD for _, rule, _ in expectations(path)}
+    # rules whose trigger needs another kind of input than a fixture file, tested elsewhere
+    elsewhere = {"crd-size", "volume-name", "container-name", "env-duplicate", "port", "annotation-key", "label-key"}
+    assert len(declared) > 30
+    assert declared - covered - elsewhere == set()
