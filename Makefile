@@ -37,8 +37,10 @@ fmt: $(STAMP)
 	$(VENV)/bin/ruff format generator tests bench
 	jsonnetfmt -i $(JSONNET_FILES)
 
+## Speed, as ratios against baselines measured in the same run (about a minute).
 bench: $(STAMP)
 	$(PY) bench/render_bench.py
+	$(PY) bench/validate_bench.py
 
 ## Re-extract schemas/kubernetes/ from the pinned kubernetes-validate releases (needs PyPI).
 kube-schemas: $(STAMP)

@@ -256,20 +256,16 @@ def expand(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def _read(name: str) -> str:
-    if name == "-":
-        return sys.stdin.read()
-    return Path(name).read_text(encoding="utf-8", errors="replace")
-
-
-def _documents(name: str, text: str) -> Iterator[Document]:
+def _documents(name: str, source) -> Iterator[Document]:
+    """Documents of ``source`` (text, or a file object the YAML parser reads in chunks)."""
     if name.endswith(".json"):
+        text = source if isinstance(source, str) else source.read()
         try:
             yield Document(1, orjson.loads(text))
         except orjson.JSONDecodeError as err:
             yield Document(1, None, [_json_problem(err)])
         return
-    yield from iter_yaml(text)
+    yield from iter_yaml(source)
 
 
 def _json_problem(err: json.JSONDecodeError) -> Problem:
@@ -277,29 +273,48 @@ def _json_problem(err: json.JSONDecodeError) -> Problem:
 
 
 def validate_files(names: list[str], checker: ObjectChecker) -> Report:
+    """Check files (and "-", stdin) into one report. Files are parsed as a stream, so the memory
+    does not grow with the number of documents; stdin is read whole, to find lines later."""
     report = Report()
     for name in names:
-        text = _read(name)
-        shown = "<stdin>" if name == "-" else name
-        trees = None
-        for doc in _documents(name, text):
-            if doc.data is not None:
-                report.documents += 1
-            findings = checker.check(doc.data) if doc.data is not None else []
-            if not findings and not doc.problems:
-                continue
-            if trees is None:
-                trees = compose(text)
-            node = trees[doc.index - 1] if doc.index - 1 < len(trees) else None
-            ident = _identity(doc.data)
-            for problem in doc.problems:
-                path = path_at(node, problem.line, problem.column) if node is not None else None
-                finding = Finding(problem.severity, dotted(path or []), problem.rule, problem.message)
-                report.findings.append(Located(finding, shown, doc.index, problem.line, problem.column, *ident))
-            for finding in findings:
-                report.findings.append(_locate(finding, node, shown, doc.index, ident))
+        if name == "-":
+            validate_text("<stdin>", sys.stdin.read(), checker, report)
+            continue
+        with open(name, encoding="utf-8", errors="replace") as stream:
+            validate_stream(name, stream, checker, report, reread=lambda n=name: _read_file(n))
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
+
+
+def _read_file(name: str) -> str:
+    return Path(name).read_text(encoding="utf-8", errors="replace")
+
+
+def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:
+    """Check the documents of ``text`` into ``report``."""
+    validate_stream(name, text, checker, report, reread=lambda: text)
+
+
+def validate_stream(name: str, source, checker: ObjectChecker, report: Report, reread) -> None:
+    """Check every document of ``source``; ``reread()`` gives the text again, only when a
+    document has findings and its lines must be found."""
+    trees = None
+    for doc in _documents(name, source):
+        if doc.data is not None:
+            report.documents += 1
+        findings = checker.check(doc.data) if doc.data is not None else []
+        if not findings and not doc.problems:
+            continue
+        if trees is None:
+            trees = compose(reread())
+        node = trees[doc.index - 1] if doc.index - 1 < len(trees) else None
+        ident = _identity(doc.data)
+        for problem in doc.problems:
+            path = path_at(node, problem.line, problem.column) if node is not None else None
+            finding = Finding(problem.severity, dotted(path or []), problem.rule, problem.message)
+            report.findings.append(Located(finding, name, doc.index, problem.line, problem.column, *ident))
+        for finding in findings:
+            report.findings.append(_locate(finding, node, name, doc.index, ident))
 
 
 def _identity(data) -> tuple:

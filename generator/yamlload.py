@@ -1,10 +1,12 @@
 """Read manifests fast, and notice what kubectl's strict decoding would refuse.
 
-The fast path is libyaml's parser with PyYAML's safe constructor, plus two
-cheap checks per mapping: duplicate keys (kubectl rejects them) and keys that
-YAML 1.1 turns into booleans or numbers (`on:`, `1:`).  Timestamps stay
+The fast path is libyaml's parser and composer and a small builder of plain
+data that notes, as it goes, duplicate keys (kubectl rejects them) and keys
+that YAML 1.1 turns into booleans or numbers (`on:`, `1:`).  Timestamps stay
 strings, as they do for kubectl.  Tags that construct objects (`!!python/...`,
 `!!set`, `!Custom`) are refused but the document is still read, as plain data.
+The builder replaces PyYAML's generic constructor: it is about 1.6x faster
+than CSafeLoader's construction (bench/validate_bench.py).
 
 Problems carry the position of the node; the path of the field is worked out
 later, and only for documents that have a finding (see ``locate``).
@@ -15,6 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
 
 
 @dataclass
@@ -33,94 +38,146 @@ class Document:
     problems: list[Problem] = field(default_factory=list)
 
 
-class _StrictLoader(yaml.CSafeLoader):
-    def __init__(self, stream):
-        super().__init__(stream)
-        self.problems: list[Problem] = []
+_STR, _INT, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_BOOL, _NULL, _TIMESTAMP = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp"
+_MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
+_PLAIN_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP, _MAP, _SEQ}
+_SCALARS = SafeConstructor()  # only for YAML 1.1's spellings of numbers (0777, 1_000, 0x1F, .inf)
+_RESOLVER = Resolver()  # the implicit types CSafeLoader uses
 
-    def _problem(self, node, rule: str, message: str) -> None:
+
+class _Loader(yaml.CSafeLoader):
+    """libyaml's parser and composer; scalars resolved through a cache (manifests repeat them)."""
+
+    _resolved: dict = {}
+    _CACHE_LIMIT = 20_000  # bounded, so memory stays flat however many documents stream by
+
+    def resolve(self, kind, value, implicit):
+        key = (kind, value, implicit)
+        tag = self._resolved.get(key)
+        if tag is None:
+            tag = Resolver.resolve(self, kind, value, implicit)
+            if len(self._resolved) < self._CACHE_LIMIT:
+                self._resolved[key] = tag
+        return tag
+
+
+class _Builder:
+    """Plain data from one document's node tree, with the problems found on the way."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self._open: set[int] = set()  # collections being built: an alias back to one is a cycle
+
+    def problem(self, node, rule: str, message: str) -> None:
         self.problems.append(Problem(node.start_mark.line + 1, node.start_mark.column + 1, rule, message))
 
-    def construct_mapping(self, node, deep=False):
-        mapping = super().construct_mapping(node, deep=deep)
-        merged = any(key.tag == "tag:yaml.org,2002:merge" for key, _ in node.value)
-        if len(mapping) != len(node.value) and not merged:
-            seen = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node)
-                if key in seen:
-                    self._problem(
-                        key_node,
-                        "duplicate-key",
-                        f"duplicate key {key!r}: kubectl rejects it (strict decoding) and "
-                        "other tools keep only the last one; remove one of them",
-                    )
-                seen.add(key)
-        if any(key.__class__ is not str for key in mapping):
-            return self._string_keys(node, mapping)
-        return mapping
+    def build(self, node):
+        cls = node.__class__
+        if cls is ScalarNode:
+            return self.scalar(node)
+        if id(node) in self._open:
+            self.problem(node, "yaml-alias", "an alias refers to a node that contains it; manifests cannot be cyclic")
+            return None
+        if node.tag not in _PLAIN_TAGS:
+            self.refused(node)
+        self._open.add(id(node))
+        try:
+            if cls is MappingNode:
+                return self.mapping(node)
+            return [self.build(item) for item in node.value]
+        finally:
+            self._open.discard(id(node))
 
-    def _string_keys(self, node, mapping: dict) -> dict:
-        by_value = {}
-        for key_node, _ in node.value:
-            if key_node.tag != "tag:yaml.org,2002:str":
-                by_value.setdefault(self.construct_object(key_node), key_node)
-        fixed = {}
-        for key, value in mapping.items():
-            if key.__class__ is str:
-                fixed[key] = value
+    def scalar(self, node):
+        tag, value = node.tag, node.value
+        if tag in (_STR, _TIMESTAMP):  # kubectl keeps timestamps as strings too
+            return value
+        if tag == _INT:
+            if value.isdigit() and (value[0] != "0" or value == "0"):
+                return int(value)
+            return _SCALARS.construct_yaml_int(node)
+        if tag == _BOOL:
+            return SafeConstructor.bool_values[value.lower()]
+        if tag == _NULL:
+            return None
+        if tag == _FLOAT:
+            return _SCALARS.construct_yaml_float(node)
+        self.refused(node)
+        return value
+
+    def mapping(self, node) -> dict:
+        out: dict = {}
+        merged: set = set()  # keys a `<<: *anchor` brought in may be overridden: that is merging
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                merged |= self.merge(out, value_node)
                 continue
-            key_node = by_value.get(key)
-            raw = key_node.value if key_node is not None and isinstance(key_node.value, str) else str(key)
-            if key_node is not None:
-                self._problem(
+            key = self.build(key_node)
+            if key.__class__ is not str:
+                key = self.string_key(key_node, key)
+            if key in out and key not in merged:
+                self.problem(
                     key_node,
-                    "yaml-implicit-type",
-                    f"key {raw!r} is read as {type(key).__name__} {key!r} by YAML 1.1, not as a string; "
-                    f"quote it: {_quoted(raw)}",
+                    "duplicate-key",
+                    f"duplicate key {key!r}: kubectl rejects it (strict decoding) and "
+                    "other tools keep only the last one; remove one of them",
                 )
-            fixed[raw] = value
-        return fixed
+            merged.discard(key)
+            out[key] = self.build(value_node)
+        return out
 
-    def construct_yaml_timestamp(self, node):
-        return self.construct_scalar(node)  # kubectl keeps timestamps as strings too
+    def merge(self, out: dict, value_node) -> set:
+        brought = set()
+        sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+        for source in sources:
+            values = self.build(source)
+            if not isinstance(values, dict):
+                self.problem(source, "yaml-merge", "a merge key (<<) takes a mapping or a list of mappings")
+                continue
+            for key, value in values.items():
+                if key not in out:
+                    out[key] = value
+                    brought.add(key)
+        return brought
 
-    def construct_refused(self, tag_suffix, node=None):
-        # multi-constructors get (suffix, node); plain constructors get (node)
-        if node is None:
-            node = tag_suffix
-        self._problem(node, "yaml-tag", f"tag {node.tag!r} constructs an object; manifests hold plain data only")
-        if isinstance(node, yaml.MappingNode):
-            return {str(k.value): self.construct_object(v, deep=True) for k, v in node.value}
-        if isinstance(node, yaml.SequenceNode):
-            return [self.construct_object(v, deep=True) for v in node.value]
-        return self.construct_scalar(node)
+    def string_key(self, key_node, key) -> str:
+        if isinstance(key_node, ScalarNode):
+            raw = key_node.value
+            self.problem(
+                key_node,
+                "yaml-implicit-type",
+                f"key {raw!r} is read as {type(key).__name__} {key!r} by YAML 1.1, not as a string; "
+                f"quote it: {_quoted(raw)}",
+            )
+            return raw
+        self.problem(key_node, "yaml-key", "a mapping key must be a string, not a mapping or a list")
+        return str(key)
 
-
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
-for _tag in ("set", "omap", "pairs", "binary"):
-    _StrictLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", _StrictLoader.construct_refused)
-_StrictLoader.add_multi_constructor("", _StrictLoader.construct_refused)
-_StrictLoader.add_constructor(None, _StrictLoader.construct_refused)
-
-
-_RESOLVER = yaml.resolver.Resolver()  # the implicit types of CSafeLoader
+    def refused(self, node) -> None:
+        self.problem(node, "yaml-tag", f"tag {node.tag!r} constructs an object; manifests hold plain data only")
 
 
 def _quoted(raw: str) -> str:
     return '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def iter_yaml(text: str):
-    """Yield Documents; a syntax error ends the stream with a document holding only the problem."""
-    loader = _StrictLoader(text)
+def iter_yaml(source):
+    """Yield the Documents of ``source`` (a string or a file object, read in chunks); a syntax
+    error ends the stream with a document that holds only the problem."""
+    loader = _Loader(source)
     index = 0
     try:
-        while loader.check_data():
+        while loader.check_node():
             index += 1
-            loader.problems = []
-            data = loader.get_data()
-            yield Document(index, data, loader.problems)
+            node = loader.get_node()
+            builder = _Builder()
+            try:
+                data = builder.build(node)
+            except RecursionError:
+                data = None
+                builder.problem(node, "yaml-depth", "the document nests too deeply to be a manifest")
+            yield Document(index, data, builder.problems)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -136,7 +193,7 @@ def iter_yaml(text: str):
 def compose(text: str) -> list:
     """Node trees of the documents, with positions; as many as the text holds before an error."""
     nodes = []
-    loader = yaml.CSafeLoader(text)
+    loader = _Loader(text)
     try:
         while loader.check_node():
             nodes.append(loader.get_node())

@@ -1,0 +1,188 @@
+"""`paddlejob-manifests validate` as a user runs it: exit codes, output formats, stdin,
+directories, the rendered bundles, and no crash on any input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator import cli, validate
+from generator.paths import DEPLOY
+
+from .conftest import FIXTURES, REPO
+
+GOOD = FIXTURES / "validate" / "good"
+BAD = FIXTURES / "validate" / "bad"
+
+
+def run(argv, stdin: str | None = None) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", *argv],
+        cwd=REPO, input=stdin, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_clean_input_exits_0_with_a_summary():
+    code, out, _ = run([str(GOOD)])
+    assert code == 0
+    assert out.strip().splitlines()[-1].endswith("0 errors, 0 warnings (valid)")
+
+
+def test_warnings_alone_exit_0():
+    code, out, _ = run([str(BAD / "unknown-kind.yaml")])
+    assert code == 0 and ": warning: Widget/w: kind: no schema is known" in out
+
+
+def test_strict_kinds_makes_unknown_kinds_errors():
+    code, out, _ = run(["--strict-kinds", str(BAD / "unknown-kind.yaml")])
+    assert code == 1 and ": error: Widget/w:" in out
+
+
+def test_errors_exit_1_in_the_documented_text_format():
+    code, out, _ = run([str(BAD / "paddlejob-on-failed.yaml")])
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first == (
+        f"{BAD / 'paddlejob-on-failed.yaml'}:7:3: error: PaddleJob/wide-and-deep: spec.cleanPodPolicy: "
+        "'OnFailed' is not allowed; use one of Always, Never, OnFailure, OnCompletion [enum]"
+    )
+
+
+def test_invalid_yaml_exits_1():
+    code, out, _ = run([str(BAD / "yaml-syntax.yaml")])
+    assert code == 1 and "yaml-syntax" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["no/such/file.yaml"], "no/such/file.yaml: no such file or directory"),
+        (["--kube-version", "1.99", "x"], "--kube-version: Kubernetes 1.99 is not known"),
+        (["--output", "xml", "x"], "invalid choice: 'xml'"),
+        (["--no-such-flag", "x"], "unrecognized arguments"),
+    ],
+)
+def test_usage_errors_exit_2(argv, message):
+    code, _, err = run(argv)
+    assert code == 2 and message in err
+
+
+def test_json_output_holds_every_field():
+    code, out, _ = run(["--output", "json", str(BAD / "volcano-job.yaml"), str(GOOD / "kubeflow.yaml")])
+    assert code == 1
+    body = json.loads(out)
+    assert body["valid"] is False and body["documents"] == 2
+    assert len(body["findings"]) == 4
+    first = body["findings"][0]
+    assert set(first) == {
+        "severity", "file", "document", "line", "column", "apiVersion", "kind", "name", "path", "rule", "message",
+    }  # fmt: skip
+    assert first["apiVersion"] == "batch.volcano.sh/v1alpha1" and first["name"] == "ctr-volcano"
+    assert first["document"] == 1 and first["line"] == 9 and first["column"] == 3
+
+
+def test_stdin_and_multi_document_streams():
+    docs = (GOOD / "volcano.yaml").read_text() + "---\n" + (BAD / "paddlejob-on-failed.yaml").read_text()
+    code, out, _ = run(["-"], stdin=docs)
+    assert code == 1
+    assert out.startswith("<stdin>:") and ":3: error: PaddleJob/wide-and-deep: spec.cleanPodPolicy" in out
+    finding = [line for line in out.splitlines() if "cleanPodPolicy" in line][0]
+    line = int(finding.split(":")[1])
+    assert docs.splitlines()[line - 1].strip() == "cleanPodPolicy: OnFailed"
+
+
+def test_directories_are_read_recursively(tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "job.yml").write_text((BAD / "paddlejob-no-roles.yaml").read_text())
+    (tmp_path / "a" / "notes.txt").write_text("not: a manifest\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.yaml").write_text("kind: [\n")
+    assert validate.expand([str(tmp_path)]) == [str(tmp_path / "a" / "b" / "job.yml")]
+
+
+@pytest.mark.parametrize(
+    ("bundle", "versions"), [("v1", ["1.16", "1.22", "1.37"]), ("v1beta1", ["1.11", "1.13", "1.15"])]
+)
+def test_every_rendered_file_validates_clean(bundle, versions, capsys):
+    for version in versions:
+        assert cli.main(["validate", "--kube-version", version, str(DEPLOY / bundle)]) == 0, version
+        assert "0 errors, 0 warnings (valid)" in capsys.readouterr().out
+
+
+def test_seeds_are_validated_with_their_known_mistakes(capsys):
+    assert cli.main(["validate", "--output", "json", str(FIXTURES / "seeds")]) == 1
+    body = json.loads(capsys.readouterr().out)
+    rules = sorted({(f["file"].rsplit("/", 1)[-1], f["rule"], f["path"]) for f in body["findings"]})
+    assert rules == [
+        ("000-line0357.yaml", "unknown-field", "spec.cleanPolicy"),
+        ("002-line0405.yaml", "unknown-field", "spec.cleanPolicy"),
+        ("003-line0229.yaml", "yaml-syntax", ""),
+        ("004-line0017.yaml", "legacy-api", "apiVersion"),
+    ]
+
+
+# -- no input crashes the validator ------------------------------------------------------------
+
+CHECKER = validate.ObjectChecker(37)
+SAMPLES = [
+    *(p.read_text() for p in sorted(GOOD.glob("*.yaml"))),
+    *(p.read_text() for p in sorted(BAD.glob("*.yaml"))),
+]
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=True), st.text(max_size=12)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+def mutate(data, choices: list, replacement):
+    """Replace one node (picked by ``choices``) of ``data`` with ``replacement``."""
+    if not choices or not isinstance(data, dict | list) or not data:
+        return replacement
+    keys = list(data) if isinstance(data, dict) else list(range(len(data)))
+    key = keys[choices[0] % len(keys)]
+    data[key] = mutate(data[key], choices[1:], replacement)
+    return data
+
+
+def check(text: str) -> validate.Report:
+    report = validate.Report()
+    validate.validate_text("mutated.yaml", text, CHECKER, report)
+    return report
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.lists(st.integers(0, 50), max_size=8), VALUES)
+def test_mutated_objects_never_crash(sample, choices, replacement):
+    try:
+        docs = [d for d in yaml.safe_load_all(sample) if d is not None]
+        docs = [mutate(d, choices, replacement) for d in docs]
+        text = yaml.safe_dump_all(docs)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return
+    check(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(SAMPLES), st.integers(0, 4000), st.text(max_size=6))
+def test_mutated_text_never_crashes(sample, position, junk):
+    position %= len(sample) + 1
+    report = check(sample[:position] + junk + sample[position:])
+    for item in report.findings:
+        assert item.line >= 1 and item.column >= 1
+
+
+def test_output_formats_never_crash_on_odd_values():
+    report = check("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: .nan, b: [1], 3: c}\n")
+    json.loads(validate.format_json(report))
+    assert "errors" in validate.format_text(report)
