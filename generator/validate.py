@@ -349,7 +349,8 @@ def format_text(report: Report) -> str:
             f"{f.message} [{f.rule}]"
         )
     verdict = "valid" if report.valid else "invalid"
-    lines.append(f"{report.documents} documents: {report.errors} errors, {report.warnings} warnings ({verdict})")
+    noun = "document" if report.documents == 1 else "documents"
+    lines.append(f"{report.documents} {noun}: {report.errors} errors, {report.warnings} warnings ({verdict})")
     return "\n".join(lines) + "\n"
 
 
