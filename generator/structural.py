@@ -12,7 +12,7 @@ when the CRD is created (validation.go in apiextensions-apiserver):
 - a list-map's keys are scalar properties of its items, each required or, in
   apiextensions v1, defaulted (a v1beta1 CRD may not use `default` at all);
 - a list-set's items are scalars;
-- the root `metadata` may only say `type: object`.
+- the root `metadata` may only restrict `name` and `generateName`.
 """
 
 from __future__ import annotations
@@ -113,6 +113,8 @@ class _Checker:
                 self.error(where, "crd-list-map", f"list-map key {key!r} must be {needs}")
 
     def _root_metadata(self, node: dict, path: str) -> None:
-        extra = sorted(set(node) - {"type", "description"})
-        if node.get("type") != "object" or extra:
-            self.error(path, "crd-metadata", "the root metadata schema may only be {type: object}")
+        # Only `type: object` and restrictions of name and generateName are allowed there.
+        extra = set(node) - {"type", "description", "properties"}
+        named = set(node.get("properties", {})) - {"name", "generateName"}
+        if node.get("type") != "object" or extra or named:
+            self.error(path, "crd-metadata", "the root metadata schema may only restrict name and generateName")
