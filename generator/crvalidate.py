@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import jsonschema_rs
 
+from .crdschema import QUANTITY_PATTERN
 from .findings import Finding, dotted
 from .kubevalidate import type_problem
+from .rules import quantity_message
 
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
@@ -73,6 +75,8 @@ class CustomResourceValidator:
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum):
                 allowed = ", ".join(str(option) for option in kind.options)
                 out.append(Finding("error", path, "enum", f"{error.instance!r} is not allowed; use one of {allowed}"))
+            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Pattern) and kind.pattern == QUANTITY_PATTERN:
+                out.append(Finding("error", path, "quantity", quantity_message(error.instance)))
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
                 out.append(Finding("error", path, *type_problem(error.instance, kind.types)))
             else:

@@ -86,6 +86,10 @@ def parse_quantity(text) -> Decimal | None:
     return number * _SUFFIX[suffix]
 
 
+def quantity_message(value) -> str:
+    return f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)"
+
+
 def name_problem(value, pattern: re.Pattern, limit: int, what: str) -> str | None:
     if not isinstance(value, str) or not value:
         return f"{what} is required"
@@ -263,13 +267,7 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
         for resource, quantity in _dict(resources.get(kind)).items():
             value = parse_quantity(quantity)
             if value is None and quantity is not None:
-                out.append(
-                    error(
-                        f"{here}.resources.{kind}.{resource}",
-                        "quantity",
-                        f"{quantity!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)",
-                    )
-                )
+                out.append(error(f"{here}.resources.{kind}.{resource}", "quantity", quantity_message(quantity)))
             parsed[(kind, resource)] = value
     for (kind, resource), value in parsed.items():
         limit = parsed.get(("limits", resource))

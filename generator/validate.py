@@ -121,6 +121,10 @@ class ObjectChecker:
         return self._custom_validators[key]
 
     def check(self, obj) -> list[Finding]:
+        """Every finding once: the schema and a rule may say the same thing (a bad quantity)."""
+        return list(dict.fromkeys(self._check(obj)))
+
+    def _check(self, obj) -> list[Finding]:
         if not isinstance(obj, dict):
             return [
                 rules.error(
@@ -135,7 +139,7 @@ class ObjectChecker:
         if kind.endswith("List") and isinstance(obj.get("items"), list):
             out = []
             for i, item in enumerate(obj["items"]):
-                out += [_prefixed(f, f"items[{i}]") for f in self.check(item)]
+                out += [_prefixed(f, f"items[{i}]") for f in self._check(item)]
             return out
         if (api_version, kind) in LEGACY:
             return [rules.error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]

@@ -273,7 +273,7 @@ def test_strict_mode_catches_the_seeds_misspelt_clean_policy(api_schema):
         ({"withGloo": 3}, "spec.withGloo", "enum"),
         ({"worker": {"replicas": 0}}, "spec.worker.replicas", "schema"),
         ({"worker": {"template": {}}}, "spec.worker", "schema"),
-        ({"schedulingPolicy": {"minResources": {"cpu": "lots"}}}, "spec.schedulingPolicy.minResources.cpu", "schema"),
+        ({"schedulingPolicy": {"minResources": {"cpu": "lots"}}}, "spec.schedulingPolicy.minResources.cpu", "quantity"),
     ],
 )
 def test_invalid_specs_are_rejected(api_schema, patch, path, rule):

@@ -1,0 +1,172 @@
+"""Training jobs from Python: a small typed model of the job description the jsonnet library
+renders (libsonnet/paddlejob/), so the Python API, the CLI and jsonnet share one model.
+
+    from generator.jobs import TrainingJob, Role, Volume
+    job = TrainingJob("resnet", "registry.baidubce.com/paddle-operator/demo-resnet:v1",
+                      worker=Role(2, gpu=1), shm=True, command=["python", "train.py"])
+    manifests = job.render("volcano")          # validated dicts
+    print(job.to_yaml("paddle-operator"))
+
+Every rendered manifest passes `validate` before it is returned; a bad description raises
+JobError with a one-line message that names the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import engine
+from .kube import known_versions
+from .paths import LIBSONNET
+from .validate import ObjectChecker, Report, format_text, validate_text
+from .yamlio import dump_documents
+
+RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
+RUNTIMES = ("paddle-operator", "volcano", "kubeflow", "kubernetes")
+
+
+class JobError(ValueError):
+    """A job description that cannot be rendered; the message is one line."""
+
+
+@dataclass
+class Role:
+    replicas: int
+    cpu: str | None = None
+    memory: str | None = None
+    gpu: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    template: dict = field(default_factory=dict)  # a pod template to start from
+    image: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+
+
+@dataclass
+class Volume:
+    """One data volume mounted into every Paddle container: set one of pvc, host_path, cephfs."""
+
+    name: str
+    mount_path: str
+    pvc: str | None = None
+    host_path: str | None = None
+    cephfs: CephFS | None = None
+
+
+@dataclass
+class CephFS:
+    monitors: list[str]
+    path: str = "/"
+    user: str = "admin"
+    secret_name: str = "cephfs-secret"
+
+
+@dataclass
+class Elastic:
+    etcd: str | None = None
+    min_replicas: int | None = None
+    max_replicas: int | None = None
+    level: int = 1
+
+
+@dataclass
+class Volcano:
+    queue: str | None = None
+    priority_class: str | None = None
+    min_available: int | None = None
+    min_resources: dict[str, str] | None = None
+    pod_group: bool = False
+
+
+@dataclass
+class TrainingJob:
+    name: str
+    image: str
+    worker: Role | None = None
+    ps: Role | None = None
+    heter: Role | None = None
+    namespace: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+    working_dir: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    clean_pod_policy: str | None = None
+    intranet: str | None = None
+    with_gloo: int | None = None
+    elastic: Elastic | None = None
+    volcano: Volcano | None = None
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[dict] = field(default_factory=list)
+    shm: bool | str = False  # True, or a size limit such as "8Gi"
+    volumes: list[Volume] = field(default_factory=list)
+    port: int | None = None
+
+    def to_description(self) -> dict:
+        """The JSON the jsonnet library takes (docs/jobs.md): camelCase, no empty fields."""
+        out = _camel(
+            {k: v for k, v in self.__dict__.items() if k not in ("worker", "ps", "heter", "volumes")}
+        )
+        out["roles"] = {name: _camel(role.__dict__) for name in ("ps", "worker", "heter") if (role := getattr(self, name))}
+        if self.volumes:
+            out["volumes"] = [_volume(v) for v in self.volumes]
+        return out
+
+    def render(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> list[dict]:
+        return render_description(self.to_description(), runtime, kube_version)
+
+    def to_yaml(self, runtime: str = "paddle-operator") -> str:
+        return dump_documents(self.render(runtime))
+
+
+def _camel(fields: dict) -> dict:
+    out = {}
+    for key, value in fields.items():
+        if value is None or value == {} or value == [] or value is False or (key == "gpu" and value == 0):
+            continue
+        head, *rest = key.split("_")
+        name = head + "".join(part.title() for part in rest)
+        if hasattr(value, "__dataclass_fields__"):
+            value = _camel(value.__dict__)
+        out[name] = value
+    return out
+
+
+def _volume(volume: Volume) -> dict:
+    out = {"name": volume.name, "mountPath": volume.mount_path}
+    if volume.pvc:
+        out["pvc"] = volume.pvc
+    if volume.host_path:
+        out["hostPath"] = volume.host_path
+    if volume.cephfs:
+        out["cephfs"] = _camel(volume.cephfs.__dict__)
+    return out
+
+
+def render_description(description: dict, runtime: str, kube_version: int | None = None) -> list[dict]:
+    """Manifests for a job description, validated like `paddlejob-manifests validate` would."""
+    if runtime not in RUNTIMES:
+        raise JobError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+    try:
+        manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime})
+    except engine.JsonnetError as err:
+        raise JobError(jsonnet_message(str(err))) from None
+    check_manifests(manifests, kube_version)
+    return manifests
+
+
+def jsonnet_message(text: str) -> str:
+    """The user's part of a jsonnet error: its first line, without the engine's prefix."""
+    first = text.strip().splitlines()[0] if text.strip() else "jsonnet failed"
+    for prefix in ("runtime error: ", "RUNTIME ERROR: ", "assert failed: ", "Assertion failed. "):
+        first = first.removeprefix(prefix)
+    return first
+
+
+def check_manifests(manifests: list[dict], kube_version: int | None = None, name: str = "rendered") -> None:
+    """Raise JobError listing the findings if any manifest would not pass `validate`."""
+    checker = ObjectChecker(kube_version or known_versions()[-1])
+    report = Report()
+    validate_text(name, dump_documents(manifests), checker, report)
+    if not report.valid:
+        raise JobError("the rendered manifests do not validate:\n" + format_text(report))

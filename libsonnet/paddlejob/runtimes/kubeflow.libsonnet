@@ -1,0 +1,47 @@
+// kubeflow: the Kubeflow training-operator's kubeflow.org/v1 PaddleJob. Collective jobs only
+// (Worker replicas; the training operator sets the PADDLE_* environment); the Paddle container
+// must be named `paddle`. cleanPodPolicy maps Always -> All and Never -> None; the outcome-based
+// policies (OnFailure, OnCompletion) have no counterpart there.
+local pod = import '../pod.libsonnet';
+
+local cleanPodPolicies = { Always: 'All', Never: 'None' };
+
+{
+  render(job)::
+    local volcano = std.get(job, 'volcano');
+    local elastic = std.get(job, 'elastic');
+    local policy = std.get(job, 'cleanPodPolicy');
+    assert policy == null || std.objectHas(cleanPodPolicies, policy) :
+           'cleanPodPolicy %s cannot be expressed on the kubeflow runtime (it has All, Running, None); use Always or Never' % policy;
+    local template = pod.template(job, 'worker', {}, if elastic != null && std.objectHas(elastic, 'etcd')
+    then [{ name: 'PADDLE_ELASTIC_SERVER', value: elastic.etcd }] else []);
+    assert template.spec.containers[0].name == 'paddle' :
+           "the Paddle container must be named 'paddle' on the kubeflow runtime, got '%s'" % template.spec.containers[0].name;
+    [{
+      apiVersion: 'kubeflow.org/v1',
+      kind: 'PaddleJob',
+      metadata: pod.metadata(job),
+      spec: {
+        [if policy != null || volcano != null then 'runPolicy']: {
+          [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],
+          [if volcano != null then 'schedulingPolicy']: {
+            minAvailable: std.get(volcano, 'minAvailable', pod.totalPods(job)),
+            [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
+            [if std.objectHas(volcano, 'priorityClass') then 'priorityClass']: volcano.priorityClass,
+            [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,
+          },
+        },
+        [if elastic != null then 'elasticPolicy']: {
+          [if std.objectHas(elastic, 'minReplicas') then 'minReplicas']: elastic.minReplicas,
+          [if std.objectHas(elastic, 'maxReplicas') then 'maxReplicas']: elastic.maxReplicas,
+        },
+        paddleReplicaSpecs: {
+          Worker: {
+            replicas: job.roles.worker.replicas,
+            restartPolicy: 'OnFailure',
+            template: template,
+          },
+        },
+      },
+    }],
+}
