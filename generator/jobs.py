@@ -104,10 +104,10 @@ class TrainingJob:
 
     def to_description(self) -> dict:
         """The JSON the jsonnet library takes (docs/jobs.md): camelCase, no empty fields."""
-        out = _camel(
-            {k: v for k, v in self.__dict__.items() if k not in ("worker", "ps", "heter", "volumes")}
-        )
-        out["roles"] = {name: _camel(role.__dict__) for name in ("ps", "worker", "heter") if (role := getattr(self, name))}
+        out = _camel({k: v for k, v in self.__dict__.items() if k not in ("worker", "ps", "heter", "volumes")})
+        out["roles"] = {
+            name: _camel(role.__dict__) for name in ("ps", "worker", "heter") if (role := getattr(self, name))
+        }
         if self.volumes:
             out["volumes"] = [_volume(v) for v in self.volumes]
         return out

@@ -61,6 +61,13 @@ def _list(value) -> list:
     return value if isinstance(value, list) else []
 
 
+def dig(value, *keys):
+    """value[k1][k2]... or None, whatever the shapes on the way."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
 def _int(value) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -175,7 +182,9 @@ def pod_spec_findings(spec, path: str, template: bool = True) -> list[Finding]:
     containers = spec.get("containers")
     if isinstance(containers, list) and not containers:
         out.append(error(f"{path}.containers", "containers", "a pod needs at least one container"))
-    volumes = {v.get("name") for v in _list(spec.get("volumes")) if isinstance(v, dict)}
+    volumes = {
+        v.get("name") for v in _list(spec.get("volumes")) if isinstance(v, dict) and isinstance(v.get("name"), str)
+    }
     seen: dict[str, str] = {}
     for group in ("initContainers", "containers"):
         for i, c in enumerate(_list(spec.get(group))):
@@ -212,7 +221,8 @@ def pod_spec_findings(spec, path: str, template: bool = True) -> list[Finding]:
             out.append(error(f"{path}.volumes[{i}].name", "name", problem))
         elif name in names:
             out.append(error(f"{path}.volumes[{i}].name", "volume-name", f"volume name {name!r} is used twice"))
-        names.add(name)
+        if isinstance(name, str):
+            names.add(name)
     return out
 
 
@@ -501,7 +511,8 @@ def volcano_job_findings(obj: dict) -> list[Finding]:
             out.append(error(f"spec.tasks[{i}].name", "volcano-task-name", problem))
         elif name in names:
             out.append(error(f"spec.tasks[{i}].name", "volcano-task-name", f"task name {name!r} is used twice"))
-        names.setdefault(name, i)
+        if isinstance(name, str):
+            names.setdefault(name, i)
         replicas = _int(task.get("replicas")) or 0
         total += replicas
         task_min = _int(task.get("minAvailable"))

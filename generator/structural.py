@@ -58,30 +58,31 @@ class _Checker:
             self.error(path, "crd-structural", "a structural schema states `type` here")
         if int_or_string:
             self._int_or_string(node, path)
-        if "properties" in node and isinstance(node.get("additionalProperties"), dict):
+        props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+        items = node.get("items") if isinstance(node.get("items"), dict) else {}
+        if props and isinstance(node.get("additionalProperties"), dict):
             self.error(path, "crd-structural", "`properties` and `additionalProperties` exclude each other")
         if node.get("x-kubernetes-list-type") == "map":
             self._list_map(node, path)
-        if node.get("x-kubernetes-list-type") == "set":
-            item_type = node.get("items", {}).get("type")
-            if item_type not in _SCALARS and node.get("items", {}).get("x-kubernetes-map-type") != "atomic":
-                self.error(path, "crd-list-set", "the items of a list-set must be scalars or atomic maps")
-        for name, sub in node.get("properties", {}).items():
+        is_set = node.get("x-kubernetes-list-type") == "set"
+        if is_set and items.get("type") not in _SCALARS and items.get("x-kubernetes-map-type") != "atomic":
+            self.error(path, "crd-list-set", "the items of a list-set must be scalars or atomic maps")
+        for name, sub in props.items():
             child = f"{path}.properties[{name}]"
             if root and name == "metadata":
                 self._root_metadata(sub, child)
             self.node(sub, child)
         if isinstance(node.get("additionalProperties"), dict):
             self.node(node["additionalProperties"], f"{path}.additionalProperties")
-        if "items" in node:
-            self.node(node["items"], f"{path}.items")
+        if items:
+            self.node(items, f"{path}.items")
         for junctor in _JUNCTORS:
             if int_or_string and junctor in ("anyOf", "allOf"):
                 continue  # its one allowed form was checked above
             subs = node.get(junctor)
             if isinstance(subs, dict):
                 subs = [subs]
-            for i, sub in enumerate(subs or []):
+            for i, sub in enumerate(subs if isinstance(subs, list) else []):
                 self.node(sub, f"{path}.{junctor}[{i}]", in_junctor=True)
 
     def _int_or_string(self, node: dict, path: str) -> None:
@@ -92,16 +93,23 @@ class _Checker:
                 self.error(f"{path}.{junctor}", "crd-int-or-string", "must be [{type: integer}, {type: string}]")
 
     def _list_map(self, node: dict, path: str) -> None:
-        keys = node.get("x-kubernetes-list-map-keys") or []
-        items = node.get("items", {})
+        keys = node.get("x-kubernetes-list-map-keys")
+        keys = [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
+        items = node.get("items") if isinstance(node.get("items"), dict) else {}
         if not keys:
             self.error(path, "crd-list-map", "a list-map needs x-kubernetes-list-map-keys")
         if items.get("type") != "object":
             self.error(f"{path}.items", "crd-list-map", "the items of a list-map must be objects")
             return
-        required = set(items.get("required", []))
+        required = (
+            {r for r in items.get("required") or [] if isinstance(r, str)}
+            if isinstance(items.get("required"), list)
+            else set()
+        )
+        item_props = items.get("properties") if isinstance(items.get("properties"), dict) else {}
         for key in keys:
-            prop = items.get("properties", {}).get(key)
+            prop = item_props.get(key)
+            prop = prop if isinstance(prop, dict) else None
             where = f"{path}.items.properties[{key}]"
             if prop is None:
                 self.error(where, "crd-list-map", f"list-map key {key!r} is not a property of the items")
@@ -114,7 +122,12 @@ class _Checker:
 
     def _root_metadata(self, node: dict, path: str) -> None:
         # Only `type: object` and restrictions of name and generateName are allowed there.
+        if not isinstance(node, dict):
+            return
         extra = set(node) - {"type", "description", "properties"}
-        named = set(node.get("properties", {})) - {"name", "generateName"}
+        named = set(node.get("properties") if isinstance(node.get("properties"), dict) else {}) - {
+            "name",
+            "generateName",
+        }
         if node.get("type") != "object" or extra or named:
             self.error(path, "crd-metadata", "the root metadata schema may only restrict name and generateName")

@@ -185,12 +185,13 @@ def crd_findings(crd: dict) -> list[Finding]:
         return []
     out = []
     if crd["apiVersion"] == "apiextensions.k8s.io/v1":
-        for i, version in enumerate(spec.get("versions") or []):
-            schema = ((version or {}).get("schema") or {}).get("openAPIV3Schema")
+        versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+        for i, version in enumerate(versions):
+            schema = rules.dig(version, "schema", "openAPIV3Schema")
             if isinstance(schema, dict):
                 out += structural.check(schema, "v1", True, f"spec.versions[{i}].schema.openAPIV3Schema")
     else:
-        schema = (spec.get("validation") or {}).get("openAPIV3Schema")
+        schema = rules.dig(spec, "validation", "openAPIV3Schema")
         if isinstance(schema, dict):
             out += structural.check(
                 schema, "v1beta1", spec.get("preserveUnknownFields") is False, "spec.validation.openAPIV3Schema"
