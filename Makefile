@@ -17,11 +17,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 ## Render deploy/ (and the API data the jsonnet library imports), validating everything first.
 manifests: $(STAMP)
-	$(PY) -m generator render --lib-out $(LIB_OUT)
+	$(PY) -m generator render --lib-out $(LIB_OUT) --examples examples
 
 ## Drift check: fail, with the diff, when the committed output differs from a fresh render.
 check: $(STAMP)
-	$(PY) -m generator render --check --lib-out $(LIB_OUT)
+	$(PY) -m generator render --check --lib-out $(LIB_OUT) --examples examples
 
 ## Everything CI runs: lint, drift check, test suite.
 test: lint check

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from . import bundles, kube, render, validate
+from . import bundles, jobcli, kube, render, validate
 from .paths import DEPLOY
 
 _QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
@@ -29,6 +29,7 @@ examples:
   paddlejob-manifests render --namespace training --scheduling volcano --network-policy
   paddlejob-manifests render --kube-version 1.15      # v1beta1 bundle for 1.15 (int-or-string markers)
   paddlejob-manifests render --keep-descriptions --out /tmp/explain   # for `kubectl explain`
+  paddlejob-manifests render examples/resnet-collective-gpu.jsonnet   # a job written in jsonnet
 """
 
 
@@ -137,8 +138,21 @@ def _add_render(sub) -> None:
         epilog=RENDER_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE.jsonnet",
+        help="render a job written with libsonnet/paddlejob to stdout instead of the bundles",
+    )
+    p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="with FILE: the format")
     p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
+    p.add_argument(
+        "--examples",
+        type=Path,
+        metavar="DIR",
+        help="also render DIR/*.jsonnet (job examples) into OUT/examples/, validated",
+    )
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when the output differs")
     p.add_argument("--kube-version", help="oldest Kubernetes release to serve, e.g. 1.13 (v1beta1) or 1.19 (v1)")
     p.add_argument(
@@ -175,6 +189,8 @@ def _add_render(sub) -> None:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    if args.file:
+        return jobcli.cmd_render_file(args)
     started = time.perf_counter()
     params = operator_params(args)
     try:
@@ -186,6 +202,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     except render.RenderError as err:
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
         return 1
+    if args.examples:
+        try:
+            result.files.update(render.render_examples(args.examples))
+        except render.RenderError as err:
+            print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+            return 1
     lib_files = render.generated_api_files(bundles.default_bundles()) if args.lib_out else {}
     if args.check:
         drift = render.diff_against_disk(args.out, result.files)
@@ -261,9 +283,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="paddlejob-manifests", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="subcommand", required=True)
     _add_render(sub)
     _add_validate(sub)
+    jobcli.add_parsers(sub)
     return parser
 
 
@@ -272,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except UsageError as err:
-        print(f"paddlejob-manifests {args.command}: error: {err}", file=sys.stderr)
+    except (UsageError, jobcli.UsageError) as err:
+        print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
         return 2
 
 

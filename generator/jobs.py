@@ -163,10 +163,14 @@ def jsonnet_message(text: str) -> str:
     return first
 
 
-def check_manifests(manifests: list[dict], kube_version: int | None = None, name: str = "rendered") -> None:
+def check_manifests(
+    manifests: list[dict], kube_version: int | None = None, name: str = "rendered", checker: ObjectChecker | None = None
+) -> None:
     """Raise JobError listing the findings if any manifest would not pass `validate`."""
-    checker = ObjectChecker(kube_version or known_versions()[-1])
-    report = Report()
+    checker = checker or ObjectChecker(kube_version or known_versions()[-1])
+    if not any(f.is_error for manifest in manifests for f in checker.check(manifest)):
+        return
+    report = Report()  # lines and columns only when there is something to report
     validate_text(name, dump_documents(manifests), checker, report)
     if not report.valid:
         raise JobError("the rendered manifests do not validate:\n" + format_text(report))

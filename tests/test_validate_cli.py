@@ -24,8 +24,12 @@ BAD = FIXTURES / "validate" / "bad"
 def run(argv, stdin: str | None = None) -> tuple[int, str, str]:
     done = subprocess.run(
         [sys.executable, "-m", "generator", "validate", *argv],
-        cwd=REPO, input=stdin, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=REPO,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return done.returncode, done.stdout, done.stderr
 
 
@@ -82,8 +86,18 @@ def test_json_output_holds_every_field():
     assert len(body["findings"]) == 4
     first = body["findings"][0]
     assert set(first) == {
-        "severity", "file", "document", "line", "column", "apiVersion", "kind", "name", "path", "rule", "message",
-    }  # fmt: skip
+        "severity",
+        "file",
+        "document",
+        "line",
+        "column",
+        "apiVersion",
+        "kind",
+        "name",
+        "path",
+        "rule",
+        "message",
+    }
     assert first["apiVersion"] == "batch.volcano.sh/v1alpha1" and first["name"] == "ctr-volcano"
     assert first["document"] == 1 and first["line"] == 9 and first["column"] == 3
 

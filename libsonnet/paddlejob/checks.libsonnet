@@ -1,6 +1,7 @@
 // The rules a job description must follow, and what each runtime can express.
 // check(job, runtime) returns the job with its defaults filled in, or stops with an error that
 // names the field, the value and what is allowed.
+local util = import 'util.libsonnet';
 local has(obj, field) = std.objectHas(obj, field) && obj[field] != null;
 local isCount(n, least) = std.isNumber(n) && n == std.floor(n) && n >= least;
 
@@ -32,21 +33,21 @@ local usedFeatures(job) = std.prune([
   if has(job, 'withGloo') then 'withGloo',
   if has(job, 'elastic') then 'elastic',
   if has(job, 'volcano') then 'Volcano gang scheduling (volcano)',
-  if has(job, 'volcano') && std.get(job.volcano, 'podGroup', false) then 'a hand-written PodGroup (volcano.podGroup)',
+  if has(job, 'volcano') && util.get(job.volcano, 'podGroup', false) then 'a hand-written PodGroup (volcano.podGroup)',
 ]);
 
 local isLabel(name) =
   local chars = std.stringChars(name);
   std.length(name) > 0 && std.length(name) <= 63
-  && std.all([std.member('abcdefghijklmnopqrstuvwxyz0123456789-', c) for c in chars])
+  && util.all([std.member('abcdefghijklmnopqrstuvwxyz0123456789-', c) for c in chars])
   && std.member('abcdefghijklmnopqrstuvwxyz', chars[0])
   && chars[std.length(chars) - 1] != '-';
 
 local checkRole(name, r) =
-  assert isCount(std.get(r, 'replicas'), 1) :
-         'roles.%s.replicas must be a whole number >= 1, got %s' % [name, std.get(r, 'replicas')];
-  assert isCount(std.get(r, 'gpu', 0), 0) :
-         'roles.%s.gpu must be a whole number >= 0, got %s' % [name, std.get(r, 'gpu')];
+  assert isCount(util.get(r, 'replicas'), 1) :
+         'roles.%s.replicas must be a whole number >= 1, got %s' % [name, util.get(r, 'replicas')];
+  assert isCount(util.get(r, 'gpu', 0), 0) :
+         'roles.%s.gpu must be a whole number >= 0, got %s' % [name, util.get(r, 'gpu')];
   true;
 
 {
@@ -54,15 +55,15 @@ local checkRole(name, r) =
   roleNames:: roleNames,
 
   check(job, runtime)::
-    assert std.isString(std.get(job, 'name')) : 'must provide name';
+    assert std.isString(util.get(job, 'name')) : 'must provide name';
     assert isLabel(job.name) :
            "name '%s' must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter, at most 63" % job.name;
-    assert std.isString(std.get(job, 'image')) && job.image != '' : 'must provide image';
-    local roles = std.get(job, 'roles', {});
+    assert std.isString(util.get(job, 'image')) && job.image != '' : 'must provide image';
+    local roles = util.get(job, 'roles', {});
     assert std.length(roles) > 0 : 'must provide a role: worker (collective), or ps and worker (parameter-server)';
-    assert std.all([std.member(['ps', 'worker', 'heter'], r) for r in std.objectFields(roles)]) :
+    assert util.all([std.member(['ps', 'worker', 'heter'], r) for r in std.objectFields(roles)]) :
            'roles are ps, worker and heter, got %s' % std.join(', ', std.objectFields(roles));
-    assert std.all([checkRole(r, roles[r]) for r in std.objectFields(roles)]);
+    assert util.all([checkRole(r, roles[r]) for r in std.objectFields(roles)]);
     assert !std.objectHas(roles, 'ps') || std.objectHas(roles, 'worker') : 'roles.ps needs roles.worker: PS mode runs servers and trainers';
     assert !std.objectHas(roles, 'heter') || (std.objectHas(roles, 'ps') && std.objectHas(roles, 'worker')) :
            'roles.heter needs roles.ps and roles.worker';
@@ -72,7 +73,7 @@ local checkRole(name, r) =
            "intranet must be PodIP, Service or Host, got '%s'" % job.intranet;
     assert !has(job, 'withGloo') || std.member([0, 1, 2], job.withGloo) : 'withGloo must be 0, 1 or 2, got %s' % job.withGloo;
     assert !has(job, 'elastic') || std.objectHas(roles, 'worker') : 'elastic needs roles.worker';
-    assert !has(job, 'elastic') || runtime != 'paddle-operator' || std.isString(std.get(job.elastic, 'etcd')) :
+    assert !has(job, 'elastic') || runtime != 'paddle-operator' || std.isString(util.get(job.elastic, 'etcd')) :
            'elastic.etcd must give the etcd endpoint (host:port) the pods register with';
     local missing = [f for f in usedFeatures(job) if !std.member(support[f], runtime)];
     assert missing == [] :

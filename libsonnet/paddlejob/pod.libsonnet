@@ -1,5 +1,6 @@
 // Pod templates of a job's roles, shared by every runtime. The Paddle container is containers[0]
 // (the paddle-operator sets its environment there); a role's `template` is the starting point.
+local util = import 'util.libsonnet';
 local envList(env) = [{ name: k, value: std.toString(env[k]) } for k in std.objectFields(env)];
 
 local volume(v) =
@@ -9,9 +10,9 @@ local volume(v) =
      else if std.objectHas(v, 'cephfs') then {
        cephfs: {
          monitors: v.cephfs.monitors,
-         path: std.get(v.cephfs, 'path', '/'),
-         user: std.get(v.cephfs, 'user', 'admin'),
-         secretRef: { name: std.get(v.cephfs, 'secretName', 'cephfs-secret') },
+         path: util.get(v.cephfs, 'path', '/'),
+         user: util.get(v.cephfs, 'user', 'admin'),
+         secretRef: { name: util.get(v.cephfs, 'secretName', 'cephfs-secret') },
        },
      }
      else error 'volume %s needs one of pvc, hostPath, cephfs' % v.name);
@@ -27,7 +28,7 @@ local shmVolume(shm) = {
   // Resources from cpu, memory (requested and limited alike: training wants Guaranteed QoS) and gpu.
   resources(role)::
     local sized = { [k]: role[k] for k in ['cpu', 'memory'] if std.objectHas(role, k) };
-    local gpu = if std.get(role, 'gpu', 0) > 0 then { 'nvidia.com/gpu': role.gpu } else {};
+    local gpu = if util.get(role, 'gpu', 0) > 0 then { 'nvidia.com/gpu': role.gpu } else {};
     {
       [if sized != {} then 'requests']: sized,
       [if sized + gpu != {} then 'limits']: sized + gpu,
@@ -37,38 +38,38 @@ local shmVolume(shm) = {
   // that $(VAR) references in the user's values can use it; `extra` adds to the pod spec.
   template(job, roleName, labels, contractEnv=[], extraSpec={})::
     local role = job.roles[roleName];
-    local start = std.get(role, 'template', {});
-    local startSpec = std.get(start, 'spec', {});
-    local startContainers = std.get(startSpec, 'containers', []);
+    local start = util.get(role, 'template', {});
+    local startSpec = util.get(start, 'spec', {});
+    local startContainers = util.get(startSpec, 'containers', []);
     local base = if startContainers != [] then startContainers[0] else {};
     local volumes = [volume(v) for v in job.volumes]
-                    + (if std.get(job, 'shm', false) != false then [shmVolume(job.shm)] else []);
+                    + (if util.get(job, 'shm', false) != false then [shmVolume(job.shm)] else []);
     local mounts = [{ name: v.name, mountPath: v.mountPath } for v in job.volumes]
-                   + (if std.get(job, 'shm', false) != false then [{ name: 'dshm', mountPath: '/dev/shm' }] else []);
-    local command = std.get(role, 'command', std.get(job, 'command'));
-    local args = std.get(role, 'args', std.get(job, 'args'));
+                   + (if util.get(job, 'shm', false) != false then [{ name: 'dshm', mountPath: '/dev/shm' }] else []);
+    local command = util.get(role, 'command', util.get(job, 'command'));
+    local args = util.get(role, 'args', util.get(job, 'args'));
     local resources = $.resources(role);
     local paddle = base {
-      name: std.get(base, 'name', 'paddle'),
-      image: std.get(role, 'image', job.image),
+      name: util.get(base, 'name', 'paddle'),
+      image: util.get(role, 'image', job.image),
       [if command != null then 'command']: command,
       [if args != null then 'args']: args,
-      [if std.get(job, 'workingDir') != null then 'workingDir']: job.workingDir,
-      [if contractEnv + envList(job.env + std.get(role, 'env', {})) + std.get(base, 'env', []) != [] then 'env']:
-        contractEnv + std.get(base, 'env', []) + envList(job.env + std.get(role, 'env', {})),
+      [if util.get(job, 'workingDir') != null then 'workingDir']: job.workingDir,
+      [if contractEnv + envList(job.env + util.get(role, 'env', {})) + util.get(base, 'env', []) != [] then 'env']:
+        contractEnv + util.get(base, 'env', []) + envList(job.env + util.get(role, 'env', {})),
       [if resources != {} || std.objectHas(base, 'resources') then 'resources']:
-        std.mergePatch(std.get(base, 'resources', {}), resources),
-      [if mounts != [] || std.objectHas(base, 'volumeMounts') then 'volumeMounts']: std.get(base, 'volumeMounts', []) + mounts,
+        std.mergePatch(util.get(base, 'resources', {}), resources),
+      [if mounts != [] || std.objectHas(base, 'volumeMounts') then 'volumeMounts']: util.get(base, 'volumeMounts', []) + mounts,
     };
-    local metadata = std.get(start, 'metadata', {})
+    local metadata = util.get(start, 'metadata', {})
                      + (if job.labels + labels != {} then { labels+: job.labels + labels } else {});
     {
       [if metadata != {} then 'metadata']: metadata,
       spec: startSpec {
         containers: [paddle] + startContainers[1:],
-        [if volumes != [] || std.objectHas(startSpec, 'volumes') then 'volumes']: std.get(startSpec, 'volumes', []) + volumes,
-        [if job.nodeSelector != {} then 'nodeSelector']: std.get(startSpec, 'nodeSelector', {}) + job.nodeSelector,
-        [if job.tolerations != [] then 'tolerations']: std.get(startSpec, 'tolerations', []) + job.tolerations,
+        [if volumes != [] || std.objectHas(startSpec, 'volumes') then 'volumes']: util.get(startSpec, 'volumes', []) + volumes,
+        [if job.nodeSelector != {} then 'nodeSelector']: util.get(startSpec, 'nodeSelector', {}) + job.nodeSelector,
+        [if job.tolerations != [] then 'tolerations']: util.get(startSpec, 'tolerations', []) + job.tolerations,
       } + extraSpec,
     },
 

@@ -3,14 +3,15 @@
 // must be named `paddle`. cleanPodPolicy maps Always -> All and Never -> None; the outcome-based
 // policies (OnFailure, OnCompletion) have no counterpart there.
 local pod = import '../pod.libsonnet';
+local util = import '../util.libsonnet';
 
 local cleanPodPolicies = { Always: 'All', Never: 'None' };
 
 {
   render(job)::
-    local volcano = std.get(job, 'volcano');
-    local elastic = std.get(job, 'elastic');
-    local policy = std.get(job, 'cleanPodPolicy');
+    local volcano = util.get(job, 'volcano');
+    local elastic = util.get(job, 'elastic');
+    local policy = util.get(job, 'cleanPodPolicy');
     assert policy == null || std.objectHas(cleanPodPolicies, policy) :
            'cleanPodPolicy %s cannot be expressed on the kubeflow runtime (it has All, Running, None); use Always or Never' % policy;
     local template = pod.template(job, 'worker', {}, if elastic != null && std.objectHas(elastic, 'etcd')
@@ -25,7 +26,7 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
         [if policy != null || volcano != null then 'runPolicy']: {
           [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],
           [if volcano != null then 'schedulingPolicy']: {
-            minAvailable: std.get(volcano, 'minAvailable', pod.totalPods(job)),
+            minAvailable: util.get(volcano, 'minAvailable', pod.totalPods(job)),
             [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
             [if std.objectHas(volcano, 'priorityClass') then 'priorityClass']: volcano.priorityClass,
             [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,

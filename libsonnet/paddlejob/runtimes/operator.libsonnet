@@ -2,6 +2,7 @@
 // services and PADDLE_* environment. A PodGroup only when asked for (volcano.podGroup): with
 // --scheduling=volcano the operator creates its own from spec.schedulingPolicy.
 local pod = import '../pod.libsonnet';
+local util = import '../util.libsonnet';
 
 local roleSpec(job, name) =
   local role = job.roles[name];
@@ -18,32 +19,32 @@ local roleSpec(job, name) =
 
 {
   render(job)::
-    local volcano = std.get(job, 'volcano');
+    local volcano = util.get(job, 'volcano');
     local total = pod.totalPods(job);
     [{
       apiVersion: 'batch.paddlepaddle.org/v1',
       kind: 'PaddleJob',
       metadata: pod.metadata(job),
       spec: {
-        [if std.get(job, 'cleanPodPolicy') != null then 'cleanPodPolicy']: job.cleanPodPolicy,
-        [if std.get(job, 'intranet') != null then 'intranet']: job.intranet,
-        [if std.get(job, 'withGloo') != null then 'withGloo']: job.withGloo,
-        [if std.get(job, 'elastic') != null then 'elastic']: job.elastic.level,
+        [if util.get(job, 'cleanPodPolicy') != null then 'cleanPodPolicy']: job.cleanPodPolicy,
+        [if util.get(job, 'intranet') != null then 'intranet']: job.intranet,
+        [if util.get(job, 'withGloo') != null then 'withGloo']: job.withGloo,
+        [if util.get(job, 'elastic') != null then 'elastic']: job.elastic.level,
         [if volcano != null then 'schedulingPolicy']: {
-          minAvailable: std.get(volcano, 'minAvailable', total),
+          minAvailable: util.get(volcano, 'minAvailable', total),
           [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
           [if std.objectHas(volcano, 'priorityClass') then 'priorityClass']: volcano.priorityClass,
           [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,
         },
       } + { [r]: roleSpec(job, r) for r in std.objectFields(job.roles) },
     }] + (
-      if volcano != null && std.get(volcano, 'podGroup', false) then [{
+      if volcano != null && util.get(volcano, 'podGroup', false) then [{
         apiVersion: 'scheduling.volcano.sh/v1beta1',
         kind: 'PodGroup',
         // The operator's pods join the PodGroup named like the job.
         metadata: pod.metadata(job),
         spec: {
-          minMember: std.get(volcano, 'minAvailable', total),
+          minMember: util.get(volcano, 'minAvailable', total),
           [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
           [if std.objectHas(volcano, 'priorityClass') then 'priorityClassName']: volcano.priorityClass,
           [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,

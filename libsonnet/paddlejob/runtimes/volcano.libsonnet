@@ -6,6 +6,7 @@
 // job, host names <job>-<task>-<index>) and `env` plugin. The PADDLE_* contract is set here:
 // POD_IP is the pod's DNS name, so it matches its entry in the endpoint lists.
 local pod = import '../pod.libsonnet';
+local util = import '../util.libsonnet';
 
 local endpoints(job, task, count) =
   std.join(',', ['%s-%s-%d.%s:%d' % [job.name, task, i, job.name, job.port] for i in std.range(0, count - 1)]);
@@ -41,13 +42,13 @@ local task(job, roleName, taskName, trainingRole, policies) = {
 
 {
   render(job)::
-    local volcano = std.get(job, 'volcano', {});
+    local volcano = util.get(job, 'volcano', {});
     [{
       apiVersion: 'batch.volcano.sh/v1alpha1',
       kind: 'Job',
       metadata: pod.metadata(job),
       spec: {
-        minAvailable: std.get(volcano, 'minAvailable', pod.totalPods(job)),
+        minAvailable: util.get(volcano, 'minAvailable', pod.totalPods(job)),
         schedulerName: 'volcano',
         [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
         [if std.objectHas(volcano, 'priorityClass') then 'priorityClassName']: volcano.priorityClass,

@@ -1,0 +1,287 @@
+"""The job subcommands: `job` (flags -> manifests), `render FILE.jsonnet`, `convert FILE`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import yaml
+
+from . import convert, engine, jobs
+from .jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
+from .yamlio import dump_documents
+
+_QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
+
+# Description fields as the CLI spells them, so a jsonnet error names the flag to change.
+FLAG_OF_FIELD = {
+    "roles.worker.replicas": "--workers",
+    "roles.ps.replicas": "--ps",
+    "roles.heter.replicas": "--heter",
+    "roles.worker.gpu": "--gpus",
+    "roles.heter.gpu": "--gpus",
+    "roles.ps": "--ps",
+    "roles.heter": "--heter",
+    "name": "NAME",
+    "image": "--image",
+    "cleanPodPolicy": "--clean-pod-policy",
+    "intranet": "--intranet",
+    "withGloo": "--with-gloo",
+    "elastic.etcd": "--etcd",
+    "elastic": "--elastic",
+    "Volcano gang scheduling (volcano)": "--volcano",
+    "a hand-written PodGroup (volcano.podGroup)": "--podgroup",
+    "parameter-server mode (ps)": "--ps",
+    "heter mode (heter)": "--heter",
+}
+
+JOB_EXAMPLE = """\
+examples:
+  # wide & deep, parameter-server mode on CPU
+  paddlejob-manifests job wide-and-deep --image registry.baidubce.com/paddle-operator/demo-wide-and-deep:v1 \\
+      --ps 2 --workers 2 --with-gloo 1 --clean-pod-policy Never
+  # resnet, collective on GPUs, with shared memory, on Volcano's own Job
+  paddlejob-manifests job resnet --image registry.baidubce.com/paddle-operator/demo-resnet:v1 \\
+      --workers 2 --gpus 1 --shm --command "python -m paddle.distributed.launch train_fleet.py" --runtime volcano
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+def _quantity(option: str, value: str | None) -> str | None:
+    if value is not None and not _QUANTITY.match(value):
+        raise UsageError(f"{option}: {value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)")
+    return value
+
+
+def _pairs(option: str, values: list[str] | None) -> dict[str, str]:
+    out = {}
+    for value in values or []:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{option}: expected KEY=VALUE, got {value!r}")
+        out[key] = val
+    return out
+
+
+def _source_and_mount(option: str, value: str) -> tuple[str, str]:
+    source, sep, mount = value.partition(":")
+    if not sep or not source or not mount.startswith("/"):
+        raise UsageError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
+    return source, mount
+
+
+def job_from_args(args: argparse.Namespace) -> TrainingJob:
+    """The job the flags describe; flag-level mistakes raise UsageError naming the flag."""
+    cpu, memory = _quantity("--cpu", args.cpu), _quantity("--memory", args.memory)
+    if args.gpus < 0:
+        raise UsageError(f"--gpus: must be 0 or more, got {args.gpus}")
+    if args.mode == "collective" and args.ps:
+        raise UsageError("--mode collective: remove --ps (collective jobs have workers only)")
+    if args.mode == "ps" and not args.ps:
+        raise UsageError("--mode ps: give the number of parameter servers with --ps N")
+    if args.mode == "heter" and not args.heter:
+        raise UsageError("--mode heter: give the number of heter workers with --heter N")
+    if args.elastic and args.runtime == "paddle-operator" and not args.etcd:
+        raise UsageError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
+    if args.etcd and not args.elastic:
+        raise UsageError("--etcd: only with --elastic")
+    volumes = []
+    for i, value in enumerate(args.pvc or []):
+        claim, path = _source_and_mount("--pvc", value)
+        volumes.append(Volume(f"data-{i}" if i else "data", path, pvc=claim))
+    for i, value in enumerate(args.host_path or []):
+        host, path = _source_and_mount("--host-path", value)
+        volumes.append(Volume(f"host-{i}" if i else "host", path, host_path=host))
+    if args.cephfs:
+        cephfs = CephFS(args.cephfs.split(","), args.cephfs_path, args.cephfs_user, args.cephfs_secret)
+        volumes.append(Volume("cephfs", args.cephfs_mount, cephfs=cephfs))
+
+    def role(replicas: int, gpu: int = 0) -> Role:
+        return Role(replicas, cpu=cpu, memory=memory, gpu=gpu)
+
+    return TrainingJob(
+        name=args.name,
+        image=args.image,
+        namespace=args.namespace,
+        worker=role(args.workers, args.gpus),
+        ps=role(args.ps) if args.ps else None,
+        heter=role(args.heter, args.gpus) if args.heter else None,
+        command=shlex.split(args.command) if args.command else None,
+        args=shlex.split(args.args) if args.args else None,
+        working_dir=args.working_dir,
+        env=_pairs("--env", args.env),
+        labels=_pairs("--label", args.label),
+        clean_pod_policy=args.clean_pod_policy,
+        intranet=args.intranet,
+        with_gloo=args.with_gloo,
+        elastic=Elastic(args.etcd, args.min_workers, args.max_workers) if args.elastic else None,
+        volcano=Volcano(args.queue, args.priority_class, args.min_available, None, args.podgroup)
+        if args.volcano
+        else None,
+        node_selector=_pairs("--node-selector", args.node_selector),
+        tolerations=[_toleration(t) for t in args.toleration or []],
+        shm=args.shm if args.shm is not None else False,
+        volumes=volumes,
+        port=args.port,
+    )
+
+
+def _toleration(value: str) -> dict:
+    spec, sep, effect = value.rpartition(":")
+    if not sep or effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+        raise UsageError(f"--toleration: expected KEY[=VALUE]:EFFECT, got {value!r}")
+    key, has_value, val = spec.partition("=")
+    return (
+        {"key": key, "operator": "Equal", "value": val, "effect": effect}
+        if has_value
+        else {
+            "key": key,
+            "operator": "Exists",
+            "effect": effect,
+        }
+    )
+
+
+def flag_message(message: str) -> str:
+    """'roles.worker.gpu must be ...' -> '--gpus: roles.worker.gpu must be ...'."""
+    for field in sorted(FLAG_OF_FIELD, key=len, reverse=True):
+        if message.startswith(field):
+            return f"{FLAG_OF_FIELD[field]}: {message}"
+    return message
+
+
+def write_manifests(manifests: list[dict], output: str) -> None:
+    if output == "json":
+        sys.stdout.write(json.dumps(manifests, indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(dump_documents(manifests))
+
+
+def cmd_job(args: argparse.Namespace) -> int:
+    job = job_from_args(args)
+    try:
+        manifests = job.render(args.runtime)
+    except JobError as err:
+        text = str(err)
+        if "\n" in text:  # rendered, but the manifests do not validate: show every finding
+            print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
+            return 1
+        raise UsageError(flag_message(text)) from None
+    write_manifests(manifests, args.output)
+    return 0
+
+
+def cmd_render_file(args: argparse.Namespace) -> int:
+    """`render FILE.jsonnet`: a job written with the library; the file gives a list of manifests."""
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    try:
+        data = engine.evaluate(path, {})
+    except engine.JsonnetError as err:
+        print(f"paddlejob-manifests render: error: {path}: {err}", file=sys.stderr)
+        return 1
+    manifests = data if isinstance(data, list) else [data]
+    try:
+        jobs.check_manifests(manifests, name=str(path))
+    except JobError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr, end="")
+        return 1
+    write_manifests(manifests, args.output)
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    if not path.is_file() and args.file != "-":
+        raise UsageError(f"{args.file}: no such file")
+    text = sys.stdin.read() if args.file == "-" else path.read_text(encoding="utf-8")
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as err:
+        raise UsageError(f"{args.file}: not valid YAML ({err}); run `paddlejob-manifests validate` on it") from None
+    manifests = []
+    for doc in docs:
+        try:
+            job, notes = convert.to_job(doc)
+            manifests += job.render(args.to)
+        except (convert.ConvertError, JobError) as err:
+            print(f"paddlejob-manifests convert: error: {flag_message(str(err))}", file=sys.stderr)
+            return 1
+        for note in notes:
+            print(f"{args.file}: {note}", file=sys.stderr)
+    write_manifests(manifests, args.output)
+    return 0
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser(
+        "job",
+        help="write a training job's manifests from flags",
+        description="Render one training job for a runtime, validated. Per-role details (env, pod "
+        "template fields) are for the jsonnet library or the Python API.",
+        epilog=JOB_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", metavar="NAME", help="job name: a DNS-1035 label; pods are NAME-ROLE-INDEX")
+    p.add_argument("--image", required=True)
+    p.add_argument("--workers", type=int, required=True, help="trainers (workers)")
+    p.add_argument("--ps", type=int, default=0, help="parameter servers (PS mode)")
+    p.add_argument("--heter", type=int, default=0, help="heter workers (heter mode; needs --ps)")
+    p.add_argument("--mode", choices=["ps", "collective", "heter"], help="checked against the roles given")
+    p.add_argument("--gpus", type=int, default=0, help="GPUs per worker (and heter worker)")
+    p.add_argument("--cpu", help="CPU per pod, requested and limited (e.g. 2, 500m)")
+    p.add_argument("--memory", help="memory per pod, requested and limited (e.g. 4Gi)")
+    p.add_argument("--command", help='entry point, split like a shell does: "python train.py"')
+    p.add_argument("--args", help="arguments after the command, split like a shell does")
+    p.add_argument("--working-dir")
+    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="repeatable")
+    p.add_argument("--label", action="append", metavar="KEY=VALUE", help="repeatable")
+    p.add_argument("--namespace")
+    p.add_argument("--node-selector", action="append", metavar="KEY=VALUE", help="repeatable")
+    p.add_argument("--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="repeatable")
+    p.add_argument("--intranet", choices=["PodIP", "Service", "Host"])
+    p.add_argument("--with-gloo", type=int, choices=[0, 1, 2])
+    p.add_argument("--clean-pod-policy", choices=["Always", "Never", "OnFailure", "OnCompletion"])
+    p.add_argument("--volcano", action="store_true", help="gang-schedule with Volcano")
+    p.add_argument("--queue", help="Volcano queue (with --volcano)")
+    p.add_argument("--priority-class", help="priority class (with --volcano)")
+    p.add_argument("--min-available", type=int, help="gang size (with --volcano; default: every pod)")
+    p.add_argument("--podgroup", action="store_true", help="also write a PodGroup (paddle-operator runtime)")
+    p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
+    p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")
+    p.add_argument("--cephfs", metavar="MONITOR[,MONITOR...]", help="mount CephFS")
+    p.add_argument("--cephfs-mount", default="/mnt/cephfs")
+    p.add_argument("--cephfs-path", default="/")
+    p.add_argument("--cephfs-user", default="admin")
+    p.add_argument("--cephfs-secret", default="cephfs-secret")
+    p.add_argument("--shm", nargs="?", const=True, metavar="SIZE", help="/dev/shm in memory (GPU jobs need it)")
+    p.add_argument("--elastic", action="store_true", help="elastic, fault-tolerant training")
+    p.add_argument("--etcd", metavar="HOST:PORT", help="etcd endpoint for --elastic")
+    p.add_argument("--min-workers", type=int, help="with --elastic")
+    p.add_argument("--max-workers", type=int, help="with --elastic")
+    p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes; default 36543)")
+    p.add_argument("--runtime", choices=jobs.RUNTIMES, default="paddle-operator")
+    p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
+    p.set_defaults(func=cmd_job)
+
+    c = sub.add_parser(
+        "convert",
+        help="convert a legacy paddlepaddle.org/v1 PaddleJob, or move a job to another runtime",
+        description="Read a legacy paddlepaddle.org/v1 PaddleJob (or a batch.paddlepaddle.org/v1 one) and "
+        "write the job for --to; each field mapped, and each one that could not be, is listed on stderr.",
+        epilog="example:\n  paddlejob-manifests convert old-job.yaml > job.yaml\n"
+        "  paddlejob-manifests convert job.yaml --to volcano > volcano-job.yaml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
+    c.add_argument("--to", choices=jobs.RUNTIMES, default="paddle-operator")
+    c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
+    c.set_defaults(func=cmd_convert)

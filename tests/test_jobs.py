@@ -1,0 +1,365 @@
+"""Training jobs: the four runtimes, the three ways in (jsonnet, CLI, Python), conversion,
+and the errors a user gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from generator import cli, compat, engine, jobs, validate
+from generator.jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
+from generator.paths import DEPLOY, LIBSONNET
+from generator.yamlio import dump_documents
+
+from .conftest import FIXTURES, REPO, load_all
+
+EXAMPLES = REPO / "examples"
+GOLDEN = REPO / "tests" / "golden"
+
+
+def ps_job() -> TrainingJob:
+    return TrainingJob(
+        "ctr",
+        "volcanosh/edlctr:v1",
+        ps=Role(2, cpu="1", memory="2Gi"),
+        worker=Role(3, cpu="2", memory="4Gi"),
+        command=["paddle_k8s", "start_fluid"],
+        env={"GLOG_v": "0"},
+        volumes=[Volume("data", "/data", pvc="ctr-data")],
+        node_selector={"pool": "cpu"},
+        port=30236,
+    )
+
+
+def collective_job() -> TrainingJob:
+    return TrainingJob(
+        "resnet",
+        "registry.baidubce.com/paddle-operator/demo-resnet:v1",
+        worker=Role(4, gpu=2),
+        shm="8Gi",
+        command=["python", "-m", "paddle.distributed.launch", "train_fleet.py"],
+        volcano=Volcano(queue="gpu"),
+        tolerations=[{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}],
+    )
+
+
+CASES = [("ps", ps_job, r) for r in ("paddle-operator", "volcano", "kubernetes")] + [
+    ("collective", collective_job, r) for r in ("paddle-operator", "volcano", "kubeflow")
+]
+
+
+@pytest.mark.parametrize(("shape", "make", "runtime"), CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
+def test_golden_manifests_per_runtime(shape, make, runtime):
+    text = dump_documents(make().render(runtime))
+    golden = GOLDEN / f"{shape}-{runtime}.yaml"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text(), f"set UPDATE_GOLDEN=1 to accept a deliberate change to {golden.name}"
+
+
+def test_volcano_runtime_shape():
+    (job,) = ps_job().render("volcano")
+    spec = job["spec"]
+    assert [t["name"] for t in spec["tasks"]] == ["pserver", "trainer"]
+    assert spec["minAvailable"] == 5 and spec["schedulerName"] == "volcano"
+    assert spec["policies"] == [
+        {"event": "PodEvicted", "action": "RestartJob"},
+        {"event": "PodFailed", "action": "RestartJob"},
+    ]
+    assert spec["tasks"][1]["policies"] == [{"event": "TaskCompleted", "action": "CompleteJob"}]
+    assert set(spec["plugins"]) == {"svc", "env"}
+    env = {e["name"]: e.get("value") for e in spec["tasks"][0]["template"]["spec"]["containers"][0]["env"]}
+    assert env["TRAINING_ROLE"] == "PSERVER" and env["PADDLE_TRAINERS_NUM"] == "3"
+    assert env["PADDLE_PSERVERS_IP_PORT_LIST"] == "ctr-pserver-0.ctr:30236,ctr-pserver-1.ctr:30236"
+    assert env["POD_IP"] == "$(POD_NAME).ctr" and env["GLOG_v"] == "0"
+
+
+def test_kubernetes_runtime_shape():
+    objs = {(o["kind"], o["metadata"]["name"]): o for o in ps_job().render("kubernetes")}
+    assert set(objs) == {
+        ("ServiceAccount", "ctr"),
+        ("Role", "ctr"),
+        ("RoleBinding", "ctr"),
+        ("Service", "ctr-ps"),
+        ("StatefulSet", "ctr-ps"),
+        ("Service", "ctr-worker"),
+        ("Job", "ctr-worker"),
+    }
+    assert objs[("Role", "ctr")]["rules"] == [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}
+    ]
+    sts, job = objs[("StatefulSet", "ctr-ps")], objs[("Job", "ctr-worker")]
+    assert sts["spec"]["serviceName"] == "ctr-ps" and objs[("Service", "ctr-ps")]["spec"]["clusterIP"] == "None"
+    assert job["spec"]["completionMode"] == "Indexed" and job["spec"]["completions"] == 3
+    pod = job["spec"]["template"]["spec"]
+    assert pod["subdomain"] == "ctr-worker" and pod["serviceAccountName"] == "ctr"
+    env = {e["name"]: e for e in pod["containers"][0]["env"]}
+    assert env["PADDLE_TRAINER_ID"]["valueFrom"]["fieldRef"]["fieldPath"].endswith("job-completion-index']")
+    assert env["PADDLE_TRAINER_ENDPOINTS"]["value"].split(",")[2] == "ctr-worker-2.ctr-worker:30236"
+
+
+def test_kubeflow_runtime_maps_policies():
+    job = collective_job()
+    job.clean_pod_policy = "Always"
+    (out,) = job.render("kubeflow")
+    assert out["spec"]["runPolicy"] == {
+        "cleanPodPolicy": "All",
+        "schedulingPolicy": {"minAvailable": 4, "queue": "gpu"},
+    }
+    assert out["spec"]["paddleReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["name"] == "paddle"
+    job.clean_pod_policy = "OnCompletion"
+    with pytest.raises(JobError, match="cleanPodPolicy OnCompletion cannot be expressed on the kubeflow runtime"):
+        job.render("kubeflow")
+
+
+def test_operator_runtime_features():
+    job = collective_job()
+    job.elastic = Elastic("etcd:2379", 2, 8)
+    job.volcano = Volcano(queue="gpu", pod_group=True, min_available=2)
+    pdj, podgroup = job.render("paddle-operator")
+    assert (
+        pdj["spec"]["elastic"] == 1 and pdj["spec"]["worker"]["requests"] == 2 and pdj["spec"]["worker"]["limits"] == 8
+    )
+    assert pdj["spec"]["schedulingPolicy"] == {"minAvailable": 2, "queue": "gpu"}
+    assert pdj["spec"]["worker"]["template"]["spec"]["schedulerName"] == "volcano"
+    env = pdj["spec"]["worker"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "PADDLE_ELASTIC_SERVER", "value": "etcd:2379"} in env
+    assert podgroup["kind"] == "PodGroup" and podgroup["spec"]["minMember"] == 2
+
+
+@pytest.mark.parametrize(
+    ("job", "runtime", "message"),
+    [
+        (
+            TrainingJob("r", "i", worker=Role(1), heter=Role(1), ps=Role(1)),
+            "volcano",
+            "heter mode (heter) cannot be expressed on the volcano runtime; runtimes that have it: paddle-operator",
+        ),
+        (
+            TrainingJob("r", "i", worker=Role(1), intranet="Host"),
+            "volcano",
+            "intranet cannot be expressed on the volcano runtime; runtimes that have it: paddle-operator",
+        ),
+        (
+            TrainingJob("r", "i", worker=Role(1), volcano=Volcano()),
+            "kubernetes",
+            "Volcano gang scheduling (volcano) cannot be expressed on the kubernetes runtime",
+        ),
+        (
+            TrainingJob("r", "i", worker=Role(1), elastic=Elastic()),
+            "paddle-operator",
+            "elastic.etcd must give the etcd endpoint",
+        ),
+        (TrainingJob("r", "i", ps=Role(1)), "paddle-operator", "roles.ps needs roles.worker"),
+        (
+            TrainingJob("r", "i", worker=Role(0)),
+            "paddle-operator",
+            "roles.worker.replicas must be a whole number >= 1, got 0",
+        ),
+        (
+            TrainingJob("r", "i", worker=Role(1, gpu=1.5)),
+            "paddle-operator",
+            "roles.worker.gpu must be a whole number >= 0, got 1.5",
+        ),
+        (TrainingJob("r" * 60, "i", worker=Role(12)), "paddle-operator", "would exceed 63 characters"),
+        (TrainingJob("r", "", worker=Role(1)), "paddle-operator", "must provide image"),
+        (
+            TrainingJob("r", "i", worker=Role(1)),
+            "slurm",
+            "runtime must be one of paddle-operator, volcano, kubeflow, kubernetes",
+        ),
+    ],
+)
+def test_bad_jobs_get_one_line_errors(job, runtime, message):
+    with pytest.raises(JobError) as caught:
+        job.render(runtime)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def run_cli(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *argv], cwd=REPO, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--mode", "hetero"], "argument --mode: invalid choice: 'hetero'"),
+        (["--heter", "1"], "--heter: roles.heter needs roles.ps and roles.worker"),
+        (["--workers", "0"], "--workers: roles.worker.replicas must be a whole number >= 1, got 0"),
+        (["--gpus", "1.5"], "argument --gpus: invalid int value: '1.5'"),
+        (["--runtime", "slurm"], "argument --runtime: invalid choice: 'slurm'"),
+        (["--cpu", "lots"], "--cpu: 'lots' is not a Kubernetes quantity"),
+        (["--pvc", "data"], "--pvc: expected SOURCE:/MOUNT/PATH"),
+        (["--elastic"], "--elastic: give the etcd endpoint"),
+        (
+            ["--ps", "1", "--runtime", "kubeflow"],
+            "--ps: parameter-server mode (ps) cannot be expressed on the kubeflow runtime",
+        ),
+    ],
+)
+def test_cli_errors_name_the_option(argv, message):
+    done = run_cli("job", "resnet", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 2
+    assert message in done.stderr.strip().splitlines()[-1]
+    assert done.stdout == ""
+
+
+def test_cli_rejects_names_that_cannot_become_pod_names():
+    done = run_cli("job", "ResNet_50", "--image", "img", "--workers", "2")
+    assert done.returncode == 2 and done.stderr.startswith("paddlejob-manifests job: error: NAME: name 'ResNet_50'")
+
+
+def example_command(name: str) -> list[str]:
+    for line in (EXAMPLES / f"{name}.jsonnet").read_text().splitlines():
+        if "paddlejob-manifests job" in line:
+            return shlex.split(line.split("paddlejob-manifests ", 1)[1])
+    raise AssertionError(f"{name}.jsonnet names no equivalent command")
+
+
+@pytest.mark.parametrize("name", ["wide-and-deep", "resnet", "wide-and-deep-volcano", "resnet-elastic"])
+def test_jsonnet_cli_and_python_give_identical_manifests(name, capsys):
+    from_jsonnet = [
+        m
+        for m in engine.evaluate(EXAMPLES / f"{name}.jsonnet", {})
+        if "paddle" in m["apiVersion"] or m["kind"] == "PodGroup"
+    ]
+    assert cli.main(example_command(name)) == 0
+    from_cli = load_all(capsys.readouterr().out)
+    args = cli.build_parser().parse_args(example_command(name))
+    from generator.jobcli import job_from_args
+
+    from_python = job_from_args(args).render(args.runtime)
+    assert from_jsonnet == from_cli == from_python
+
+
+def test_rendered_examples_are_the_committed_ones():
+    from generator import render
+
+    files = render.render_examples(EXAMPLES)
+    for rel, text in files.items():
+        assert (DEPLOY / rel).read_text() == text, rel
+    assert len(files) == len(list(EXAMPLES.glob("*.jsonnet"))) == 8
+
+
+def test_every_example_passes_validate_and_kubectl(capsys):
+    assert cli.main(["validate", "--strict-kinds", str(DEPLOY / "examples")]) == 0
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
+    import shutil
+
+    if shutil.which("kubectl"):
+        for path in sorted((DEPLOY / "examples").glob("*.yaml")):
+            done = subprocess.run(
+                ["kubectl", "label", "--local", "-f", str(path), "x=y", "-o", "name"],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "KUBECONFIG": os.devnull},
+                check=False,
+            )
+            assert done.returncode == 0, (path.name, done.stderr)
+            assert len(done.stdout.split()) == len(load_all(path.read_text()))
+
+
+def test_builtin_kinds_of_the_kubernetes_runtime_pass_kubernetes_validate():
+    import kubernetes_validate
+
+    for obj in ps_job().render("kubernetes") + load_all((DEPLOY / "examples" / "data-nfs.yaml").read_text())[:2]:
+        kubernetes_validate.validate(obj, "1.37.0", strict=True)
+
+
+def test_convert_maps_the_seeds_legacy_job_and_round_trips(tmp_path):
+    seed = FIXTURES / "seeds" / "004-line0017.yaml"
+    done = run_cli("convert", str(seed))
+    assert done.returncode == 0, done.stderr
+    first = load_all(done.stdout)
+    assert [d["apiVersion"] for d in first] == ["batch.paddlepaddle.org/v1"]
+    notes = done.stderr
+    for field in ("image", "pserver.min-instance", "trainer.entrypoint", "trainer.workspace", "trainer.passes"):
+        assert f"mapped spec.{field}" in notes
+    for field in ("ports_num", "ports_num_for_sparse", "mountPath", "trainer.max-instance"):
+        assert f"not mapped: spec.{field}:" in notes
+    worker = first[0]["spec"]["worker"]["template"]["spec"]["containers"][0]
+    assert (
+        worker["resources"]["requests"] == {"cpu": "200m", "memory": "200Mi"} and worker["workingDir"] == "/home/job-1/"
+    )
+    (tmp_path / "new.yaml").write_text(done.stdout)
+    again = run_cli("convert", str(tmp_path / "new.yaml"))
+    assert again.returncode == 0 and load_all(again.stdout) == first
+    for runtime in ("volcano", "kubernetes"):
+        moved = run_cli("convert", str(tmp_path / "new.yaml"), "--to", runtime)
+        assert moved.returncode == 0, moved.stderr
+        report = validate.Report()
+        validate.validate_text("moved.yaml", moved.stdout, validate.ObjectChecker(37), report)
+        assert report.valid
+
+
+def test_convert_explains_what_it_cannot_read():
+    done = run_cli("convert", str(FIXTURES / "validate" / "good" / "kubeflow.yaml"))
+    assert done.returncode == 1 and "converts paddlepaddle.org/v1 and batch.paddlepaddle.org/v1" in done.stderr
+
+
+def test_python_compatibility_api_of_paddle_job():
+    job = compat.PaddleJob(
+        job_name="paddle-job",
+        entry_point="python train.py",
+        runtime_image="yancey1989/paddle-job",
+        cpu_nums=3,
+        memory="4G",
+        gpu_nums=1,
+        trainers=2,
+        cephfs_volume=compat.CephFSVolume(monitors_addr="172.19.32.166:6789"),
+    )
+    (pdj,) = job.manifests()
+    assert pdj["spec"]["ps"]["replicas"] == 2 and pdj["spec"]["worker"]["replicas"] == 2
+    pod = pdj["spec"]["worker"]["template"]["spec"]
+    assert pod["containers"][0]["resources"]["limits"] == {"cpu": "3", "memory": "4G", "nvidia.com/gpu": 1}
+    assert pod["volumes"][0]["cephfs"] == {
+        "monitors": ["172.19.32.166:6789"],
+        "path": "/",
+        "user": "admin",
+        "secretRef": {"name": "cephfs-secret"},
+    }
+    assert pod["containers"][0]["volumeMounts"] == [{"name": "cephfs", "mountPath": "/mnt/cephfs"}]
+    # the seeds' own example spells cpu_num, use_gpu and trainer_package_path
+    old = compat.PaddleJob(
+        pservers=3,
+        runtime_image="yancey1989/paddle-job",
+        job_name="paddle-job",
+        namespace="yanxu",
+        use_gpu=False,
+        cpu_num=3,
+        trainer_package_path="/example/word2vec",
+        entry_point="python train.py",
+        cephfs_volume=compat.CephFSVolume(monitors_addr="172.19.32.166:6789"),
+    )
+    assert "workingDir: /example/word2vec" in old.to_yaml()
+    assert yaml.safe_load_all(old.to_yaml("volcano"))
+
+
+def test_jsonnet_library_works_without_python(tmp_path):
+    import shutil
+
+    binary = shutil.which("jsonnet")
+    if binary is None:
+        pytest.skip("the jsonnet command is not installed")
+    done = subprocess.run(
+        [binary, "-J", str(LIBSONNET), str(EXAMPLES / "resnet.jsonnet")], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == engine.evaluate(EXAMPLES / "resnet.jsonnet", {})
+
+
+def test_description_round_trips_through_json():
+    job = ps_job()
+    job.volumes.append(Volume("ceph", "/mnt/ceph", cephfs=CephFS(["10.0.0.1:6789"])))
+    description = job.to_description()
+    assert json.loads(json.dumps(description)) == description
+    assert description["roles"]["ps"] == {"replicas": 2, "cpu": "1", "memory": "2Gi"}
+    assert description["volumes"][1]["cephfs"]["secretName"] == "cephfs-secret"
+    assert jobs.render_description(description, "volcano") == job.render("volcano")
