@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-LIB_OUT := libsonnet/paddle-operator/generated
+# Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples
+GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out schemas/jsonschema \
+             --api-doc docs/api.md --examples examples
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
 .PHONY: manifests check test lint fmt bench kube-schemas clean
@@ -17,11 +19,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 ## Render deploy/ (and the API data the jsonnet library imports), validating everything first.
 manifests: $(STAMP)
-	$(PY) -m generator render --lib-out $(LIB_OUT) --examples examples
+	$(PY) -m generator render $(GENERATED)
 
 ## Drift check: fail, with the diff, when the committed output differs from a fresh render.
 check: $(STAMP)
-	$(PY) -m generator render --check --lib-out $(LIB_OUT) --examples examples
+	$(PY) -m generator render --check $(GENERATED)
 
 ## Everything CI runs: lint, drift check, test suite.
 test: lint check

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from . import bundles, jobcli, kube, render, validate
+from . import bundles, jobcli, kube, publish, render, validate
 from .paths import DEPLOY
 
 _QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
@@ -148,6 +148,13 @@ def _add_render(sub) -> None:
     p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
     p.add_argument(
+        "--jsonschema-out",
+        type=Path,
+        metavar="DIR",
+        help="also write JSON Schemas per kind (kubeconform, YAML language server) here",
+    )
+    p.add_argument("--api-doc", type=Path, metavar="FILE", help="also write the API reference (markdown) here")
+    p.add_argument(
         "--examples",
         type=Path,
         metavar="DIR",
@@ -208,13 +215,18 @@ def cmd_render(args: argparse.Namespace) -> int:
         except render.RenderError as err:
             print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
             return 1
-    lib_files = render.generated_api_files(bundles.default_bundles()) if args.lib_out else {}
+    # Other generated files, each owned by its folder (the API doc: by its own name only)
+    extra: list[tuple[Path, dict[str, str], bool]] = []
+    if args.lib_out:
+        extra.append((args.lib_out, render.generated_api_files(bundles.default_bundles()), True))
+    if args.jsonschema_out:
+        extra.append((args.jsonschema_out, publish.jsonschema_files(), True))
+    if args.api_doc:
+        extra.append((args.api_doc.parent, {args.api_doc.name: publish.api_markdown()}, False))
     if args.check:
         drift = render.diff_against_disk(args.out, result.files)
-        if args.lib_out:
-            drift += render.diff_against_disk(
-                args.lib_out.parent, {f"{args.lib_out.name}/{k}": v for k, v in lib_files.items()}
-            )
+        for folder, files, whole in extra:
+            drift += render.diff_files(folder, files, whole_folder=whole)
         if drift:
             sys.stdout.write(drift)
             print(
@@ -226,8 +238,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
         return 0
     render.write_atomically(args.out, result.files)
-    if args.lib_out:
-        render.write_files(args.lib_out, lib_files)
+    for folder, files, _ in extra:
+        render.write_files(folder, files)
     for line in result.summary:
         print(line, file=sys.stderr)
     for line in result.warnings:

@@ -37,3 +37,13 @@ def evaluate(path: Path, tla: dict | None = None, engine: str | None = None) -> 
     except RuntimeError as err:
         raise JsonnetError(str(err).strip()) from None
     return json.loads(text)
+
+
+def evaluate_snippet(code: str) -> object:
+    """Evaluate a jsonnet expression with ``-J libsonnet`` (the default engine)."""
+    import rjsonnet
+
+    try:
+        return json.loads(rjsonnet.evaluate_snippet("<snippet>", code, jpathdir=[str(LIBSONNET)]))
+    except RuntimeError as err:
+        raise JsonnetError(str(err).strip()) from None

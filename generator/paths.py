@@ -1,12 +1,20 @@
-"""Where the repository keeps things; every module asks here instead of guessing."""
+"""Where the repository keeps things; every module asks here instead of guessing.
+
+In a checkout the data lives at the top of the repository; an installed package carries
+the same folders as generator/_data/ (see pyproject.toml), and they win when present.
+"""
 
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA_DIR = REPO / "schemas"
+_PACKAGED = Path(__file__).resolve().parent / "_data"
+_DATA = _PACKAGED if (_PACKAGED / "schemas").is_dir() else REPO
+
+SCHEMA_DIR = _DATA / "schemas"
 KUBE_SCHEMA_DIR = SCHEMA_DIR / "kubernetes"
+JSONSCHEMA_DIR = SCHEMA_DIR / "jsonschema"
 PADDLEJOB_SCHEMA = SCHEMA_DIR / "paddlejob.v1.yaml"
-LIBSONNET = REPO / "libsonnet"
+LIBSONNET = _DATA / "libsonnet"
 OPERATOR_LIB = LIBSONNET / "paddle-operator"
 GENERATED_LIB = OPERATOR_LIB / "generated"
-DEPLOY = REPO / "deploy"
+DEPLOY = Path("deploy") if not (REPO / "deploy").is_dir() else REPO / "deploy"

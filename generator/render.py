@@ -197,10 +197,9 @@ def render_examples(examples_dir: Path) -> dict[str, str]:
 
 def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
     """The API data the jsonnet library imports by default (descriptions stripped)."""
-    return {
-        f"paddlejob-{b.name}.json": json.dumps(crdschema.api_data(b.target), indent=1, sort_keys=True) + "\n"
-        for b in bundles
-    }
+    from .publish import pretty_json
+
+    return {f"paddlejob-{b.name}.json": pretty_json(crdschema.api_data(b.target)) for b in bundles}
 
 
 # -- disk ------------------------------------------------------------------------------------
@@ -244,13 +243,29 @@ def write_atomically(out_dir: Path, files: dict[str, str]) -> None:
 
 def write_files(directory: Path, files: dict[str, str]) -> None:
     """Replace single files atomically (write a sibling, then rename over)."""
-    directory.mkdir(parents=True, exist_ok=True)
     for name, text in sorted(files.items()):
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=directory)
+        target = directory / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, directory / name)
+        os.replace(tmp, target)
+
+
+def diff_files(folder: Path, files: dict[str, str], whole_folder: bool = True) -> str:
+    """The diff for generated files in ``folder``; with ``whole_folder`` stray files count too."""
+    if whole_folder:
+        return diff_against_disk(folder.parent, {f"{folder.name}/{name}": text for name, text in files.items()})
+    chunks = []
+    for name, text in sorted(files.items()):
+        path = folder / name
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        new = text.splitlines(keepends=True)
+        chunks.extend(
+            difflib.unified_diff(old.splitlines(keepends=True), new, f"{path} (committed)", f"{path} (fresh)")
+        )
+    return "".join(chunks)
 
 
 def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
