@@ -7,6 +7,7 @@ found drift, or validate found an error; 2 usage error (bad flag, value or path)
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
@@ -144,7 +145,13 @@ def _add_render(sub) -> None:
         metavar="FILE.jsonnet",
         help="render a job written with libsonnet/paddlejob to stdout instead of the bundles",
     )
-    p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="with FILE: the format")
+    p.add_argument(
+        "--output",
+        "-o",
+        choices=["yaml", "json"],
+        default="yaml",
+        help="with FILE: the manifests' format; without: json prints a summary of what was written",
+    )
     p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
     p.add_argument(
@@ -240,12 +247,18 @@ def cmd_render(args: argparse.Namespace) -> int:
     render.write_atomically(args.out, result.files)
     for folder, files, _ in extra:
         render.write_files(folder, files)
+    elapsed = time.perf_counter() - started
+    written = sorted(str(args.out / name) for name in result.files)
+    written += sorted(str(folder / name) for folder, files, _ in extra for name in files)
+    if args.output == "json":  # for machines: what was written, and the summary
+        summary = {"written": written, "bundles": result.summary, "warnings": result.warnings, "seconds": elapsed}
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+        return 0
     for line in result.summary:
         print(line, file=sys.stderr)
     for line in result.warnings:
         print(f"warning: {line}", file=sys.stderr)
-    elapsed = time.perf_counter() - started
-    print(f"wrote {len(result.files)} files to {args.out} in {elapsed:.2f}s", file=sys.stderr)
+    print(f"wrote {len(written)} files ({len(result.files)} under {args.out}) in {elapsed:.2f}s", file=sys.stderr)
     return 0
 
 
@@ -288,8 +301,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except validate.UsageError as err:
         raise UsageError(str(err)) from None
     report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds))
-    out = validate.format_json(report) if args.output == "json" else validate.format_text(report)
-    sys.stdout.write(out)
+    if args.output == "json":
+        sys.stdout.write(validate.format_json(report))
+    else:
+        sys.stdout.write(validate.format_text(report, colour=validate.use_colour(sys.stdout)))
     return 0 if report.valid else 1
 
 

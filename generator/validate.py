@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -344,13 +345,22 @@ def _locate(finding: Finding, node, file: str, document: int, ident: tuple) -> L
 # -- output --------------------------------------------------------------------------------------
 
 
-def format_text(report: Report) -> str:
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m"}
+
+
+def use_colour(stream) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def format_text(report: Report, colour: bool = False) -> str:
     lines = []
     for item in report.findings:
         f = item.finding
         what = f"{item.kind or '?'}/{item.name or '?'}"
+        severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
         lines.append(
-            f"{item.file}:{item.line}:{item.column}: {f.severity}: {what}: {f.path or '(document)'}: "
+            f"{item.file}:{item.line}:{item.column}: {severity}: {what}: {f.path or '(document)'}: "
             f"{f.message} [{f.rule}]"
         )
     verdict = "valid" if report.valid else "invalid"

@@ -1,0 +1,277 @@
+"""Fitting the tools people use: JSON Schemas (kubeconform, YAML language server), pre-commit,
+jsonnet-bundler/Tanka, GitOps overlays, the installed package, help and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import jsonschema
+import pytest
+import yaml
+
+from generator import cli, publish, validate
+from generator.paths import JSONSCHEMA_DIR, LIBSONNET
+
+from .conftest import FIXTURES, REPO, load_all
+
+SCHEMA_RULES = {"unknown-field", "enum", "schema", "type", "type-string", "yaml-implicit-type", "required", "quantity"}
+CUSTOM = {key: path for key, (path, _) in validate.CUSTOM_KINDS.items()}
+
+
+def schema_file(api_version: str, kind: str):
+    group, version = api_version.split("/")
+    # kubeconform: -schema-location '.../{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json'
+    return JSONSCHEMA_DIR / group / f"{kind.lower()}_{version}.json"
+
+
+def test_one_schema_per_kind_in_kubeconforms_layout():
+    files = sorted(p.relative_to(JSONSCHEMA_DIR).as_posix() for p in JSONSCHEMA_DIR.rglob("*.json"))
+    assert files == [
+        "batch.paddlepaddle.org/paddlejob_v1.json",
+        "batch.volcano.sh/job_v1alpha1.json",
+        "kubeflow.org/paddlejob_v1.json",
+        "scheduling.volcano.sh/podgroup_v1beta1.json",
+    ]
+    assert {f: t for f, t in publish.jsonschema_files().items()} == {
+        f: (JSONSCHEMA_DIR / f).read_text() for f in files
+    }, "schemas/jsonschema is stale: make manifests"
+    for path in JSONSCHEMA_DIR.rglob("*.json"):
+        schema = json.loads(path.read_text())
+        jsonschema.Draft4Validator.check_schema(schema)
+        assert schema["additionalProperties"] is False and schema["properties"]["spec"]["additionalProperties"] is False
+
+
+def custom_documents():
+    """(fixture, document) for every custom-kind document of the corpus that parses."""
+    for path in sorted((FIXTURES / "validate").rglob("*.yaml")) + sorted((FIXTURES / "seeds").glob("*.yaml")):
+        try:
+            docs = load_all(path.read_text())
+        except yaml.YAMLError:
+            continue
+        for index, doc in enumerate(docs, 1):
+            if isinstance(doc, dict) and (doc.get("apiVersion"), doc.get("kind")) in CUSTOM:
+                yield path, index, doc
+
+
+def test_plain_json_schema_validator_agrees_with_validate_on_schema_errors():
+    checker = validate.ObjectChecker(37)
+    seen = 0
+    for path, index, doc in custom_documents():
+        schema = json.loads(schema_file(doc["apiVersion"], doc["kind"]).read_text())
+        plain_ok = jsonschema.Draft4Validator(schema).is_valid(doc)
+        report = validate.Report()
+        validate.validate_text(str(path), yaml.safe_dump(doc), checker, report)
+        ours_ok = not any(
+            f.finding.rule in SCHEMA_RULES and not f.finding.path.startswith("metadata") for f in report.findings
+        )
+        assert plain_ok == ours_ok, (path.name, index, [f.finding for f in report.findings])
+        seen += 1
+    assert seen >= 30
+
+
+def test_yaml_language_server_modeline_resolves():
+    line = "# yaml-language-server: $schema=../schemas/jsonschema/batch.paddlepaddle.org/paddlejob_v1.json"
+    assert line in (REPO / "README.md").read_text()
+    assert (REPO / "examples" / line.split("=", 1)[1]).resolve() == schema_file(
+        "batch.paddlepaddle.org/v1", "PaddleJob"
+    )
+
+
+def hooks() -> dict[str, dict]:
+    return {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+
+
+def run_entry(entry: str, files: list[str]) -> subprocess.CompletedProcess:
+    program, *args = entry.split()
+    assert program == "paddlejob-manifests"  # the console script pre-commit installs
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args, *files], cwd=REPO, capture_output=True, text=True, check=False
+    )
+
+
+def test_pre_commit_validate_hook_on_fixtures():
+    hook = hooks()["paddlejob-validate"]
+    assert hook["language"] == "python"
+    good = sorted(str(p) for p in (FIXTURES / "validate" / "good").iterdir())
+    assert run_entry(hook["entry"], good).returncode == 0
+    bad = run_entry(hook["entry"], [*good, str(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml")])
+    assert bad.returncode == 1 and "spec.cleanPodPolicy" in bad.stdout
+    import re
+
+    assert (
+        re.search(hook["files"], "job.yaml")
+        and re.search(hook["files"], "x.json")
+        and not re.search(hook["files"], "a.py")
+    )
+
+
+def test_pre_commit_drift_hook():
+    hook = hooks()["paddlejob-drift"]
+    assert hook["pass_filenames"] is False
+    done = run_entry(hook["entry"], [])
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def tanka_manifests(node) -> list[dict]:
+    """What Tanka extracts from an environment: every object with apiVersion and kind."""
+    if isinstance(node, dict) and "apiVersion" in node and "kind" in node:
+        return [node]
+    if isinstance(node, dict):
+        return [m for value in node.values() for m in tanka_manifests(value)]
+    if isinstance(node, list):
+        return [m for value in node for m in tanka_manifests(value)]
+    return []
+
+
+def test_tanka_environment_evaluates_with_the_vendored_library(tmp_path):
+    # jb would vendor the library; a copy at vendor/ stands for it, imported the same way
+    vendor = tmp_path / "vendor"
+    shutil.copytree(LIBSONNET, vendor)
+    env = REPO / "examples" / "tanka" / "environments" / "default" / "main.jsonnet"
+    import rjsonnet
+
+    data = json.loads(rjsonnet.evaluate_file(str(env), jpathdir=[str(vendor)]))
+    manifests = tanka_manifests(data)
+    kinds = sorted({m["kind"] for m in manifests})
+    assert kinds == [
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "CustomResourceDefinition",
+        "Deployment",
+        "Namespace",
+        "PaddleJob",
+        "Role",
+        "RoleBinding",
+        "ServiceAccount",
+    ]
+    report = validate.Report()
+    validate.validate_text(
+        "tanka", "---\n".join(yaml.safe_dump(m) for m in manifests), validate.ObjectChecker(37), report
+    )
+    assert report.valid, validate.format_text(report)
+    spec = json.loads((REPO / "examples" / "tanka" / "jsonnetfile.json").read_text())
+    assert spec["dependencies"][0]["source"]["git"]["subdir"] == "libsonnet"
+    assert json.loads((LIBSONNET / "jsonnetfile.json").read_text())["version"] == 1
+
+
+@pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+def test_gitops_overlay_builds_with_kustomize():
+    done = subprocess.run(
+        ["kubectl", "kustomize", str(REPO / "examples" / "gitops" / "overlays" / "production")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "KUBECONFIG": os.devnull},
+    )
+    assert done.returncode == 0, done.stderr
+    objs = load_all(done.stdout)
+    namespaced = [
+        o
+        for o in objs
+        if o["kind"] not in ("Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding")
+    ]
+    assert {o["metadata"]["namespace"] for o in namespaced} == {"ml-platform"}
+    (deployment,) = [o for o in objs if o["kind"] == "Deployment"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "registry.baidubce.com/paddlecloud/controller:v0.3.6"
+    assert "--namespace=ml-platform" in container["args"]
+    (binding,) = [o for o in objs if o["kind"] == "ClusterRoleBinding"]
+    assert binding["subjects"][0]["namespace"] == "ml-platform"
+    report = validate.Report()
+    validate.validate_text("overlay", done.stdout, validate.ObjectChecker(37), report)
+    assert report.valid
+
+
+def test_api_reference_is_generated_and_complete():
+    text = (REPO / "docs" / "api.md").read_text()
+    assert text == publish.api_markdown()
+    for field in (
+        "spec.cleanPodPolicy",
+        "spec.intranet",
+        "spec.withGloo",
+        "spec.elastic",
+        "spec.schedulingPolicy.minAvailable",
+        "spec.worker.replicas",
+        "spec.heter.template",
+        "status.phase",
+    ):
+        assert f"| `{field}` |" in text
+    assert "| `spec.heter` | ResourceSpec |  | requires `replicas` | paddle-operator |" in text
+    assert "kubectl apply --server-side" in text
+
+
+@pytest.mark.parametrize("command", ["render", "validate", "job", "convert"])
+def test_every_subcommand_has_help_with_an_example(command, capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main([command, "--help"])
+    assert done.value.code == 0
+    assert "example" in capsys.readouterr().out
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
+    class Terminal:
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert validate.use_colour(Terminal())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not validate.use_colour(Terminal())
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(FIXTURES / "validate" / "bad" / "bad-name.yaml")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "\033[" not in done.stdout  # a pipe is not a terminal
+
+
+def test_exit_codes_are_documented_in_one_table():
+    readme = (REPO / "README.md").read_text()
+    table = readme.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    for code in ("| 0 |", "| 1 |", "| 2 |"):
+        assert code in table
+
+
+def test_installed_package_works_outside_a_checkout(tmp_path):
+    """What pre-commit and pip users get: the wheel carries the schemas and the jsonnet."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot build a wheel here: {done.stderr[-300:]}")
+    (wheel,) = tmp_path.glob("*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    assert (site / "generator" / "_data" / "schemas" / "kubernetes" / "v1.11.json.gz").exists()
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import generator, generator.paths as p;"
+        "assert generator.__file__.startswith(sys.argv[1]), generator.__file__;"
+        "from generator.cli import main; sys.exit(main(['validate', sys.argv[2]]))"
+    )
+    bad = FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml"
+    run = subprocess.run(
+        [sys.executable, "-c", probe, str(site), str(bad)], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 1 and "spec.cleanPodPolicy" in run.stdout, run.stderr
