@@ -19,19 +19,22 @@ class JsonnetError(RuntimeError):
     pass
 
 
-def evaluate(path: Path, tla: dict | None = None, engine: str | None = None) -> dict:
-    """Evaluate ``path`` with top-level arguments ``tla`` (JSON values) and ``-J libsonnet``."""
+def evaluate(path: Path, tla: dict | None = None, engine: str | None = None, tla_strings: dict | None = None):
+    """Evaluate ``path`` with ``-J libsonnet`` and top-level arguments: ``tla`` as JSON values,
+    ``tla_strings`` as strings (a large JSON document is faster to pass as text and parse with
+    std.parseJson than as jsonnet code)."""
     engine = engine or os.environ.get("PADDLEJOB_JSONNET", "rjsonnet")
     codes = {name: json.dumps(value) for name, value in (tla or {}).items()}
+    strings = tla_strings or {}
     try:
         if engine == "rjsonnet":
             import rjsonnet
 
-            text = rjsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes)
+            text = rjsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes, tla_vars=strings)
         elif engine == "cpp":
             import _jsonnet
 
-            text = _jsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes)
+            text = _jsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes, tla_vars=strings)
         else:
             raise JsonnetError(f"unknown jsonnet engine {engine!r}; use rjsonnet or cpp")
     except RuntimeError as err:

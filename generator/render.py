@@ -79,7 +79,11 @@ def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> di
     """The bundle's objects, by file name."""
     api = crdschema.api_data(bundle.target, keep_descriptions)
     try:
-        data = engine.evaluate(BUNDLE_ENTRY, {"params": {**params, "apiextensions": bundle.name, "api": api}})
+        data = engine.evaluate(
+            BUNDLE_ENTRY,
+            {"params": {**params, "apiextensions": bundle.name}},
+            tla_strings={"apiJson": json.dumps(api)},
+        )
     except engine.JsonnetError as err:
         raise RenderError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None
     return {

@@ -1,3 +1,6 @@
 // Entry point of `paddlejob-manifests render`; usable on its own too:
 //   jsonnet -J libsonnet --tla-code params='{ apiextensions: "v1beta1" }' libsonnet/paddle-operator/bundle.jsonnet
-function(params={}) (import 'main.libsonnet').new(params)
+// `apiJson` is the generated API data as JSON text: the generator passes it for other
+// --kube-versions (parsing JSON text is much faster than parsing it as jsonnet code).
+function(params={}, apiJson='')
+  (import 'main.libsonnet').new(params + (if apiJson == '' then {} else { api: std.parseJson(apiJson) }))
