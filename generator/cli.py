@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from pathlib import Path
 
 import yaml
 
-from . import bundles, jobcli, kube, publish, render, validate
+from . import bundles, cliargs, jobcli, kube, publish, render, validate
 from .paths import DEPLOY
-
-_QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 RENDER_EXAMPLE = """\
 examples:
@@ -34,59 +28,6 @@ examples:
 """
 
 
-class UsageError(Exception):
-    pass
-
-
-def _pairs(option: str, values: list[str]) -> dict[str, str]:
-    out = {}
-    for value in values or []:
-        key, sep, val = value.partition("=")
-        if not sep or not key:
-            raise UsageError(f"{option}: expected KEY=VALUE, got {value!r}")
-        out[key] = val
-    return out
-
-
-def _labels(option: str, values: list[str]) -> dict[str, str]:
-    out = _pairs(option, values)
-    for key, value in out.items():
-        if len(value) > 63 or not _LABEL_VALUE.match(value):
-            raise UsageError(
-                f"{option}: label value {value!r} of {key!r} must be at most 63 characters "
-                "of letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-            )
-    return out
-
-
-def _resources(option: str, value: str | None) -> dict[str, str]:
-    pairs = _pairs(option, value.split(",")) if value else {}
-    for name, quantity in pairs.items():
-        if not _QUANTITY.match(quantity):
-            raise UsageError(f"{option}: {name}={quantity!r} is not a Kubernetes quantity (e.g. 100m, 1.5, 300Mi)")
-    return pairs
-
-
-def _toleration(value: str) -> dict:
-    # key[=value]:Effect, as `kubectl taint` writes taints
-    spec, sep, effect = value.rpartition(":")
-    if not sep or effect not in _EFFECTS:
-        raise UsageError(
-            f"--toleration: expected KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(_EFFECTS)}, got {value!r}"
-        )
-    key, has_value, val = spec.partition("=")
-    tol = {"key": key, "effect": effect, "operator": "Equal" if has_value else "Exists"}
-    if has_value:
-        tol["value"] = val
-    return tol
-
-
-def _namespace(option: str, value: str, allow_empty: bool = False) -> str:
-    if (value == "" and allow_empty) or (len(value) <= 63 and _DNS_LABEL.match(value)):
-        return value
-    raise UsageError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")
-
-
 def operator_params(args: argparse.Namespace) -> dict:
     """The jsonnet config (config.libsonnet) from --params FILE and the flags; flags win."""
     params: dict = {}
@@ -94,14 +35,14 @@ def operator_params(args: argparse.Namespace) -> dict:
         try:
             loaded = yaml.safe_load(Path(args.params).read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as err:
-            raise UsageError(f"--params: cannot read {args.params}: {err}") from None
+            raise cliargs.UsageError(f"--params: cannot read {args.params}: {err}") from None
         if not isinstance(loaded, dict):
-            raise UsageError(f"--params: {args.params} must hold a mapping of config fields")
+            raise cliargs.UsageError(f"--params: {args.params} must hold a mapping of config fields")
         params.update(loaded)
     if args.namespace is not None:
-        params["namespace"] = _namespace("--namespace", args.namespace)
+        params["namespace"] = cliargs.namespace("--namespace", args.namespace)
     if args.watch_namespace is not None:
-        params["watchNamespace"] = _namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
+        params["watchNamespace"] = cliargs.namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
     for flag, key in (("image", "image"), ("init_image", "initImage"), ("image_pull_policy", "imagePullPolicy")):
         if getattr(args, flag) is not None:
             params[key] = getattr(args, flag)
@@ -109,21 +50,21 @@ def operator_params(args: argparse.Namespace) -> dict:
         params["scheduling"] = "" if args.scheduling == "none" else args.scheduling
     if args.replicas is not None:
         if args.replicas < 0:
-            raise UsageError(f"--replicas: must be 0 or more, got {args.replicas}")
+            raise cliargs.UsageError(f"--replicas: must be 0 or more, got {args.replicas}")
         params["replicas"] = args.replicas
     if args.requests or args.limits:
         params["resources"] = {
-            "requests": _resources("--requests", args.requests),
-            "limits": _resources("--limits", args.limits),
+            "requests": cliargs.resources("--requests", args.requests),
+            "limits": cliargs.resources("--limits", args.limits),
         }
     if args.image_pull_secret:
         params["imagePullSecrets"] = args.image_pull_secret
     if args.node_selector:
-        params["nodeSelector"] = _labels("--node-selector", args.node_selector)
+        params["nodeSelector"] = cliargs.labels("--node-selector", args.node_selector)
     if args.toleration:
-        params["tolerations"] = [_toleration(value) for value in args.toleration]
+        params["tolerations"] = [cliargs.toleration(value) for value in args.toleration]
     if args.label:
-        params["labels"] = _labels("--label", args.label)
+        params["labels"] = cliargs.labels("--label", args.label)
     if args.network_policy:
         params["networkPolicy"] = True
     if args.apiserver_port:
@@ -210,7 +151,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     try:
         chosen = bundles.default_bundles(args.kube_version)
     except kube.UnknownVersionError as err:
-        raise UsageError(f"--kube-version: {err}") from None
+        raise cliargs.UsageError(f"--kube-version: {err}") from None
     try:
         result = render.render(chosen, params, keep_descriptions=args.keep_descriptions)
     except render.RenderError as err:
@@ -295,11 +236,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         minor = kube.require_known(kube.parse_version(args.kube_version))
     except kube.UnknownVersionError as err:
-        raise UsageError(f"--kube-version: {err}") from None
-    try:
-        files = validate.expand(args.paths)
-    except validate.UsageError as err:
-        raise UsageError(str(err)) from None
+        raise cliargs.UsageError(f"--kube-version: {err}") from None
+    files = validate.expand(args.paths)
     report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds))
     if args.output == "json":
         sys.stdout.write(validate.format_json(report))
@@ -322,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, jobcli.UsageError) as err:
+    except cliargs.UsageError as err:
         print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
         return 2
 

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import sys
 from pathlib import Path
 
 import yaml
 
-from . import convert, engine, jobs
+from . import cliargs, convert, engine, jobs
 from .jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
 from .yamlio import dump_documents
-
-_QUANTITY = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?(\d+(\.\d*)?|\.\d+))?$")
 
 # Description fields as the CLI spells them, so a jsonnet error names the flag to change.
 FLAG_OF_FIELD = {
@@ -50,48 +47,28 @@ examples:
 """
 
 
-class UsageError(Exception):
-    pass
-
-
-def _quantity(option: str, value: str | None) -> str | None:
-    if value is not None and not _QUANTITY.match(value):
-        raise UsageError(f"{option}: {value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)")
-    return value
-
-
-def _pairs(option: str, values: list[str] | None) -> dict[str, str]:
-    out = {}
-    for value in values or []:
-        key, sep, val = value.partition("=")
-        if not sep or not key:
-            raise UsageError(f"{option}: expected KEY=VALUE, got {value!r}")
-        out[key] = val
-    return out
-
-
 def _source_and_mount(option: str, value: str) -> tuple[str, str]:
     source, sep, mount = value.partition(":")
     if not sep or not source or not mount.startswith("/"):
-        raise UsageError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
+        raise cliargs.UsageError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
     return source, mount
 
 
 def job_from_args(args: argparse.Namespace) -> TrainingJob:
     """The job the flags describe; flag-level mistakes raise UsageError naming the flag."""
-    cpu, memory = _quantity("--cpu", args.cpu), _quantity("--memory", args.memory)
+    cpu, memory = cliargs.quantity("--cpu", args.cpu), cliargs.quantity("--memory", args.memory)
     if args.gpus < 0:
-        raise UsageError(f"--gpus: must be 0 or more, got {args.gpus}")
+        raise cliargs.UsageError(f"--gpus: must be 0 or more, got {args.gpus}")
     if args.mode == "collective" and args.ps:
-        raise UsageError("--mode collective: remove --ps (collective jobs have workers only)")
+        raise cliargs.UsageError("--mode collective: remove --ps (collective jobs have workers only)")
     if args.mode == "ps" and not args.ps:
-        raise UsageError("--mode ps: give the number of parameter servers with --ps N")
+        raise cliargs.UsageError("--mode ps: give the number of parameter servers with --ps N")
     if args.mode == "heter" and not args.heter:
-        raise UsageError("--mode heter: give the number of heter workers with --heter N")
+        raise cliargs.UsageError("--mode heter: give the number of heter workers with --heter N")
     if args.elastic and args.runtime == "paddle-operator" and not args.etcd:
-        raise UsageError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
+        raise cliargs.UsageError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
     if args.etcd and not args.elastic:
-        raise UsageError("--etcd: only with --elastic")
+        raise cliargs.UsageError("--etcd: only with --elastic")
     volumes = []
     for i, value in enumerate(args.pvc or []):
         claim, path = _source_and_mount("--pvc", value)
@@ -116,8 +93,8 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         command=shlex.split(args.command) if args.command else None,
         args=shlex.split(args.args) if args.args else None,
         working_dir=args.working_dir,
-        env=_pairs("--env", args.env),
-        labels=_pairs("--label", args.label),
+        env=cliargs.pairs("--env", args.env),
+        labels=cliargs.pairs("--label", args.label),
         clean_pod_policy=args.clean_pod_policy,
         intranet=args.intranet,
         with_gloo=args.with_gloo,
@@ -125,27 +102,11 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         volcano=Volcano(args.queue, args.priority_class, args.min_available, None, args.podgroup)
         if args.volcano
         else None,
-        node_selector=_pairs("--node-selector", args.node_selector),
-        tolerations=[_toleration(t) for t in args.toleration or []],
+        node_selector=cliargs.pairs("--node-selector", args.node_selector),
+        tolerations=[cliargs.toleration(t) for t in args.toleration or []],
         shm=args.shm if args.shm is not None else False,
         volumes=volumes,
         port=args.port,
-    )
-
-
-def _toleration(value: str) -> dict:
-    spec, sep, effect = value.rpartition(":")
-    if not sep or effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
-        raise UsageError(f"--toleration: expected KEY[=VALUE]:EFFECT, got {value!r}")
-    key, has_value, val = spec.partition("=")
-    return (
-        {"key": key, "operator": "Equal", "value": val, "effect": effect}
-        if has_value
-        else {
-            "key": key,
-            "operator": "Exists",
-            "effect": effect,
-        }
     )
 
 
@@ -173,7 +134,7 @@ def cmd_job(args: argparse.Namespace) -> int:
         if "\n" in text:  # rendered, but the manifests do not validate: show every finding
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
-        raise UsageError(flag_message(text)) from None
+        raise cliargs.UsageError(flag_message(text)) from None
     write_manifests(manifests, args.output)
     return 0
 
@@ -182,7 +143,7 @@ def cmd_render_file(args: argparse.Namespace) -> int:
     """`render FILE.jsonnet`: a job written with the library; the file gives a list of manifests."""
     path = Path(args.file)
     if not path.is_file():
-        raise UsageError(f"{args.file}: no such file")
+        raise cliargs.UsageError(f"{args.file}: no such file")
     try:
         data = engine.evaluate(path, {})
     except engine.JsonnetError as err:
@@ -201,12 +162,14 @@ def cmd_render_file(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file() and args.file != "-":
-        raise UsageError(f"{args.file}: no such file")
+        raise cliargs.UsageError(f"{args.file}: no such file")
     text = sys.stdin.read() if args.file == "-" else path.read_text(encoding="utf-8")
     try:
         docs = [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError as err:
-        raise UsageError(f"{args.file}: not valid YAML ({err}); run `paddlejob-manifests validate` on it") from None
+        raise cliargs.UsageError(
+            f"{args.file}: not valid YAML ({err}); run `paddlejob-manifests validate` on it"
+        ) from None
     manifests = []
     for doc in docs:
         try:

@@ -20,7 +20,8 @@ from .bundles import Bundle
 from .findings import Finding, split_path
 from .kubevalidate import KubeValidator
 from .paths import OPERATOR_LIB
-from .yamlio import compose, dump_documents, locate
+from .yamlio import dump_documents
+from .yamlload import compose, locate
 
 BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 # `kubectl apply` (client-side) stores the object in an annotation of at most this many bytes.
@@ -125,7 +126,8 @@ def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) 
     for name, index, obj, finding in problems[:MAX_REPORTED]:
         if name not in trees:
             trees[name] = compose(files[name])
-        where = locate(trees[name], index, split_path(finding.path)) or (0, 0)
+        node = trees[name][index] if index < len(trees[name]) else None
+        where = locate(node, split_path(finding.path))[0] if node is not None else (0, 0)
         ident = f"{obj.get('kind')}/{obj.get('metadata', {}).get('name')}"
         lines.append(
             f"  {bundle.name}/{name}:{where[0]}:{where[1]}: {finding.severity}: {ident}: "

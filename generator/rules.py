@@ -17,7 +17,7 @@ DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 _QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
 _SUFFIX = {
     "": 1,
@@ -141,7 +141,7 @@ def metadata_findings(obj: dict, check_name: bool = True) -> list[Finding]:
             out.append(error("metadata.namespace", "name", problem))
     for key, value in _dict(meta.get("labels")).items():
         out += _key_findings(f"metadata.labels.{key}", key, "label")
-        if isinstance(value, str) and (len(value) > 63 or not _LABEL_VALUE.match(value)):
+        if isinstance(value, str) and (len(value) > 63 or not LABEL_VALUE.match(value)):
             out.append(
                 error(
                     f"metadata.labels.{key}",
@@ -213,16 +213,23 @@ def pod_spec_findings(spec, path: str, template: bool = True) -> list[Finding]:
     dns = spec.get("dnsPolicy")
     if isinstance(dns, str) and dns not in DNS_POLICIES:
         out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
-    names: set = set()
-    for i, volume in enumerate(_list(spec.get("volumes"))):
-        name = _dict(volume).get("name")
-        problem = name_problem(name, DNS1123_LABEL, 63, "volume name (DNS-1123 label)")
+    volumes = _list(spec.get("volumes"))
+    out += _label_names(volumes, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
+    return out
+
+
+def _label_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:
+    """Each item's name is a DNS-1123 label, and no two items share one."""
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        name = _dict(item).get("name")
+        problem = name_problem(name, DNS1123_LABEL, 63, f"{what} name (DNS-1123 label)")
         if problem:
-            out.append(error(f"{path}.volumes[{i}].name", "name", problem))
-        elif name in names:
-            out.append(error(f"{path}.volumes[{i}].name", "volume-name", f"volume name {name!r} is used twice"))
+            out.append(error(path_of(i), bad_rule, problem))
+        elif name in seen:
+            out.append(error(path_of(i), twice_rule, f"{what} name {name!r} is used twice"))
         if isinstance(name, str):
-            names.add(name)
+            seen.add(name)
     return out
 
 
@@ -380,14 +387,7 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
     policy = spec.get("schedulingPolicy")
     if isinstance(policy, dict):
         minimum = _int(policy.get("minAvailable"))
-        if minimum is not None and minimum > total:
-            out.append(
-                error(
-                    "spec.schedulingPolicy.minAvailable",
-                    "paddlejob-min-available",
-                    f"minAvailable {minimum} is more than the {total} pods of the job: it would never start",
-                )
-            )
+        out += _gang(minimum, total, "spec.schedulingPolicy.minAvailable", "paddlejob-min-available", "the job")
         for role in roles:
             pod = _dict(_dict(spec[role].get("template")).get("spec"))
             scheduler = pod.get("schedulerName")
@@ -475,6 +475,15 @@ def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]
     return out
 
 
+def _gang(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
+    """A gang larger than every pod there is never gets scheduled."""
+    if minimum is not None and minimum > total:
+        return [
+            error(path, rule, f"minAvailable {minimum} is more than the {total} pods of {whose}: it would never start")
+        ]
+    return []
+
+
 # -- batch.volcano.sh/v1alpha1 Job and scheduling.volcano.sh/v1beta1 PodGroup --------------------
 
 
@@ -501,18 +510,10 @@ def volcano_job_findings(obj: dict) -> list[Finding]:
     out = []
     if not tasks:
         out.append(error("spec.tasks", "volcano-tasks", "a Volcano Job needs at least one task"))
-    names: dict = {}
+    out += _label_names(tasks, lambda i: f"spec.tasks[{i}].name", "task", "volcano-task-name", "volcano-task-name")
     total = 0
     for i, task in enumerate(tasks):
         task = _dict(task)
-        name = task.get("name")
-        problem = name_problem(name, DNS1123_LABEL, 63, "task name (DNS-1123 label)")
-        if problem:
-            out.append(error(f"spec.tasks[{i}].name", "volcano-task-name", problem))
-        elif name in names:
-            out.append(error(f"spec.tasks[{i}].name", "volcano-task-name", f"task name {name!r} is used twice"))
-        if isinstance(name, str):
-            names.setdefault(name, i)
         replicas = _int(task.get("replicas")) or 0
         total += replicas
         task_min = _int(task.get("minAvailable"))
@@ -525,15 +526,7 @@ def volcano_job_findings(obj: dict) -> list[Finding]:
                 )
             )
         out += _policy_findings(task.get("policies"), f"spec.tasks[{i}].policies")
-    minimum = _int(spec.get("minAvailable"))
-    if minimum is not None and minimum > total:
-        out.append(
-            error(
-                "spec.minAvailable",
-                "volcano-min-available",
-                f"minAvailable {minimum} is more than the {total} pods of all tasks: the job would never start",
-            )
-        )
+    out += _gang(_int(spec.get("minAvailable")), total, "spec.minAvailable", "volcano-min-available", "all tasks")
     out += _policy_findings(spec.get("policies"), "spec.policies")
     return out
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 
 from . import bundles, crdschema, kube, render, rules, structural
+from .cliargs import UsageError
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, split_path
 from .kubevalidate import KubeValidator
@@ -232,10 +233,6 @@ def _prefixed(finding: Finding, prefix: str) -> Finding:
 
 
 # -- reading -------------------------------------------------------------------------------------
-
-
-class UsageError(Exception):
-    pass
 
 
 def expand(paths: Iterable[str]) -> list[str]:

@@ -1,0 +1,67 @@
+"""Parsing flag values, shared by the subcommands; a bad value raises UsageError naming the flag."""
+
+from __future__ import annotations
+
+from . import rules
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+class UsageError(Exception):
+    """Exit code 2: the message names the flag and what it takes."""
+
+
+def pairs(option: str, values: list[str] | None) -> dict[str, str]:
+    """['a=1', 'b=2'] -> {'a': '1', 'b': '2'}."""
+    out = {}
+    for value in values or []:
+        key, sep, val = value.partition("=")
+        if not sep or not key:
+            raise UsageError(f"{option}: expected KEY=VALUE, got {value!r}")
+        out[key] = val
+    return out
+
+
+def labels(option: str, values: list[str] | None) -> dict[str, str]:
+    out = pairs(option, values)
+    for key, value in out.items():
+        if len(value) > 63 or not rules.LABEL_VALUE.match(value):
+            raise UsageError(
+                f"{option}: label value {value!r} of {key!r} must be at most 63 characters "
+                "of letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
+            )
+    return out
+
+
+def quantity(option: str, value: str | None) -> str | None:
+    if value is not None and rules.parse_quantity(value) is None:
+        raise UsageError(f"{option}: {rules.quantity_message(value)}")
+    return value
+
+
+def resources(option: str, value: str | None) -> dict[str, str]:
+    """'cpu=100m,memory=1Gi' -> {'cpu': '100m', 'memory': '1Gi'}, each a valid quantity."""
+    out = pairs(option, value.split(",")) if value else {}
+    for name, amount in out.items():
+        quantity(f"{option} {name}", amount)
+    return out
+
+
+def toleration(value: str) -> dict:
+    """KEY[=VALUE]:EFFECT, as `kubectl taint` writes taints."""
+    spec, sep, effect = value.rpartition(":")
+    if not sep or effect not in EFFECTS:
+        raise UsageError(
+            f"--toleration: expected KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(EFFECTS)}, got {value!r}"
+        )
+    key, has_value, val = spec.partition("=")
+    out = {"key": key, "operator": "Equal" if has_value else "Exists", "effect": effect}
+    if has_value:
+        out["value"] = val
+    return out
+
+
+def namespace(option: str, value: str, allow_empty: bool = False) -> str:
+    if (value == "" and allow_empty) or rules.name_problem(value, rules.DNS1123_LABEL, 63, "namespace") is None:
+        return value
+    raise UsageError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")
