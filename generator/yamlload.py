@@ -14,6 +14,7 @@ later, and only for documents that have a finding (see ``locate``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import yaml
@@ -46,20 +47,19 @@ _SCALARS = SafeConstructor()  # only for YAML 1.1's spellings of numbers (0777, 
 _RESOLVER = Resolver()  # the implicit types CSafeLoader uses
 
 
+@functools.lru_cache(maxsize=4096)  # bounded: memory stays flat however many documents stream by
+def _resolve(kind, value, implicit):
+    return _RESOLVER.resolve(kind, value, implicit)
+
+
 class _Loader(yaml.CSafeLoader):
-    """libyaml's parser and composer; scalars resolved through a cache (manifests repeat them)."""
+    """libyaml's parser and composer; scalars resolved through a cache (manifests repeat them).
 
-    _resolved: dict = {}
-    _CACHE_LIMIT = 20_000  # bounded, so memory stays flat however many documents stream by
+    The cache is a C-level lru_cache called directly by libyaml's composer: no Python frame
+    per scalar on a hit.
+    """
 
-    def resolve(self, kind, value, implicit):
-        key = (kind, value, implicit)
-        tag = self._resolved.get(key)
-        if tag is None:
-            tag = Resolver.resolve(self, kind, value, implicit)
-            if len(self._resolved) < self._CACHE_LIMIT:
-                self._resolved[key] = tag
-        return tag
+    resolve = staticmethod(_resolve)
 
 
 class _Builder:
