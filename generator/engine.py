@@ -1,7 +1,7 @@
 """Evaluate jsonnet to Python data.
 
 rjsonnet (the Rust jrsonnet engine) is the default: on the v1 bundle, whose
-CRD schema is about 190 kB of JSON, it is 2.7x faster than the C++ engine
+CRD schema is about 190 kB of JSON, it is about 9x faster than the C++ engine
 here (bench/render_bench.py), with identical data (tests compare them).
 Set PADDLEJOB_JSONNET=cpp to use the C++ engine instead.
 """
