@@ -24,7 +24,7 @@ examples:
   paddlejob-manifests render --namespace training --scheduling volcano --network-policy
   paddlejob-manifests render --kube-version 1.15      # v1beta1 bundle for 1.15 (int-or-string markers)
   paddlejob-manifests render --keep-descriptions --out /tmp/explain   # for `kubectl explain`
-  paddlejob-manifests render examples/resnet-collective-gpu.jsonnet   # a job written in jsonnet
+  paddlejob-manifests render examples/resnet.jsonnet   # a job written with libsonnet/paddlejob
 """
 
 
@@ -52,11 +52,9 @@ def operator_params(args: argparse.Namespace) -> dict:
         if args.replicas < 0:
             raise cliargs.UsageError(f"--replicas: must be 0 or more, got {args.replicas}")
         params["replicas"] = args.replicas
-    if args.requests or args.limits:
-        params["resources"] = {
-            "requests": cliargs.resources("--requests", args.requests),
-            "limits": cliargs.resources("--limits", args.limits),
-        }
+    resources = {"requests": args.requests, "limits": args.limits}
+    if any(resources.values()):  # only what is given; the other keeps its default
+        params["resources"] = {k: cliargs.resources(f"--{k}", v) for k, v in resources.items() if v}
     if args.image_pull_secret:
         params["imagePullSecrets"] = args.image_pull_secret
     if args.node_selector:

@@ -31,6 +31,7 @@
   scheduling: '',
   // Controller replicas; more than one only adds standby leaders.
   replicas: 1,
+  // Controller requests and limits; each of the two given replaces its default.
   resources: {
     limits: { cpu: '100m', memory: '300Mi' },
     requests: { cpu: '100m', memory: '20Mi' },

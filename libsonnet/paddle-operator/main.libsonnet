@@ -24,7 +24,10 @@ local check(c) =
   defaults:: defaults,
 
   new(params={})::
-    local c = check(defaults + params);
+    // resources merge one level deep: giving requests keeps the default limits
+    local c = check(defaults + params + {
+      resources: defaults.resources + (if std.objectHas(params, 'resources') then params.resources else {}),
+    });
     {
       config:: c,
       crd: if c.api.target.apiextensions == 'v1'
