@@ -130,6 +130,15 @@ def test_every_rendered_file_validates_clean(bundle, versions, capsys):
         assert "0 errors, 0 warnings (valid)" in capsys.readouterr().out
 
 
+def test_a_crd_too_large_for_client_side_apply_is_a_warning(tmp_path, capsys):
+    assert cli.main(["render", "--out", str(tmp_path), "--keep-descriptions"]) == 0
+    capsys.readouterr()
+    assert cli.main(["validate", "--output", "json", str(tmp_path / "v1" / "crd.yaml")]) == 0
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["rule"] == "crd-size" and finding["severity"] == "warning"
+    assert "kubectl apply --server-side" in finding["message"]
+
+
 def test_seeds_are_validated_with_their_known_mistakes(capsys):
     assert cli.main(["validate", "--output", "json", str(FIXTURES / "seeds")]) == 1
     body = json.loads(capsys.readouterr().out)
