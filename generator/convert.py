@@ -144,13 +144,7 @@ def from_paddlejob(doc: dict) -> tuple[TrainingJob, list[str]]:
         raise ConvertError("no role has a container image")
     elastic = None
     if spec.get("elastic"):
-        env = {
-            e.get("name"): e.get("value")
-            for e in (
-                (roles.get("worker") and roles["worker"].template.get("spec", {}).get("containers", [{}])[0].get("env"))
-                or []
-            )
-        }
+        env = _paddle_env(roles["worker"]) if "worker" in roles else {}
         worker = spec.get("worker") or {}
         elastic = Elastic(
             env.get("PADDLE_ELASTIC_SERVER"), worker.get("requests"), worker.get("limits"), spec["elastic"]
@@ -182,3 +176,9 @@ def from_paddlejob(doc: dict) -> tuple[TrainingJob, list[str]]:
         **roles,
     )
     return job, notes
+
+
+def _paddle_env(role: Role) -> dict:
+    """The literal environment of a role's Paddle container (containers[0])."""
+    containers = (role.template.get("spec") or {}).get("containers") or [{}]
+    return {e.get("name"): e.get("value") for e in containers[0].get("env") or [] if isinstance(e, dict)}

@@ -363,3 +363,15 @@ def test_description_round_trips_through_json():
     assert description["roles"]["ps"] == {"replicas": 2, "cpu": "1", "memory": "2Gi"}
     assert description["volumes"][1]["cephfs"]["secretName"] == "cephfs-secret"
     assert jobs.render_description(description, "volcano") == job.render("volcano")
+
+
+def test_converting_a_rendered_job_gives_it_back():
+    """Every example PaddleJob survives convert -> render unchanged (no doubled environment)."""
+    from generator import convert
+
+    for path in sorted((DEPLOY / "examples").glob("*.yaml")):
+        for doc in load_all(path.read_text()):
+            if doc["apiVersion"] != "batch.paddlepaddle.org/v1":
+                continue
+            job, _ = convert.to_job(doc)
+            assert job.render("paddle-operator")[0] == doc, path.name

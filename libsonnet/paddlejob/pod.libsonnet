@@ -3,6 +3,11 @@
 local util = import 'util.libsonnet';
 local envList(env) = [{ name: k, value: std.toString(env[k]) } for k in std.objectFields(env)];
 
+// One entry per name, the first kept: the runtime's contract, then the template's, then the job's.
+local firstOfEachName(entries) = std.foldl(
+  function(kept, e) if std.member([k.name for k in kept], e.name) then kept else kept + [e], entries, []
+);
+
 local volume(v) =
   { name: v.name }
   + (if std.objectHas(v, 'pvc') then { persistentVolumeClaim: { claimName: v.pvc } }
@@ -56,7 +61,7 @@ local shmVolume(shm) = {
       [if args != null then 'args']: args,
       [if util.get(job, 'workingDir') != null then 'workingDir']: job.workingDir,
       [if contractEnv + envList(job.env + util.get(role, 'env', {})) + util.get(base, 'env', []) != [] then 'env']:
-        contractEnv + util.get(base, 'env', []) + envList(job.env + util.get(role, 'env', {})),
+        firstOfEachName(contractEnv + util.get(base, 'env', []) + envList(job.env + util.get(role, 'env', {}))),
       [if resources != {} || std.objectHas(base, 'resources') then 'resources']:
         std.mergePatch(util.get(base, 'resources', {}), resources),
       [if mounts != [] || std.objectHas(base, 'volumeMounts') then 'volumeMounts']: util.get(base, 'volumeMounts', []) + mounts,
