@@ -3,7 +3,7 @@
 rjsonnet (the Rust jrsonnet engine) is the default: on the v1 bundle, whose
 CRD schema is about 190 kB of JSON, it is about 9x faster than the C++ engine
 here (bench/render_bench.py), with identical data (tests compare them).
-Set PADDLEJOB_JSONNET=cpp to use the C++ engine instead.
+Set PADDLEJOB_JSONNET=cpp (the C++ engine) or go (go-jsonnet, a test dependency) to use another.
 """
 
 from __future__ import annotations
@@ -31,12 +31,11 @@ def evaluate(path: Path, tla: dict | None = None, engine: str | None = None, tla
             import rjsonnet
 
             text = rjsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes, tla_vars=strings)
-        elif engine == "cpp":
-            import _jsonnet
-
-            text = _jsonnet.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes, tla_vars=strings)
+        elif engine in ("cpp", "go"):
+            module = __import__("_jsonnet" if engine == "cpp" else "_gojsonnet")
+            text = module.evaluate_file(str(path), jpathdir=[str(LIBSONNET)], tla_codes=codes, tla_vars=strings)
         else:
-            raise JsonnetError(f"unknown jsonnet engine {engine!r}; use rjsonnet or cpp")
+            raise JsonnetError(f"unknown jsonnet engine {engine!r}; use rjsonnet, cpp or go")
     except RuntimeError as err:
         raise JsonnetError(str(err).strip()) from None
     return json.loads(text)
