@@ -117,6 +117,30 @@ def test_pre_commit_drift_hook():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_hook_runs_under_pre_commit_itself(tmp_path):
+    """`pre-commit try-repo` installs this repository as a hook and runs it on a user's files."""
+    user = tmp_path / "user"
+    user.mkdir()
+    shutil.copy(FIXTURES / "validate" / "good" / "kubeflow.yaml", user / "ok.yaml")
+    shutil.copy(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml", user / "job.yaml")
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    subprocess.run(["git", "init", "-q"], cwd=user, check=True)
+    subprocess.run(["git", "add", "."], cwd=user, check=True)
+    argv = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "paddlejob-validate"]
+    done = subprocess.run([*argv, "--all-files"], cwd=user, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "job.yaml:7:3: error: PaddleJob/wide-and-deep: spec.cleanPodPolicy" in done.stdout
+    good = subprocess.run([*argv, "--files", "ok.yaml"], cwd=user, env=env, capture_output=True, text=True, check=False)
+    assert good.returncode == 0, good.stdout
+
+
 def tanka_manifests(node) -> list[dict]:
     """What Tanka extracts from an environment: every object with apiVersion and kind."""
     if isinstance(node, dict) and "apiVersion" in node and "kind" in node:
