@@ -131,21 +131,6 @@ def _direct_refs(minor: int, name: str) -> frozenset[str]:
     return frozenset(m.decode() for m in _REF.findall(orjson.dumps(definitions(minor)[name])))
 
 
-def _refs(node):
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
-                yield value
-            elif key == "properties":
-                for sub in value.values():
-                    yield from _refs(sub)
-            else:
-                yield from _refs(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _refs(item)
-
-
 def schema_props(minor: int, apiextensions: str) -> set[str]:
     """The fields a CRD schema node may carry on that release (JSONSchemaProps)."""
     name = f"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{apiextensions}.JSONSchemaProps"

@@ -23,31 +23,26 @@ class KubeValidator:
     def __init__(self) -> None:
         # definition -> [(closure, validator)]: releases with an equal closure share a validator
         self._compiled: dict[str, list[tuple[dict, object]]] = defaultdict(list)
-        self._by_version_kind: dict[tuple[int, str], tuple[int, object]] = {}
+        self._by_version_kind: dict[tuple[int, str], object] = {}
 
-    def _validator(self, minor: int, definition: str) -> tuple[int, object]:
-        """(an id of the compiled schema, the validator) for ``definition`` on release ``minor``."""
+    def _validator(self, minor: int, definition: str):
+        """The compiled validator of ``definition`` on release ``minor`` (shared where equal)."""
         key = (minor, definition)
         if key not in self._by_version_kind:
             closure = kube.closure(minor, definition)
             known = self._compiled[definition]
-            for seen, validator in known:
-                if seen == closure:  # dict equality runs in C and stops at the first difference
-                    self._by_version_kind[key] = (id(validator), validator)
-                    break
-            else:
+            # dict equality runs in C and stops at the first difference
+            validator = next((v for seen, v in known if seen == closure), None)
+            if validator is None:
                 schema = {"$schema": _DRAFT, "$ref": f"#/definitions/{definition}", "definitions": closure}
                 validator = jsonschema_rs.validator_for(schema)
                 known.append((closure, validator))
-                self._by_version_kind[key] = (id(validator), validator)
+            self._by_version_kind[key] = validator
         return self._by_version_kind[key]
-
-    def knows(self, api_version: str, kind: str, minor: int) -> bool:
-        return (api_version, kind) in kube.kinds(minor)
 
     def validate_as(self, value, definition: str, minor: int, prefix: str) -> list[Finding]:
         """Findings for ``value`` checked as the Kubernetes type ``definition`` (e.g. ObjectMeta)."""
-        _, validator = self._validator(minor, definition)
+        validator = self._validator(minor, definition)
         out = []
         for error in validator.iter_errors(value):
             for path, rule, message in _describe(error):
@@ -58,16 +53,16 @@ class KubeValidator:
         """Findings for ``obj`` on each release in ``minors``, merged across releases."""
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         problems: dict[tuple[str, str, str], list[int]] = defaultdict(list)
-        verdicts: dict[int, list[tuple[str, str, str]]] = {}
+        verdicts: dict[object, list[tuple[str, str, str]]] = {}  # per shared validator: it runs once
         for minor in minors:
             definition = kube.kinds(minor).get((api_version, kind))
             if definition is None:
                 problems[("apiVersion", "kind-not-served", f"{api_version} {kind} is not served")].append(minor)
                 continue
-            digest, validator = self._validator(minor, definition)
-            if digest not in verdicts:
-                verdicts[digest] = [found for error in validator.iter_errors(obj) for found in _describe(error)]
-            for problem in verdicts[digest]:
+            validator = self._validator(minor, definition)
+            if validator not in verdicts:
+                verdicts[validator] = [found for error in validator.iter_errors(obj) for found in _describe(error)]
+            for problem in verdicts[validator]:
                 problems[problem].append(minor)
         findings = []
         for (path, rule, message), where in problems.items():

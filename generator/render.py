@@ -17,15 +17,17 @@ from pathlib import Path
 
 from . import crdschema, engine, kube, structural
 from .bundles import Bundle
-from .findings import Finding, split_path
+from .findings import split_path
+from .jobs import JobError, check_manifests
 from .kubevalidate import KubeValidator
 from .paths import OPERATOR_LIB
+from .publish import pretty_json
+from .structural import APPLY_ANNOTATION_LIMIT, compact_size
+from .validate import ObjectChecker
 from .yamlio import dump_documents
 from .yamlload import compose, locate
 
 BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
-# `kubectl apply` (client-side) stores the object in an annotation of at most this many bytes.
-APPLY_ANNOTATION_LIMIT = 262_144
 SIZE_WARNING_SHARE = 0.8
 MAX_REPORTED = 20
 
@@ -72,10 +74,6 @@ def kind_rank(obj: dict) -> tuple:
     return rank, kind, obj.get("metadata", {}).get("namespace", ""), obj.get("metadata", {}).get("name", "")
 
 
-def compact_size(obj: dict) -> int:
-    return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
-
-
 def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> dict[str, list[dict]]:
     """The bundle's objects, by file name."""
     api = crdschema.api_data(bundle.target, keep_descriptions)
@@ -101,23 +99,9 @@ def _check_objects(bundle: Bundle, files: dict[str, list[dict]], validator: Kube
             for finding in validator.validate(obj, bundle.minors):
                 problems.append((name, index, obj, finding))
             if obj.get("kind") == "CustomResourceDefinition":
-                for finding in _crd_rules(bundle, obj):
+                for finding in structural.crd_findings(obj):
                     problems.append((name, index, obj, finding))
     return problems
-
-
-def _crd_rules(bundle: Bundle, crd: dict) -> list[Finding]:
-    spec = crd["spec"]
-    if bundle.name == "v1":
-        found = []
-        for i, version in enumerate(spec["versions"]):
-            prefix = f"spec.versions[{i}].schema.openAPIV3Schema"
-            found += structural.check(version["schema"]["openAPIV3Schema"], "v1", True, prefix)
-        return found
-    needs_structural = spec.get("preserveUnknownFields") is False
-    return structural.check(
-        spec["validation"]["openAPIV3Schema"], "v1beta1", needs_structural, "spec.validation.openAPIV3Schema"
-    )
 
 
 def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) -> str:
@@ -178,9 +162,6 @@ def render(bundles: list[Bundle], params: dict, keep_descriptions: bool = False)
 
 def render_examples(examples_dir: Path) -> dict[str, str]:
     """deploy/examples/NAME.yaml for every examples/NAME.jsonnet, each validated."""
-    from .jobs import JobError, check_manifests
-    from .validate import ObjectChecker
-
     checker = ObjectChecker(kube.known_versions()[-1])
     files = {}
     for source in sorted(examples_dir.glob("*.jsonnet")):
@@ -203,8 +184,6 @@ def render_examples(examples_dir: Path) -> dict[str, str]:
 
 def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
     """The API data the jsonnet library imports by default (descriptions stripped)."""
-    from .publish import pretty_json
-
     return {f"paddlejob-{b.name}.json": pretty_json(crdschema.api_data(b.target)) for b in bundles}
 
 

@@ -17,11 +17,48 @@ when the CRD is created (validation.go in apiextensions-apiserver):
 
 from __future__ import annotations
 
+import json
+
 from .findings import Finding
+from .rules import dig
+
+# `kubectl apply` (client-side) stores the object in an annotation of at most this many bytes.
+APPLY_ANNOTATION_LIMIT = 262_144
 
 _JUNCTORS = ("allOf", "anyOf", "oneOf", "not")
 _FORBIDDEN_IN_JUNCTORS = ("type", "default", "description", "nullable", "additionalProperties")
 _SCALARS = {"string", "integer", "number", "boolean"}
+
+
+def compact_size(obj: dict) -> int:
+    return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def crd_findings(crd: dict) -> list[Finding]:
+    """The structural rules for every schema of a CRD (any CRD, of any shape), and its size."""
+    spec = crd.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    out = []
+    if crd.get("apiVersion") == "apiextensions.k8s.io/v1":
+        versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
+        for i, version in enumerate(versions):
+            schema = dig(version, "schema", "openAPIV3Schema")
+            if isinstance(schema, dict):
+                out += check(schema, "v1", True, f"spec.versions[{i}].schema.openAPIV3Schema")
+    else:
+        schema = dig(spec, "validation", "openAPIV3Schema")
+        if isinstance(schema, dict):
+            needs_structural = spec.get("preserveUnknownFields") is False
+            out += check(schema, "v1beta1", needs_structural, "spec.validation.openAPIV3Schema")
+    size = compact_size(crd)
+    if size > APPLY_ANNOTATION_LIMIT:
+        message = (
+            f"the CRD is {size:,} bytes of JSON, above the {APPLY_ANNOTATION_LIMIT:,} bytes client-side "
+            "`kubectl apply` can store; use `kubectl create` or `kubectl apply --server-side`"
+        )
+        out.append(Finding("warning", "metadata.name", "crd-size", message))
+    return out
 
 
 def check(schema: dict, apiextensions: str, structural: bool, prefix: str) -> list[Finding]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from . import bundles, crdschema, kube, render, rules, structural
+from . import bundles, crdschema, kube, rules, structural
 from .cliargs import UsageError
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, split_path
@@ -164,7 +164,7 @@ class ObjectChecker:
         out += rules.metadata_findings(obj)
         out += rules.workload_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
-            out += crd_findings(obj)
+            out += structural.crd_findings(obj)
         return out
 
     def _custom(self, obj: dict, api_version: str, kind: str) -> list[Finding]:
@@ -178,38 +178,6 @@ class ObjectChecker:
         if semantic is not None:
             out += semantic(obj)
         return out
-
-
-def crd_findings(crd: dict) -> list[Finding]:
-    """Structural-schema rules and the client-side apply size, for any CRD."""
-    spec = crd.get("spec")
-    if not isinstance(spec, dict):
-        return []
-    out = []
-    if crd["apiVersion"] == "apiextensions.k8s.io/v1":
-        versions = spec.get("versions") if isinstance(spec.get("versions"), list) else []
-        for i, version in enumerate(versions):
-            schema = rules.dig(version, "schema", "openAPIV3Schema")
-            if isinstance(schema, dict):
-                out += structural.check(schema, "v1", True, f"spec.versions[{i}].schema.openAPIV3Schema")
-    else:
-        schema = rules.dig(spec, "validation", "openAPIV3Schema")
-        if isinstance(schema, dict):
-            out += structural.check(
-                schema, "v1beta1", spec.get("preserveUnknownFields") is False, "spec.validation.openAPIV3Schema"
-            )
-    size = render.compact_size(crd)
-    if size > render.APPLY_ANNOTATION_LIMIT:
-        out.append(
-            rules.warning(
-                "metadata.name",
-                "crd-size",
-                f"the CRD is {size:,} bytes of JSON, above the {render.APPLY_ANNOTATION_LIMIT:,} bytes "
-                "client-side `kubectl apply` can store; use `kubectl create` or "
-                "`kubectl apply --server-side`",
-            )
-        )
-    return out
 
 
 @functools.cache
@@ -332,8 +300,8 @@ def _locate(finding: Finding, node, file: str, document: int, ident: tuple) -> L
     line, column = 1, 1
     if node is not None:
         (line, column), target = locate(node, split_path(finding.path))
-        if finding.rule in ("type-string", "type"):
-            note = implicit_type_note(target) if finding.rule == "type-string" else None
+        if finding.rule == "type-string":  # a YAML 1.1 surprise, or a plain type error
+            note = implicit_type_note(target)
             rule = "yaml-implicit-type" if note else "type"
             finding = Finding(finding.severity, finding.path, rule, note or finding.message)
     return Located(finding, file, document, line, column, *ident)
