@@ -156,6 +156,12 @@ def test_operator_runtime_features():
             "paddle-operator",
             "elastic.etcd must give the etcd endpoint",
         ),
+        (
+            TrainingJob("r", "i", worker=Role(1), volcano=Volcano(min_resources={"cpu": "4"})),
+            "volcano",
+            "minResources (volcano.minResources) cannot be expressed on the volcano runtime; "
+            "runtimes that have it: paddle-operator, kubeflow",
+        ),
         (TrainingJob("r", "i", ps=Role(1)), "paddle-operator", "roles.ps needs roles.worker"),
         (
             TrainingJob("r", "i", worker=Role(0)),

@@ -15,6 +15,8 @@ local support = {
   elastic: ['paddle-operator', 'kubeflow'],
   'Volcano gang scheduling (volcano)': ['paddle-operator', 'volcano', 'kubeflow'],
   'a hand-written PodGroup (volcano.podGroup)': ['paddle-operator'],
+  // a Volcano Job has no field for it: its controller sums the pods' requests
+  "the gang's minResources (volcano.minResources)": ['paddle-operator', 'kubeflow'],
 };
 
 // Pod names are <job>-<role>-<index> with these role names, and they are host names too.
@@ -34,6 +36,7 @@ local usedFeatures(job) = std.prune([
   if has(job, 'elastic') then 'elastic',
   if has(job, 'volcano') then 'Volcano gang scheduling (volcano)',
   if has(job, 'volcano') && util.get(job.volcano, 'podGroup', false) then 'a hand-written PodGroup (volcano.podGroup)',
+  if has(job, 'volcano') && util.get(job.volcano, 'minResources') != null then "the gang's minResources (volcano.minResources)",
 ]);
 
 local isLabel(name) =
