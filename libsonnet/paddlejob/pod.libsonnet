@@ -88,5 +88,20 @@ local shmVolume(shm) = {
   // Every pod of every role, for gang scheduling.
   totalPods(job):: std.foldl(function(sum, r) sum + job.roles[r].replicas, std.objectFields(job.roles), 0),
 
+  // The gang of `volcano` (the job's volcano settings) as each runtime spells it: the size is
+  // minAvailable or minMember, the priority class priorityClass or priorityClassName.
+  gang(job, volcano, sizeField='minAvailable', priorityField='priorityClass'):: {
+    [sizeField]: util.get(volcano, 'minAvailable', $.totalPods(job)),
+    [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
+    [if std.objectHas(volcano, 'priorityClass') then priorityField]: volcano.priorityClass,
+    [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,
+  },
+
+  // Where elastic pods find etcd.
+  elasticEnv(job)::
+    local elastic = util.get(job, 'elastic');
+    if elastic != null && std.objectHas(elastic, 'etcd')
+    then [{ name: 'PADDLE_ELASTIC_SERVER', value: elastic.etcd }] else [],
+
   fieldRef(name, path):: { name: name, valueFrom: { fieldRef: { fieldPath: path } } },
 }

@@ -14,8 +14,7 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
     local policy = util.get(job, 'cleanPodPolicy');
     assert policy == null || std.objectHas(cleanPodPolicies, policy) :
            'cleanPodPolicy %s cannot be expressed on the kubeflow runtime (it has All, Running, None); use Always or Never' % policy;
-    local template = pod.template(job, 'worker', {}, if elastic != null && std.objectHas(elastic, 'etcd')
-    then [{ name: 'PADDLE_ELASTIC_SERVER', value: elastic.etcd }] else []);
+    local template = pod.template(job, 'worker', {}, pod.elasticEnv(job));
     assert template.spec.containers[0].name == 'paddle' :
            "the Paddle container must be named 'paddle' on the kubeflow runtime, got '%s'" % template.spec.containers[0].name;
     [{
@@ -25,12 +24,7 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
       spec: {
         [if policy != null || volcano != null then 'runPolicy']: {
           [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],
-          [if volcano != null then 'schedulingPolicy']: {
-            minAvailable: util.get(volcano, 'minAvailable', pod.totalPods(job)),
-            [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
-            [if std.objectHas(volcano, 'priorityClass') then 'priorityClass']: volcano.priorityClass,
-            [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,
-          },
+          [if volcano != null then 'schedulingPolicy']: pod.gang(job, volcano),
         },
         [if elastic != null then 'elasticPolicy']: {
           [if std.objectHas(elastic, 'minReplicas') then 'minReplicas']: elastic.minReplicas,

@@ -47,11 +47,9 @@ local task(job, roleName, taskName, trainingRole, policies) = {
       apiVersion: 'batch.volcano.sh/v1alpha1',
       kind: 'Job',
       metadata: pod.metadata(job),
-      spec: {
-        minAvailable: util.get(volcano, 'minAvailable', pod.totalPods(job)),
+      // (a Volcano Job has no minResources: checks.libsonnet stops a job that sets them)
+      spec: pod.gang(job, volcano, 'minAvailable', 'priorityClassName') + {
         schedulerName: 'volcano',
-        [if std.objectHas(volcano, 'queue') then 'queue']: volcano.queue,
-        [if std.objectHas(volcano, 'priorityClass') then 'priorityClassName']: volcano.priorityClass,
         plugins: { svc: [], env: [] },
         policies: [
           { event: 'PodEvicted', action: 'RestartJob' },
