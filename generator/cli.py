@@ -161,18 +161,21 @@ def cmd_render(args: argparse.Namespace) -> int:
         except render.RenderError as err:
             print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
             return 1
-    # Other generated files, each owned by its folder (the API doc: by its own name only)
-    extra: list[tuple[Path, dict[str, str], bool]] = []
-    if args.lib_out:
-        extra.append((args.lib_out, render.generated_api_files(bundles.default_bundles()), True))
-    if args.jsonschema_out:
-        extra.append((args.jsonschema_out, publish.jsonschema_files(), True))
+    # Other generated files, as {path under base: text}; the top-level name (a folder, or the
+    # API doc itself) is what the render owns, so stray files there count as drift too.
+    extra: list[tuple[Path, dict[str, str]]] = []
+    for folder, files in (
+        (args.lib_out, lambda: render.generated_api_files(bundles.default_bundles())),
+        (args.jsonschema_out, publish.jsonschema_files),
+    ):
+        if folder:
+            extra.append((folder.parent, {f"{folder.name}/{name}": text for name, text in files().items()}))
     if args.api_doc:
-        extra.append((args.api_doc.parent, {args.api_doc.name: publish.api_markdown()}, False))
+        extra.append((args.api_doc.parent, {args.api_doc.name: publish.api_markdown()}))
     if args.check:
         drift = render.diff_against_disk(args.out, result.files)
-        for folder, files, whole in extra:
-            drift += render.diff_files(folder, files, whole_folder=whole)
+        for base, files in extra:
+            drift += render.diff_against_disk(base, files)
         if drift:
             sys.stdout.write(drift)
             print(
@@ -184,11 +187,11 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
         return 0
     render.write_atomically(args.out, result.files)
-    for folder, files, _ in extra:
-        render.write_files(folder, files)
+    for base, files in extra:
+        render.write_files(base, files)
     elapsed = time.perf_counter() - started
     written = sorted(str(args.out / name) for name in result.files)
-    written += sorted(str(folder / name) for folder, files, _ in extra for name in files)
+    written += sorted(str(base / name) for base, files in extra for name in files)
     if args.output == "json":  # for machines: what was written, and the summary
         summary = {"written": written, "bundles": result.summary, "warnings": result.warnings, "seconds": elapsed}
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

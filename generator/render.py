@@ -238,21 +238,6 @@ def write_files(directory: Path, files: dict[str, str]) -> None:
         os.replace(tmp, target)
 
 
-def diff_files(folder: Path, files: dict[str, str], whole_folder: bool = True) -> str:
-    """The diff for generated files in ``folder``; with ``whole_folder`` stray files count too."""
-    if whole_folder:
-        return diff_against_disk(folder.parent, {f"{folder.name}/{name}": text for name, text in files.items()})
-    chunks = []
-    for name, text in sorted(files.items()):
-        path = folder / name
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        new = text.splitlines(keepends=True)
-        chunks.extend(
-            difflib.unified_diff(old.splitlines(keepends=True), new, f"{path} (committed)", f"{path} (fresh)")
-        )
-    return "".join(chunks)
-
-
 def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
     """A unified diff from what is on disk to ``files``; '' when they are equal.
 
