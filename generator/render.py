@@ -257,7 +257,7 @@ def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
         old, new = on_disk.get(rel), files.get(rel)
         if old == new:
             continue
-        chunks.extend(
+        diff = list(
             difflib.unified_diff(
                 (old or "").splitlines(keepends=True),
                 (new or "").splitlines(keepends=True),
@@ -265,4 +265,6 @@ def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
                 tofile=f"{out_dir.name}/{rel} (fresh render)" if new is not None else "/dev/null",
             )
         )
+        # an empty file on one side only has no lines to diff, yet it is drift
+        chunks.extend(diff or [f"only {'on disk' if new is None else 'in the render'}: {out_dir.name}/{rel}\n"])
     return "".join(chunks)

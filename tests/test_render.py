@@ -58,9 +58,11 @@ def test_drift_check_reports_a_hand_edit(tmp_path, rendered):
     target = tmp_path / "v1" / "operator.yaml"
     target.write_text(target.read_text().replace("replicas: 1", "replicas: 3"))
     (tmp_path / "v1" / "stray.yaml").write_text("kind: Stray\n")
+    (tmp_path / "v1" / "empty.yaml").write_text("")
     diff = render.diff_against_disk(tmp_path, rendered.files)
     assert "-  replicas: 3" in diff and "+  replicas: 1" in diff
     assert "stray.yaml" in diff
+    assert "only on disk: " in diff and "v1/empty.yaml" in diff
 
 
 def test_check_flag_exits_1_with_the_diff(tmp_path, rendered, capsys):
