@@ -12,9 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
-from . import bundles, cliargs, jobcli, kube, publish, render, validate
+from . import atomic, bundles, cliargs, jobcli, kube, publish, render, validate
+from . import params as params_module
 from .paths import DEPLOY
 
 RENDER_EXAMPLE = """\
@@ -30,15 +29,7 @@ examples:
 
 def operator_params(args: argparse.Namespace) -> dict:
     """The jsonnet config (config.libsonnet) from --params FILE and the flags; flags win."""
-    params: dict = {}
-    if args.params:
-        try:
-            loaded = yaml.safe_load(Path(args.params).read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as err:
-            raise cliargs.UsageError(f"--params: cannot read {args.params}: {err}") from None
-        if not isinstance(loaded, dict):
-            raise cliargs.UsageError(f"--params: {args.params} must hold a mapping of config fields")
-        params.update(loaded)
+    params: dict = params_module.read_params_file(args.params) if args.params else {}
     if args.namespace is not None:
         params["namespace"] = cliargs.namespace("--namespace", args.namespace)
     if args.watch_namespace is not None:
@@ -49,8 +40,6 @@ def operator_params(args: argparse.Namespace) -> dict:
     if args.scheduling is not None:
         params["scheduling"] = "" if args.scheduling == "none" else args.scheduling
     if args.replicas is not None:
-        if args.replicas < 0:
-            raise cliargs.UsageError(f"--replicas: must be 0 or more, got {args.replicas}")
         params["replicas"] = args.replicas
     resources = {"requests": args.requests, "limits": args.limits}
     if any(resources.values()):  # only what is given; the other keeps its default
@@ -67,7 +56,7 @@ def operator_params(args: argparse.Namespace) -> dict:
         params["networkPolicy"] = True
     if args.apiserver_port:
         params["apiserverPorts"] = args.apiserver_port
-    return params
+    return params_module.check(params)
 
 
 def _add_render(sub) -> None:
@@ -172,10 +161,17 @@ def cmd_render(args: argparse.Namespace) -> int:
             extra.append((folder.parent, {f"{folder.name}/{name}": text for name, text in files().items()}))
     if args.api_doc:
         extra.append((args.api_doc.parent, {args.api_doc.name: publish.api_markdown()}))
+    outputs = [(args.out, result.files), *extra]
+    try:
+        atomic.recover(args.out, [t for base, files in outputs for t in render.targets(base, files)])
+    except OSError as err:
+        print(
+            f"paddlejob-manifests render: error: cannot finish an interrupted render in {args.out}: {err}",
+            file=sys.stderr,
+        )
+        return 1
     if args.check:
-        drift = render.diff_against_disk(args.out, result.files)
-        for base, files in extra:
-            drift += render.diff_against_disk(base, files)
+        drift = "".join(render.diff_against_disk(base, files) for base, files in outputs)
         if drift:
             sys.stdout.write(drift)
             print(
@@ -186,9 +182,11 @@ def cmd_render(args: argparse.Namespace) -> int:
             return 1
         print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
         return 0
-    render.write_atomically(args.out, result.files)
-    for base, files in extra:
-        render.write_files(base, files)
+    try:
+        atomic.replace(args.out, {t: c for base, files in outputs for t, c in render.targets(base, files).items()})
+    except atomic.WriteError as err:
+        print(f"paddlejob-manifests render: error: nothing was written: {err}", file=sys.stderr)
+        return 1
     elapsed = time.perf_counter() - started
     written = sorted(str(args.out / name) for name in result.files)
     written += sorted(str(base / name) for base, files in extra for name in files)

@@ -1,25 +1,21 @@
 """Render the install bundles: schema -> jsonnet -> objects -> validation -> YAML on disk.
 
 Nothing reaches the disk before every object of every bundle has passed
-validation, and then each bundle directory is written next to its target and
-swapped in with a rename, so a failed render leaves deploy/ as it was.
+validation; then atomic.replace swaps every output folder in at once, so a failed
+or killed render leaves deploy/ all old or all new.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import crdschema, engine, kube, structural
+from . import crdschema, engine, kube
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
-from .kubevalidate import KubeValidator
 from .paths import OPERATOR_LIB
 from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
@@ -91,16 +87,14 @@ def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> di
     }
 
 
-def _check_objects(bundle: Bundle, files: dict[str, list[dict]], validator: KubeValidator) -> list[tuple]:
-    """(file, document index, object, finding) for everything wrong in the bundle."""
+def _check_objects(bundle: Bundle, files: dict[str, list[dict]]) -> list[tuple]:
+    """(file, document index, object, finding) for everything wrong in the bundle: the checker
+    `validate` runs, against every release the bundle serves."""
+    checker = ObjectChecker(bundle.minors[-1], releases=bundle.minors)
     problems = []
     for name, objects in files.items():
         for index, obj in enumerate(objects):
-            for finding in validator.validate(obj, bundle.minors):
-                problems.append((name, index, obj, finding))
-            if obj.get("kind") == "CustomResourceDefinition":
-                for finding in structural.crd_findings(obj):
-                    problems.append((name, index, obj, finding))
+            problems += [(name, index, obj, finding) for finding in checker.check(obj)]
     return problems
 
 
@@ -126,11 +120,10 @@ def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) 
 def render(bundles: list[Bundle], params: dict, keep_descriptions: bool = False) -> Rendered:
     """Build, validate and serialise every bundle in memory."""
     out = Rendered()
-    validator = KubeValidator()
     for bundle in bundles:
         objects = evaluate_bundle(bundle, params, keep_descriptions)
         texts = {name: dump_documents(objs, HEADER) for name, objs in objects.items()}
-        problems = _check_objects(bundle, objects, validator)
+        problems = _check_objects(bundle, objects)
         if any(finding.is_error for *_, finding in problems):
             raise RenderError(_error_report(bundle, texts, problems))
         for name, text in texts.items():
@@ -190,52 +183,18 @@ def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
 # -- disk ------------------------------------------------------------------------------------
 
 
-def _group_by_top_dir(files: dict[str, str]) -> dict[str, dict[str, str]]:
-    groups: dict[str, dict[str, str]] = {}
+def targets(base: Path, files: dict[str, str]) -> dict[Path, dict[str, str] | str]:
+    """What ``files`` (paths under ``base``) replace: each top-level folder whole, or a file."""
+    out: dict[Path, dict[str, str] | str] = {}
     for rel, text in files.items():
-        top, _, rest = rel.partition("/")
-        groups.setdefault(top, {})[rest] = text
-    return groups
-
-
-def write_atomically(out_dir: Path, files: dict[str, str]) -> None:
-    """Write each top-level directory of ``files`` beside its target, then swap it in."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    staged = []
-    try:
-        for top, contents in sorted(_group_by_top_dir(files).items()):
-            tmp = Path(tempfile.mkdtemp(prefix=f".{top}.new-", dir=out_dir))
-            staged.append((top, tmp))
-            for rel, text in contents.items():
-                path = tmp / rel
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-    except BaseException:
-        for _, tmp in staged:
-            shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    for top, tmp in staged:
-        os.chmod(tmp, 0o755)
-        target = out_dir / top
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{top}.old-", dir=out_dir))
-            os.rename(target, old / top)
-        os.rename(tmp, target)
-        if old is not None:
-            shutil.rmtree(old)
-
-
-def write_files(directory: Path, files: dict[str, str]) -> None:
-    """Replace single files atomically (write a sibling, then rename over)."""
-    for name, text in sorted(files.items()):
-        target = directory / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
+        top, sep, rest = rel.partition("/")
+        if sep:
+            folder = out.setdefault(base / top, {})
+            assert isinstance(folder, dict)
+            folder[rest] = text
+        else:
+            out[base / top] = text
+    return out
 
 
 def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:

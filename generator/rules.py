@@ -8,6 +8,7 @@ allowed, because that is what a user needs to fix it.
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -73,8 +74,11 @@ def _int(value) -> int | None:
 
 
 def parse_quantity(text) -> Decimal | None:
-    """A Kubernetes quantity ('100m', '1.5Gi', '2e3', 4) as a number; None if it is not one."""
+    """A Kubernetes quantity ('100m', '1.5Gi', '2e3', '1Ei', 4) as a number; None if it is not one
+    (or its exponent is beyond ±1000, which no resource needs and Decimal arithmetic would choke on)."""
     if isinstance(text, bool):
+        return None
+    if isinstance(text, float) and not math.isfinite(text):
         return None
     if isinstance(text, int | float):
         return Decimal(str(text))
@@ -88,9 +92,37 @@ def parse_quantity(text) -> Decimal | None:
     except InvalidOperation:
         return None
     suffix = match.group(2)
-    if suffix[:1] in ("e", "E"):
-        return number * Decimal(10) ** int(suffix[1:])
+    if suffix[:1] in ("e", "E") and len(suffix) > 1 and suffix[1] != "i":
+        if len(suffix) > 6:  # more than ±99999: beyond any quantity (and int() of it can be slow)
+            return None
+        exponent = int(suffix[1:])
+        return number.scaleb(exponent) if abs(exponent) <= 1000 else None
     return number * _SUFFIX[suffix]
+
+
+# The image reference grammar (github.com/distribution/reference, regexp.go): the kubelet
+# fails a pod with InvalidImageName on anything else.
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_HOST_PART = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
+_DOMAIN = rf"(?:{_HOST_PART}(?:\.{_HOST_PART})*|\[[0-9a-fA-F:]+\])"
+IMAGE_REFERENCE = re.compile(
+    rf"^(?:{_DOMAIN}(?::[0-9]+)?/)?{_COMPONENT}(?:/{_COMPONENT})*"
+    r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?$"
+)
+
+
+def image_problem(image) -> str | None:
+    """Why ``image`` is not a usable container image reference, or None."""
+    if not isinstance(image, str) or not image.strip():
+        return "image is required"
+    if image != image.strip():
+        return f"image {image!r} has leading or trailing whitespace, which the apiserver rejects"
+    if len(image) > 4096 or not IMAGE_REFERENCE.match(image):
+        return (
+            f"{image[:80]!r} is not an image reference (REGISTRY/PATH:TAG or @sha256:DIGEST, lower-case path); "
+            "the kubelet would fail the pod with InvalidImageName"
+        )
+    return None
 
 
 def quantity_message(value) -> str:
@@ -156,19 +188,23 @@ def metadata_findings(obj: dict, check_name: bool = True) -> list[Finding]:
 
 
 def _key_findings(path: str, key: str, what: str) -> list[Finding]:
+    problem = label_key_problem(key, what)
+    return [error(path, f"{what}-key", problem)] if problem else []
+
+
+def label_key_problem(key, what: str = "label") -> str | None:
+    """Why ``key`` is not a label (or annotation) key: [DNS-1123 subdomain/]qualified name."""
+    if not isinstance(key, str):
+        return f"{what} key {key!r} must be a string"
     prefix, _, name = key.rpartition("/")
     if prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix)):
-        return [error(path, f"{what}-key", f"{what} key prefix {prefix!r} must be a DNS-1123 subdomain")]
+        return f"{what} key prefix {prefix!r} must be a DNS-1123 subdomain"
     if len(name) > 63 or not _QUALIFIED.match(name):
-        return [
-            error(
-                path,
-                f"{what}-key",
-                f"{what} key name {name!r} must be at most 63 characters of letters, "
-                "digits, '-', '_' or '.', starting and ending with a letter or digit",
-            )
-        ]
-    return []
+        return (
+            f"{what} key name {name!r} must be at most 63 characters of letters, "
+            "digits, '-', '_' or '.', starting and ending with a letter or digit"
+        )
+    return None
 
 
 # -- pods ----------------------------------------------------------------------------------------
@@ -239,8 +275,9 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
     if problem and c.get("name") is not None:  # a missing name is the schema's finding
         out.append(error(f"{here}.name", "name", problem))
     image = c.get("image")
-    if image is None or (isinstance(image, str) and not image.strip()):
-        out.append(error(f"{here}.image", "image", "image is required"))
+    problem = image_problem(image) if image is not None else "image is required"
+    if problem:
+        out.append(error(f"{here}.image", "image", problem))
     pull = c.get("imagePullPolicy")
     if isinstance(pull, str) and pull not in PULL_POLICIES:
         out.append(

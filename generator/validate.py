@@ -1,8 +1,8 @@
 """`validate`: what the cluster or the operator would reject, found offline, with file:line.
 
-Per document: parse fast (yamlload), check the object (schema of its kind for
-the target release, then the semantic rules), and only for documents that have
-findings compose the YAML again to turn field paths into lines and columns.
+Per document: read it as kubectl would (yamlload), check the object (schema of its kind
+for the target release, then the semantic rules), and turn each finding's field path into
+a line and column through the document's node tree.
 Each schema is compiled once per run and reused for every document.
 """
 
@@ -12,11 +12,9 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import orjson
 
 from . import bundles, crdschema, kube, rules, structural
 from .cliargs import UsageError
@@ -24,7 +22,7 @@ from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA, SCHEMA_DIR
-from .yamlload import Document, Problem, compose, implicit_type_note, iter_yaml, locate, path_at
+from .yamlload import Document, Problem, implicit_type_note, iter_documents
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -102,8 +100,11 @@ class Report:
 class ObjectChecker:
     """Checks one object against everything known for ``minor``; compiled schemas are reused."""
 
-    def __init__(self, minor: int, strict_kinds: bool = False):
+    def __init__(self, minor: int, strict_kinds: bool = False, releases: list[int] | None = None):
+        """``releases``: every release built-in kinds must be valid on (render checks a bundle
+        against all it serves); by default ``minor`` alone."""
         self.minor = kube.require_known(minor)
+        self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
         self.kube = KubeValidator()
         self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
@@ -160,7 +161,7 @@ class ObjectChecker:
         ]
 
     def _builtin(self, obj: dict) -> list[Finding]:
-        out = self.kube.validate(obj, [self.minor])
+        out = self.kube.validate(obj, self.releases)
         out += rules.metadata_findings(obj)
         out += rules.workload_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
@@ -227,65 +228,43 @@ def expand(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def _documents(name: str, source) -> Iterator[Document]:
-    """Documents of ``source`` (text, or a file object the YAML parser reads in chunks)."""
-    if name.endswith(".json"):
-        text = source if isinstance(source, str) else source.read()
-        try:
-            yield Document(1, orjson.loads(text))
-        except orjson.JSONDecodeError as err:
-            yield Document(1, None, [_json_problem(err)])
-        return
-    yield from iter_yaml(source)
-
-
-def _json_problem(err: json.JSONDecodeError) -> Problem:
-    return Problem(err.lineno, err.colno, "json-syntax", f"JSON syntax error: {err.msg}")
-
-
 def validate_files(names: list[str], checker: ObjectChecker) -> Report:
-    """Check files (and "-", stdin) into one report. Files are parsed as a stream, so the memory
-    does not grow with the number of documents; stdin is read whole, to find lines later."""
+    """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
+    checked one at a time, so the memory does not grow with the number of documents."""
     report = Report()
     for name in names:
         if name == "-":
-            validate_text("<stdin>", sys.stdin.read(), checker, report)
+            validate_stream("<stdin>", sys.stdin.buffer, checker, report)
             continue
-        with open(name, encoding="utf-8", errors="replace") as stream:
-            validate_stream(name, stream, checker, report, reread=lambda n=name: _read_file(n))
+        try:
+            with open(name, "rb") as stream:
+                validate_stream(name, stream, checker, report)
+        except OSError as err:
+            problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
+            report.findings.append(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
 
 
-def _read_file(name: str) -> str:
-    return Path(name).read_text(encoding="utf-8", errors="replace")
-
-
 def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:
     """Check the documents of ``text`` into ``report``."""
-    validate_stream(name, text, checker, report, reread=lambda: text)
+    validate_stream(name, text, checker, report)
 
 
-def validate_stream(name: str, source, checker: ObjectChecker, report: Report, reread) -> None:
-    """Check every document of ``source``; ``reread()`` gives the text again, only when a
-    document has findings and its lines must be found."""
-    trees = None
-    for doc in _documents(name, source):
+def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> None:
+    """Check every document of ``source`` (text, bytes or a binary file) into ``report``."""
+    for doc in iter_documents(source):
         if doc.data is not None:
             report.documents += 1
         findings = checker.check(doc.data) if doc.data is not None else []
         if not findings and not doc.problems:
             continue
-        if trees is None:
-            trees = compose(reread())
-        node = trees[doc.index - 1] if doc.index - 1 < len(trees) else None
         ident = _identity(doc.data)
         for problem in doc.problems:
-            path = path_at(node, problem.line, problem.column) if node is not None else None
-            finding = Finding(problem.severity, dotted(path or []), problem.rule, problem.message)
+            finding = Finding(problem.severity, dotted(doc.path_of(problem)), problem.rule, problem.message)
             report.findings.append(Located(finding, name, doc.index, problem.line, problem.column, *ident))
         for finding in findings:
-            report.findings.append(_locate(finding, node, name, doc.index, ident))
+            report.findings.append(_locate(finding, doc, name, ident))
 
 
 def _identity(data) -> tuple:
@@ -296,15 +275,13 @@ def _identity(data) -> tuple:
     return (data.get("apiVersion"), data.get("kind"), name if isinstance(name, str) else None)
 
 
-def _locate(finding: Finding, node, file: str, document: int, ident: tuple) -> Located:
-    line, column = 1, 1
-    if node is not None:
-        (line, column), target = locate(node, split_path(finding.path))
-        if finding.rule == "type-string":  # a YAML 1.1 surprise, or a plain type error
-            note = implicit_type_note(target)
-            rule = "yaml-implicit-type" if note else "type"
-            finding = Finding(finding.severity, finding.path, rule, note or finding.message)
-    return Located(finding, file, document, line, column, *ident)
+def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
+    (line, column), target = doc.position(split_path(finding.path))
+    if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error
+        note = implicit_type_note(target)
+        rule = "yaml-implicit-type" if note else "type"
+        finding = Finding(finding.severity, finding.path, rule, note or finding.message)
+    return Located(finding, file, doc.index, line, column, *ident)
 
 
 # -- output --------------------------------------------------------------------------------------

@@ -1,12 +1,23 @@
-"""YAML out: fast (libyaml's emitter) and deterministic (keys sorted)."""
+"""YAML out: fast (libyaml's emitter), deterministic (keys sorted), and read back the same by
+kubectl and by YAML 1.1 tools: a string either would read as something else is quoted."""
 
 from __future__ import annotations
 
 import yaml
+from yaml.nodes import ScalarNode
+
+from . import kubeyaml
 
 
 class _Dumper(yaml.CSafeDumper):
     """libyaml's emitter; multi-line strings as literal blocks so ConfigMaps stay readable."""
+
+    def resolve(self, kind, value, implicit):
+        # The emitter writes a string plain only if the plain spelling resolves to str; asking
+        # kubectl's resolver too makes `y`, `1e3`, `08` come out quoted.
+        if kind is ScalarNode and implicit[0]:
+            return kubeyaml.plain_tag(value)
+        return super().resolve(kind, value, implicit)
 
 
 def _str(dumper, value: str):

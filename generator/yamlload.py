@@ -1,31 +1,55 @@
-"""Read manifests fast, and notice what kubectl's strict decoding would refuse.
+"""Read manifests as kubectl does, fast, within fixed limits, and say where each problem is.
 
-The fast path is libyaml's parser and composer and a small builder of plain
-data that notes, as it goes, duplicate keys (kubectl rejects them) and keys
-that YAML 1.1 turns into booleans or numbers (`on:`, `1:`).  Timestamps stay
-strings, as they do for kubectl.  Tags that construct objects (`!!python/...`,
-`!!set`, `!Custom`) are refused but the document is still read, as plain data.
-The builder replaces PyYAML's generic constructor: it is about 1.6x faster
-than CSafeLoader's construction (bench/validate_bench.py).
+kubectl (apimachinery's YAMLOrJSONDecoder) reads a stream in two ways: input whose first
+non-blank character is `{` is a stream of JSON objects (`jq -c` output); anything else is
+split into documents at lines that start with `---`, and each document is decoded by
+sigs.k8s.io/yaml (scalars as in kubeyaml.py). This module does the same:
 
-Problems carry the position of the node; the path of the field is worked out
-later, and only for documents that have a finding (see ``locate``).
+- split: kubectl's separator rule (a `---` line may carry only a comment), UTF-8 checked;
+- limits, each named in its finding: a document over 3 MiB (the apiserver's request limit),
+  nesting over MAX_DEPTH levels, go-yaml's "excessive aliasing" rule (billion laughs);
+- parse: libyaml's parser and composer, then a small builder of plain data that notes
+  duplicate keys, keys kubectl renames (`y:` is "true"), tags, and values JSON cannot carry.
+
+libyaml's composer recurses in C and overflows the stack beyond some 30,000 levels, so a
+document that *could* nest that deep (many brackets, a very long indentation run) has its
+depth measured from the parser's events first; ordinary manifests never take that path.
+
+A Document keeps its node tree, so a finding's field path becomes a line and column without
+reading the file again; lines count from the start of the file.
 """
 
 from __future__ import annotations
 
+import codecs
 import functools
+import itertools
+import json
+import math
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import yaml
-from yaml.constructor import SafeConstructor
+from yaml.events import CollectionEndEvent, CollectionStartEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
-from yaml.resolver import Resolver
+
+from . import kubeyaml
+from .kubeyaml import DecodeError
+
+MAX_DOCUMENT_BYTES = 3 * 1024 * 1024  # the apiserver refuses larger request bodies
+MAX_DEPTH = 200  # kubectl allows 10,000; schemas stop at about 60, and validators recurse
+_COMPOSE_SAFE = 5_000  # below this many brackets or indentation, libyaml cannot nest too deep
+_BLOCK_SIZE = 1 << 20
+_INT64 = 1 << 63
+_MAX_JSON_BYTES = 64 * 1024 * 1024  # JSON is read whole: bounded
+_SEPARATOR = re.compile(r"^---(.*)$", re.M)
+_DEEP_BLOCK = re.compile(rf"^[ \t?:-]{{{_COMPOSE_SAFE}}}", re.M)
 
 
 @dataclass
 class Problem:
-    line: int  # 1-based
+    line: int  # 1-based, in the file
     column: int  # 1-based
     rule: str
     message: str
@@ -37,85 +61,163 @@ class Document:
     index: int  # 1-based position in the file
     data: object
     problems: list[Problem] = field(default_factory=list)
+    node: object = None  # the composed tree (YAML), for turning field paths into positions
+    line_offset: int = 0  # lines of the file before this document
+
+    def position(self, path: list) -> tuple[tuple[int, int], object]:
+        """((line, column), node) of a field path; the document's start when it has no tree."""
+        if self.node is None:
+            return (self.line_offset + 1, 1), None
+        (line, column), target = locate(self.node, path)
+        return (line + self.line_offset, column), target
+
+    def path_of(self, problem: Problem) -> list:
+        if self.node is None:
+            return []
+        return path_at(self.node, problem.line - self.line_offset, problem.column) or []
 
 
-_STR, _INT, _FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
-_BOOL, _NULL, _TIMESTAMP = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp"
-_MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
-_PLAIN_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP, _MAP, _SEQ}
-_SCALARS = SafeConstructor()  # only for YAML 1.1's spellings of numbers (0777, 1_000, 0x1F, .inf)
-_RESOLVER = Resolver()  # the implicit types CSafeLoader uses
-
-
-@functools.lru_cache(maxsize=4096)  # bounded: memory stays flat however many documents stream by
+@functools.lru_cache(maxsize=8192)  # bounded; libyaml's composer calls it directly (no Python frame on a hit)
 def _resolve(kind, value, implicit):
-    return _RESOLVER.resolve(kind, value, implicit)
+    if kind is ScalarNode:
+        return kubeyaml.resolve_plain(value)[0] if implicit[0] else kubeyaml.STR
+    return kubeyaml.MAP if kind is MappingNode else kubeyaml.SEQ
 
 
 class _Loader(yaml.CSafeLoader):
-    """libyaml's parser and composer; scalars resolved through a cache (manifests repeat them).
-
-    The cache is a C-level lru_cache called directly by libyaml's composer: no Python frame
-    per scalar on a hit.
-    """
+    """libyaml's parser and composer; plain scalars resolved as kubectl resolves them."""
 
     resolve = staticmethod(_resolve)
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    """go-yaml v2's allowedAliasRatio (decode.go): generous for small documents, 10% for huge ones."""
+    if decoded <= 400_000:
+        return 0.99
+    if decoded >= 4_000_000:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - 400_000) / 3_600_000
+
+
+class _Stop(Exception):
+    """The document cannot be read further (too deep, too many aliases); the problem is recorded."""
 
 
 class _Builder:
     """Plain data from one document's node tree, with the problems found on the way."""
 
-    def __init__(self) -> None:
+    def __init__(self, line_offset: int, aliases: bool) -> None:
         self.problems: list[Problem] = []
+        self.offset = line_offset
+        self.depth = 0
         self._open: set[int] = set()  # collections being built: an alias back to one is a cycle
+        # go-yaml's aliasing rule, counted only when the text has an alias at all
+        self._seen: set[int] | None = set() if aliases else None
+        self._decoded = self._aliased = self._alias_depth = 0
 
-    def problem(self, node, rule: str, message: str) -> None:
-        self.problems.append(Problem(node.start_mark.line + 1, node.start_mark.column + 1, rule, message))
+    def problem(self, node, rule: str, message: str, severity: str = "error") -> None:
+        mark = node.start_mark
+        self.problems.append(Problem(mark.line + 1 + self.offset, mark.column + 1, rule, message, severity))
 
     def build(self, node):
-        cls = node.__class__
-        if cls is ScalarNode:
+        if self._seen is not None:
+            return self._counted(node)
+        if node.__class__ is ScalarNode:
             return self.scalar(node)
+        return self.collection(node)
+
+    def _counted(self, node):
+        self._decoded += 1
+        alias = id(node) in self._seen
+        self._seen.add(id(node))
+        self._alias_depth += alias
+        if self._alias_depth:
+            self._aliased += 1
+        try:
+            if (
+                self._aliased > 100
+                and self._decoded > 1000
+                and self._aliased / self._decoded > _allowed_alias_ratio(self._decoded)
+            ):
+                self.problem(
+                    node,
+                    "yaml-alias",
+                    f"aliases expand this document to over {self._decoded:,} values; kubectl stops at this "
+                    "point too (go-yaml: excessive aliasing): write the values out",
+                )
+                raise _Stop
+            return self.scalar(node) if node.__class__ is ScalarNode else self.collection(node)
+        finally:
+            self._alias_depth -= alias
+
+    def collection(self, node):
         if id(node) in self._open:
             self.problem(node, "yaml-alias", "an alias refers to a node that contains it; manifests cannot be cyclic")
             return None
-        if node.tag not in _PLAIN_TAGS:
-            self.refused(node)
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.problem(
+                node,
+                "yaml-depth",
+                f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool "
+                "(no Kubernetes schema nests beyond about 60)",
+            )
+            raise _Stop
+        if node.tag not in (kubeyaml.MAP, kubeyaml.SEQ):
+            self.tag_ignored(node)
         self._open.add(id(node))
         try:
-            if cls is MappingNode:
+            if node.__class__ is MappingNode:
                 return self.mapping(node)
             return [self.build(item) for item in node.value]
         finally:
             self._open.discard(id(node))
+            self.depth -= 1
 
-    def scalar(self, node):
+    def scalar(self, node, as_key: bool = False):
         tag, value = node.tag, node.value
-        if tag in (_STR, _TIMESTAMP):  # kubectl keeps timestamps as strings too
+        if tag == kubeyaml.STR:
             return value
-        if tag == _INT:
-            if value.isdigit() and (value[0] != "0" or value == "0"):
-                return int(value)
-            return _SCALARS.construct_yaml_int(node)
-        if tag == _BOOL:
-            return SafeConstructor.bool_values[value.lower()]
-        if tag == _NULL:
-            return None
-        if tag == _FLOAT:
-            return _SCALARS.construct_yaml_float(node)
-        self.refused(node)
-        return value
+        if tag not in kubeyaml.RESOLVABLE and tag != kubeyaml.BINARY:
+            self.tag_ignored(node)
+            return value
+        result = None
+        if node.style in (None, "") and tag != kubeyaml.BINARY:
+            resolved_tag, result = kubeyaml.resolve_plain(value)
+            if resolved_tag != tag:  # an explicit tag on a plain scalar (`!!int 12`)
+                result = self.tagged(node)
+        else:
+            result = self.tagged(node)
+        if result.__class__ is int and not as_key and not -_INT64 <= result < _INT64:
+            result = float(result)  # a uint64: JSON decoding gives kubectl a float
+        elif result.__class__ is float and not as_key:
+            if not math.isfinite(result):
+                self.problem(
+                    node,
+                    "yaml-json",
+                    f"{value} is not a number JSON can carry; kubectl cannot send it: quote it or use a number",
+                )
+            else:
+                result = kubeyaml.json_number(result)
+        return result
+
+    def tagged(self, node):
+        try:
+            return kubeyaml.tagged(node.tag, node.value)
+        except DecodeError as err:
+            self.problem(node, "yaml-tag", f"{err}; kubectl fails on this: remove the tag or fix the value")
+            return node.value
 
     def mapping(self, node) -> dict:
         out: dict = {}
         merged: set = set()  # keys a `<<: *anchor` brought in may be overridden: that is merging
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            if _is_merge(key_node):
                 merged |= self.merge(out, value_node)
                 continue
-            key = self.build(key_node)
-            if key.__class__ is not str:
-                key = self.string_key(key_node, key)
+            key = self.key(key_node)
+            if key is None:
+                continue
             if key in out and key not in merged:
                 self.problem(
                     key_node,
@@ -127,9 +229,28 @@ class _Builder:
             out[key] = self.build(value_node)
         return out
 
+    def key(self, key_node) -> str | None:
+        if key_node.__class__ is not ScalarNode:
+            self.problem(key_node, "yaml-key", "a mapping key must be a string, not a mapping or a list")
+            return None
+        value = self.scalar(key_node, as_key=True)
+        try:
+            key = kubeyaml.key_string(value)
+        except DecodeError as err:
+            self.problem(key_node, "yaml-key", f"{err}; quote the key")
+            return None
+        if key != key_node.value and key_node.style in (None, ""):
+            self.problem(
+                key_node,
+                "yaml-implicit-type",
+                f"kubectl reads the key {key_node.value} as {key!r}; quote it if you mean {_quoted(key_node.value)}",
+                severity="warning",
+            )
+        return key
+
     def merge(self, out: dict, value_node) -> set:
         brought = set()
-        sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+        sources = value_node.value if value_node.__class__ is SequenceNode else [value_node]
         for source in sources:
             values = self.build(source)
             if not isinstance(values, dict):
@@ -141,57 +262,306 @@ class _Builder:
                     brought.add(key)
         return brought
 
-    def string_key(self, key_node, key) -> str:
-        if isinstance(key_node, ScalarNode):
-            raw = key_node.value
-            self.problem(
-                key_node,
-                "yaml-implicit-type",
-                f"key {raw!r} is read as {type(key).__name__} {key!r} by YAML 1.1, not as a string; "
-                f"quote it: {_quoted(raw)}",
-            )
-            return raw
-        self.problem(key_node, "yaml-key", "a mapping key must be a string, not a mapping or a list")
-        return str(key)
+    def tag_ignored(self, node) -> None:
+        self.problem(
+            node,
+            "yaml-tag",
+            f"kubectl ignores the tag {node.tag!r} and reads the value as plain data; other YAML tools "
+            "may construct objects from it: remove the tag",
+            severity="warning",
+        )
 
-    def refused(self, node) -> None:
-        self.problem(node, "yaml-tag", f"tag {node.tag!r} constructs an object; manifests hold plain data only")
+
+def _is_merge(node) -> bool:
+    """go-yaml's isMerge: a plain `<<` key, or one tagged !!merge."""
+    return (
+        node.__class__ is ScalarNode and node.value == "<<" and (node.style in (None, "") or node.tag == kubeyaml.MERGE)
+    )
 
 
 def _quoted(raw: str) -> str:
     return '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def iter_yaml(source):
-    """Yield the Documents of ``source`` (a string or a file object, read in chunks); a syntax
-    error ends the stream with a document that holds only the problem."""
-    loader = _Loader(source)
-    index = 0
+# -- splitting the stream ------------------------------------------------------------------------
+
+
+@dataclass
+class _Chunk:
+    text: str
+    first_line: int  # lines of the file before the chunk
+    problem: Problem | None = None  # a problem of the chunk itself (size, encoding, separator)
+
+
+def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
+    """(text, problem, final) blocks of ``source`` (str, bytes or a binary file); the last one is
+    final, and carries a problem if the input is not UTF-8."""
+    if isinstance(source, str):
+        yield source.removeprefix("\ufeff"), None, True
+        return
+    decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")  # a byte-order mark is allowed
+    read = (lambda: source.read(_BLOCK_SIZE)) if hasattr(source, "read") else iter([source, b""]).__next__
+    lines = 0
+    while True:
+        block = read()
+        final = not block
+        try:
+            text = decoder.decode(block, final)
+        except UnicodeDecodeError as err:
+            good = block[: max(err.start, 0)].decode("utf-8", "replace")
+            line = lines + good.count("\n") + 1
+            column = len(good) - good.rfind("\n")
+            bad = block[err.start] if err.start < len(block) else 0
+            message = f"byte 0x{bad:02x} is not UTF-8; kubectl reads UTF-8 only: save the file as UTF-8"
+            yield good, Problem(line, column, "yaml-encoding", message), True
+            return
+        lines += text.count("\n")
+        yield text, None, final
+        if final:
+            return
+
+
+def _separator_problem(line: int, separator: str) -> Problem:
+    return Problem(
+        line,
+        4,
+        "yaml-syntax",
+        f"invalid document separator {separator[:40]!r}: kubectl allows only a comment after ---; "
+        "put the content on the next line",
+    )
+
+
+def _chunks(blocks) -> Iterator[_Chunk]:
+    """Documents as kubectl's YAMLReader splits them: at lines that start with `---`."""
+    pending, first_line, skipping = "", 0, False
+    for text, problem, final in blocks:
+        pending += text
+        start = 0
+        for match in _SEPARATOR.finditer(pending):
+            if match.end() == len(pending) and not final:
+                break  # the line may go on in the next block
+            body = pending[start : match.start()]
+            if not skipping:
+                yield _Chunk(body, first_line)
+            first_line += body.count("\n") + 1
+            skipping = False
+            rest = match.group(1).strip()
+            if rest and not rest.startswith("#"):
+                yield _Chunk("", first_line, _separator_problem(first_line, match.group(0)))
+                return
+            start = match.end() + 1
+        pending = pending[start:]
+        if len(pending) > MAX_DOCUMENT_BYTES and not skipping:
+            message = f"a document is larger than {MAX_DOCUMENT_BYTES:,} bytes, the apiserver's request limit; split it"
+            yield _Chunk("", first_line, Problem(first_line + 1, 1, "yaml-size", message))
+            skipping = True
+        if skipping:  # keep only the last, possibly unfinished, line
+            cut = pending.rfind("\n") + 1
+            first_line += pending.count("\n", 0, cut)
+            pending = pending[cut:]
+        if final:
+            if not skipping:
+                yield _Chunk(pending, first_line)
+            if problem is not None:
+                yield _Chunk("", problem.line - 1, problem)
+            return
+
+
+def _too_deep(text: str, line_offset: int) -> Problem | None:
+    """Depth from the parser's events, for the rare text that could crash libyaml's composer."""
+    loader = _Loader(text)
+    depth = 0
     try:
-        while loader.check_node():
-            index += 1
-            node = loader.get_node()
-            builder = _Builder()
-            try:
-                data = builder.build(node)
-            except RecursionError:
-                data = None
-                builder.problem(node, "yaml-depth", "the document nests too deeply to be a manifest")
-            yield Document(index, data, builder.problems)
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    return Problem(
+                        mark.line + 1 + line_offset,
+                        mark.column + 1,
+                        "yaml-depth",
+                        f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool",
+                    )
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the composer reports the syntax error
+    finally:
+        loader.dispose()
+    return None
+
+
+def _yaml_document(chunk: _Chunk, index: int) -> Document | None:
+    text, offset = chunk.text, chunk.first_line
+    if text.count("[") + text.count("{") > _COMPOSE_SAFE or _DEEP_BLOCK.search(text):
+        deep = _too_deep(text, offset)
+        if deep:
+            return Document(index, None, [deep], line_offset=offset)
+    loader = _Loader(text)
+    try:
+        node = loader.get_node() if loader.check_node() else None  # kubectl decodes the first document
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        what = err.problem or "invalid YAML"
+        line, column = (mark.line + 1 + offset, mark.column + 1) if mark else (offset + 1, 1)
         context = f" ({err.context})" if err.context else ""
-        yield Document(index or 1, None, [Problem(line, column, "yaml-syntax", f"YAML syntax error: {what}{context}")])
+        return Document(
+            index,
+            None,
+            [Problem(line, column, "yaml-syntax", f"YAML syntax error: {err.problem or 'invalid YAML'}{context}")],
+        )
     except yaml.YAMLError as err:
-        yield Document(index or 1, None, [Problem(1, 1, "yaml-syntax", f"YAML error: {err}")])
+        return Document(index, None, [Problem(offset + 1, 1, "yaml-syntax", f"YAML error: {err}")])
+    finally:
+        loader.dispose()
+    if node is None:
+        return None
+    builder = _Builder(offset, aliases="*" in text)
+    try:
+        data = builder.build(node)
+    except _Stop:
+        data = None
+    return Document(index, data, builder.problems, node, offset)
+
+
+def _json_documents(text: str) -> Iterator[Document]:
+    """A stream of JSON objects, as kubectl reads input that starts with `{`."""
+    duplicates: list[str] = []
+
+    def pairs(items):  # kubectl's strict decoding rejects duplicate keys; json keeps the last
+        out = {}
+        for key, value in items:
+            if key in out:
+                duplicates.append(key)
+            out[key] = value
+        return out
+
+    decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_constant=_no_constant)
+    position, index, length = 0, 0, len(text)
+    while True:
+        while position < length and text[position] in " \t\r\n":
+            position += 1
+        if position >= length:
+            return
+        index += 1
+        line = text.count("\n", 0, position)
+        try:
+            data, end = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as err:
+            yield Document(
+                index, None, [Problem(err.lineno, err.colno, "json-syntax", f"JSON syntax error: {err.msg}")]
+            )
+            return
+        except (RecursionError, ValueError) as err:
+            problem = Problem(line + 1, 1, "yaml-depth", f"the JSON document cannot be read: {err}")
+            yield Document(index, None, [problem])
+            return
+        problems = [
+            Problem(line + 1, 1, "duplicate-key", f"duplicate key {key!r}: kubectl rejects it (strict decoding)")
+            for key in duplicates
+        ]
+        duplicates.clear()
+        if _depth(data) > MAX_DEPTH:
+            problems.append(Problem(line + 1, 1, "yaml-depth", f"the document nests deeper than {MAX_DEPTH} levels"))
+            yield Document(index, None, problems, None, line)
+        else:
+            yield Document(index, _json_numbers(data), problems, _compose_json(text[position:end]), line)
+        position = end
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON; kubectl cannot read it")
+
+
+def _json_numbers(data):
+    """Integral floats (1e3, 2.0) as integers, as kubectl's JSON decoding gives them."""
+    if isinstance(data, dict):
+        return {key: _json_numbers(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_json_numbers(value) for value in data]
+    if isinstance(data, float):
+        return kubeyaml.json_number(data)
+    return data
+
+
+def _compose_json(text: str):
+    """The node tree of a JSON object (JSON is YAML), for positions; None if libyaml disagrees."""
+    loader = _Loader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except yaml.YAMLError:
+        return None
     finally:
         loader.dispose()
 
 
+def _depth(data) -> int:
+    """Nesting depth of plain data, without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_DEPTH:
+                stack.extend((item, level + 1) for item in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
+def iter_documents(source) -> Iterator[Document]:
+    """The Documents of ``source``: a str, bytes, or a binary file read in blocks (memory stays
+    flat however many documents it holds). Problems of the stream itself (encoding, size,
+    separators) come as a Document of their own with no data."""
+    blocks = _decoded_blocks(source)
+    head = []
+    for block in blocks:
+        head.append(block)
+        if block[0].strip() or block[2]:
+            break
+    if "".join(text for text, _, _ in head).lstrip(" \t\r\n").startswith("{"):
+        yield from _json_stream(itertools.chain(head, blocks))
+        return
+    index = 0
+    for chunk in _chunks(itertools.chain(head, blocks)):
+        if chunk.problem is not None:
+            yield Document(index + 1, None, [chunk.problem], line_offset=chunk.first_line)
+            continue
+        doc = _yaml_document(chunk, index + 1)
+        if doc is not None:
+            index += 1
+            yield doc
+
+
+def _json_stream(blocks) -> Iterator[Document]:
+    parts, size, problem = [], 0, None
+    for text, block_problem, _ in blocks:
+        problem = problem or block_problem
+        size += len(text)
+        if size > _MAX_JSON_BYTES:
+            message = f"a JSON stream larger than {_MAX_JSON_BYTES:,} bytes; split it"
+            yield Document(1, None, [Problem(1, 1, "yaml-size", message)])
+            return
+        parts.append(text)
+    documents = 0
+    for doc in _json_documents("".join(parts)):
+        documents = doc.index
+        yield doc
+    if problem is not None:
+        yield Document(documents + 1, None, [problem])
+
+
+def load_all(text: str) -> tuple[list, list[Problem]]:
+    """Every document's data of a (small) text, and all problems: for --params and convert."""
+    data, problems = [], []
+    for doc in iter_documents(text):
+        problems += doc.problems
+        if doc.data is not None:
+            data.append(doc.data)
+    return data, problems
+
+
 def compose(text: str) -> list:
-    """Node trees of the documents, with positions; as many as the text holds before an error."""
+    """Node trees of the documents of our own output, with positions."""
     nodes = []
     loader = _Loader(text)
     try:
@@ -210,12 +580,12 @@ def locate(node, path: list) -> tuple[tuple[int, int], object]:
     mark = node.start_mark
     for part in path:
         found = None
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, MappingNode):
             for key, value in node.value:
-                if key.value == part:
+                if isinstance(key, ScalarNode) and _key_matches(key, part):
                     found, mark = value, key.start_mark
                     break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
             found = node.value[part]
             mark = found.start_mark
         if found is None:
@@ -224,42 +594,52 @@ def locate(node, path: list) -> tuple[tuple[int, int], object]:
     return (mark.line + 1, mark.column + 1), node
 
 
-def path_at(node, line: int, column: int, prefix: tuple = ()) -> list | None:
-    """The path of the mapping entry (key or value) or item that starts at (line, column), 1-based."""
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            here = (*prefix, key.value)
-            if key.start_mark.line + 1 == line and key.start_mark.column + 1 == column:
-                return list(here)
-            found = path_at(value, line, column, here)
-            if found is not None:
-                return found
-            if value.start_mark.line + 1 == line and value.start_mark.column + 1 == column:
-                return list(here)  # a tagged or otherwise odd value
-    elif isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            if item.start_mark.line + 1 == line and item.start_mark.column + 1 == column:
-                return [*prefix, i]
-            found = path_at(item, line, column, (*prefix, i))
-            if found is not None:
-                return found
-    return None
+def _key_matches(key: ScalarNode, part) -> bool:
+    if key.value == part:
+        return True
+    if key.style not in (None, ""):
+        return False
+    try:
+        return kubeyaml.key_string(kubeyaml.resolve_plain(key.value)[1]) == part
+    except DecodeError:
+        return False
+
+
+def path_at(node, line: int, column: int) -> list | None:
+    """The path of the mapping entry (key or value) or item that starts at (line, column), 1-based;
+    the deepest one, as a mapping starts where its first key does. Iterative, and each node is
+    visited once: aliases may make the tree a graph, even a cycle."""
+    best: tuple | None = None
+    stack, seen = [(node, ())], set()
+    while stack:
+        current, prefix = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, MappingNode):
+            entries = [(key, value, (*prefix, key.value)) for key, value in current.value]
+        elif isinstance(current, SequenceNode):
+            entries = [(item, item, (*prefix, i)) for i, item in enumerate(current.value)]
+        else:
+            continue
+        for start, value, here in entries:
+            for candidate in (start, value):  # the key, or a tagged or otherwise odd value
+                mark = candidate.start_mark
+                if (mark.line + 1, mark.column + 1) == (line, column) and (best is None or len(here) > len(best)):
+                    best = here
+            stack.append((value, here))
+    return list(best) if best is not None else None
 
 
 def implicit_type_note(node) -> str | None:
-    """Why a plain scalar is not a string: YAML 1.1 reads `yes` as true and `0777` as 511."""
-    if not isinstance(node, yaml.ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
+    """Why a plain scalar is not a string: kubectl reads `y` as true and `0777` as 511."""
+    if not isinstance(node, ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
         return None
     raw = node.value
-    resolved = _RESOLVER.resolve(yaml.ScalarNode, raw, (True, False))
-    kinds = {
-        "tag:yaml.org,2002:bool": "a boolean",
-        "tag:yaml.org,2002:int": "an integer",
-        "tag:yaml.org,2002:float": "a number",
-        "tag:yaml.org,2002:null": "null",
-    }
-    if resolved not in kinds:
+    tag, value = kubeyaml.resolve_plain(raw)
+    kinds = {kubeyaml.BOOL: "a boolean", kubeyaml.INT: "an integer", kubeyaml.FLOAT: "a number", kubeyaml.NULL: "null"}
+    if tag not in kinds:
         return None
-    value = yaml.safe_load(raw)
-    shown = f" ({value!r})" if str(value) != raw else ""
-    return f"YAML 1.1 reads {raw} as {kinds[resolved]}{shown}, but a string is required here; quote it: {_quoted(raw)}"
+    shown = json.dumps(value) if isinstance(value, bool | None) or str(value) != raw else ""
+    shown = f" ({shown})" if shown else ""
+    return f"kubectl reads {raw} as {kinds[tag]}{shown}, but a string is required here; quote it: {_quoted(raw)}"

@@ -281,7 +281,11 @@ def test_builtin_kinds_of_the_kubernetes_runtime_pass_kubernetes_validate():
 
 
 def test_convert_maps_the_seeds_legacy_job_and_round_trips(tmp_path):
-    seed = FIXTURES / "seeds" / "004-line0017.yaml"
+    original = FIXTURES / "seeds" / "004-line0017.yaml"
+    placeholder = run_cli("convert", str(original))  # the seed's image is '<Your-docker-repo>/...'
+    assert placeholder.returncode == 1 and "is not an image reference" in placeholder.stderr
+    seed = tmp_path / "seed.yaml"
+    seed.write_text(original.read_text().replace("<Your-docker-repo>", "registry.example.com/team"))
     done = run_cli("convert", str(seed))
     assert done.returncode == 0, done.stderr
     first = load_all(done.stdout)

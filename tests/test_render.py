@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from generator import bundles, cli, engine, render
+from generator import atomic, bundles, cli, engine, render
 from generator.paths import DEPLOY, GENERATED_LIB
 
 from .conftest import REPO
@@ -52,8 +52,12 @@ def test_every_jsonnet_engine_gives_identical_data(other):
     assert engine.evaluate(example, {}, engine=other) == engine.evaluate(example, {}, engine="rjsonnet")
 
 
+def write(out, files):
+    atomic.replace(out, render.targets(out, files))
+
+
 def test_drift_check_reports_a_hand_edit(tmp_path, rendered):
-    render.write_atomically(tmp_path, rendered.files)
+    write(tmp_path, rendered.files)
     assert render.diff_against_disk(tmp_path, rendered.files) == ""
     target = tmp_path / "v1" / "operator.yaml"
     target.write_text(target.read_text().replace("replicas: 1", "replicas: 3"))
@@ -66,7 +70,7 @@ def test_drift_check_reports_a_hand_edit(tmp_path, rendered):
 
 
 def test_check_flag_exits_1_with_the_diff(tmp_path, rendered, capsys):
-    render.write_atomically(tmp_path, rendered.files)
+    write(tmp_path, rendered.files)
     assert cli.main(["render", "--check", "--out", str(tmp_path)]) == 0
     (tmp_path / "v1beta1" / "Kustomization").write_text("edited\n")
     assert cli.main(["render", "--check", "--out", str(tmp_path)]) == 1
@@ -75,7 +79,7 @@ def test_check_flag_exits_1_with_the_diff(tmp_path, rendered, capsys):
 
 
 def test_failed_jsonnet_leaves_output_untouched(tmp_path, rendered):
-    render.write_atomically(tmp_path, rendered.files)
+    write(tmp_path, rendered.files)
     before = tree_digest(tmp_path)
     with pytest.raises(render.RenderError, match="scheduling must be '' or 'volcano'"):
         render.render(bundles.default_bundles(), {"scheduling": "slurm"})
@@ -84,7 +88,7 @@ def test_failed_jsonnet_leaves_output_untouched(tmp_path, rendered):
 
 def test_invalid_object_is_never_written(tmp_path, rendered, capsys):
     out = tmp_path / "deploy"
-    render.write_atomically(out, rendered.files)
+    write(out, rendered.files)
     before = tree_digest(out)
     params = tmp_path / "params.yaml"
     # A toleration with a misspelt field: jsonnet is happy, the Kubernetes schema is not.
@@ -103,14 +107,15 @@ def test_invalid_object_is_never_written(tmp_path, rendered, capsys):
 
 def test_error_points_at_the_line_of_the_field(tmp_path, capsys):
     params = tmp_path / "params.yaml"
-    params.write_text("nodeSelector:\n  disk: 7\n")
+    params.write_text("tolerations:\n- {key: gpu, effect: NoSchedule, tolerationSeconds: soon}\n")
     assert cli.main(["render", "--out", str(tmp_path / "out"), "--params", str(params)]) == 1
     err = capsys.readouterr().err
-    line = next(x for x in err.splitlines() if "nodeSelector.disk" in x)
+    line = next(x for x in err.splitlines() if "tolerations[0].tolerationSeconds" in x)
     location = line.split(": error:")[0].strip()  # e.g. v1/operator.yaml:153:9
     file_part, line_no, _ = location.rsplit(":", 2)
-    text = render.render(bundles.default_bundles(), {"nodeSelector": {"disk": "x"}}).files[file_part]
-    assert text.splitlines()[int(line_no) - 1].strip().startswith("disk:")
+    good = {"tolerations": [{"key": "gpu", "effect": "NoSchedule", "tolerationSeconds": 5}]}
+    text = render.render(bundles.default_bundles(), good).files[file_part]
+    assert text.splitlines()[int(line_no) - 1].strip().startswith("tolerationSeconds:")
     assert not (tmp_path / "out").exists()
 
 
@@ -120,7 +125,7 @@ def test_render_writes_and_replaces(tmp_path, rendered):
     (out / "v1" / "old.yaml").write_text("stale\n")
     (out / "examples").mkdir()
     (out / "examples" / "keep.yaml").write_text("kept\n")
-    render.write_atomically(out, rendered.files)
+    write(out, rendered.files)
     assert not (out / "v1" / "old.yaml").exists()
     assert (out / "examples" / "keep.yaml").read_text() == "kept\n", "directories render does not own stay"
     assert render.diff_against_disk(out, rendered.files) == ""
@@ -149,7 +154,7 @@ def test_keep_descriptions_warns_about_the_apply_limit():
         (["--toleration", "gpu:Sometimes"], "--toleration: expected KEY[=VALUE]:EFFECT"),
         (["--namespace", "Paddle_System"], "is not a namespace name"),
         (["--label", "team=a b"], "label value 'a b'"),
-        (["--replicas", "-1"], "--replicas: must be 0 or more"),
+        (["--replicas", "-1"], "--replicas (replicas): expected a whole number from 0"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_option(tmp_path, capsys, argv, message):

@@ -1,0 +1,181 @@
+"""The operator bundle's parameters: read --params, merge the flags, check every field.
+
+The fields and their defaults live in libsonnet/paddle-operator/config.libsonnet; this module
+asks jsonnet for the field names, so a misspelt `namespce:` is an error naming the field it
+resembles instead of a key jsonnet silently ignores. Each value is checked here, where the
+message can name the flag, for what the rendered objects cannot show (an init image lives in
+a ConfigMap, a secret name is not validated by the apiserver); the rendered objects then go
+through the same checker as `validate`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from pathlib import Path
+
+from . import engine, rules
+from .cliargs import UsageError
+from .paths import OPERATOR_LIB
+from .yamlload import iter_documents
+
+# config field -> the flag that sets it
+FLAGS = {
+    "namespace": "--namespace",
+    "watchNamespace": "--watch-namespace",
+    "image": "--image",
+    "imagePullPolicy": "--image-pull-policy",
+    "initImage": "--init-image",
+    "scheduling": "--scheduling",
+    "replicas": "--replicas",
+    "resources": "--requests/--limits",
+    "imagePullSecrets": "--image-pull-secret",
+    "nodeSelector": "--node-selector",
+    "tolerations": "--toleration",
+    "labels": "--label",
+    "networkPolicy": "--network-policy",
+    "apiserverPorts": "--apiserver-port",
+}
+INT32_MAX = 2**31 - 1
+MAX_PARAMS_BYTES = 1 << 20
+
+
+@functools.cache
+def config_fields() -> tuple[str, ...]:
+    """Every field of config.libsonnet, hidden ones included."""
+    fields = engine.evaluate_snippet(f"std.objectFieldsAll(import '{OPERATOR_LIB.name}/config.libsonnet')")
+    return tuple(fields)
+
+
+def read_params_file(path: str) -> dict:
+    """A --params file (YAML or JSON, one mapping), read as kubectl reads YAML."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise UsageError(f"--params: cannot read {path}: {err.strerror}") from None
+    if len(raw) > MAX_PARAMS_BYTES:
+        raise UsageError(f"--params: {path} is larger than {MAX_PARAMS_BYTES:,} bytes; it holds a few fields")
+    docs = list(iter_documents(raw))
+    for doc in docs:
+        for problem in doc.problems:
+            if problem.severity == "error":
+                raise UsageError(f"--params: {path}:{problem.line}:{problem.column}: {problem.message}")
+    data = [doc.data for doc in docs if doc.data is not None]
+    if len(data) != 1 or not isinstance(data[0], dict):
+        raise UsageError(f"--params: {path} must hold one mapping of config fields (see config.libsonnet)")
+    return data[0]
+
+
+def _where(field: str) -> str:
+    return f"{FLAGS[field]} ({field})" if field in FLAGS else field
+
+
+def check(params: dict) -> dict:
+    """``params`` unchanged, or UsageError naming the flag (or field) and what it takes."""
+    known = config_fields()
+    for field in params:
+        if field not in known:
+            close = difflib.get_close_matches(field, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; the fields are {', '.join(sorted(FLAGS))}"
+            raise UsageError(f"--params: {field!r} is not a config field{hint}")
+    for field, value in params.items():
+        problem = _CHECKS.get(field, lambda _: None)(value)
+        if problem:
+            raise UsageError(f"{_where(field)}: {problem}")
+    return params
+
+
+def _string(value) -> str | None:
+    return None if isinstance(value, str) else f"expected a string, got {value!r}"
+
+
+def _namespace(value, allow_empty: bool = False) -> str | None:
+    if allow_empty and value == "":
+        return None
+    return _string(value) or rules.name_problem(value, rules.DNS1123_LABEL, 63, "namespace name")
+
+
+def _image(value) -> str | None:
+    return _string(value) or rules.image_problem(value)
+
+
+def _choice(*allowed):
+    def check(value) -> str | None:
+        return None if value in allowed else f"{value!r} is not one of {', '.join(repr(a) for a in allowed)}"
+
+    return check
+
+
+def _replicas(value) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= INT32_MAX:
+        return f"expected a whole number from 0 to {INT32_MAX:,} (int32), got {value!r}"
+    return None
+
+
+def _resources(value) -> str | None:
+    if not isinstance(value, dict) or set(value) - {"requests", "limits"}:
+        return "expected {requests: {cpu: Q, memory: Q}, limits: {...}}"
+    for kind, amounts in value.items():
+        if not isinstance(amounts, dict):
+            return f"{kind}: expected a mapping of resource names to quantities"
+        for name, amount in amounts.items():
+            if rules.parse_quantity(amount) is None:
+                return f"{kind}.{name}: {rules.quantity_message(amount)}"
+    return None
+
+
+def _secret_names(value) -> str | None:
+    if not isinstance(value, list):
+        return f"expected a list of Secret names, got {value!r}"
+    for name in value:
+        name = name.get("name") if isinstance(name, dict) else name
+        problem = _string(name) or rules.name_problem(name, rules.DNS1123_SUBDOMAIN, 253, "Secret name")
+        if problem:
+            return problem
+    return None
+
+
+def _labels(value) -> str | None:
+    if not isinstance(value, dict):
+        return f"expected a mapping of label keys to values, got {value!r}"
+    for key, text in value.items():
+        found = rules.label_key_problem(key) or _string(text)
+        if not found and (len(text) > 63 or not rules.LABEL_VALUE.match(text)):
+            found = (
+                f"label value {text!r} of {key!r} must be at most 63 characters of letters, digits, "
+                "'-', '_' or '.', starting and ending with a letter or digit"
+            )
+        if found:
+            return found
+    return None
+
+
+def _ports(value) -> str | None:
+    if not isinstance(value, list) or not value:
+        return f"expected a list of ports, got {value!r}"
+    for port in value:
+        if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+            return f"{port!r} is not a port number (1 to 65535)"
+    return None
+
+
+def _bool(value) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+
+
+_CHECKS = {
+    "namespace": _namespace,
+    "watchNamespace": lambda v: _namespace(v, allow_empty=True),
+    "image": _image,
+    "initImage": _image,
+    "imagePullPolicy": _choice(*rules.PULL_POLICIES),
+    "scheduling": _choice("", "volcano"),
+    "replicas": _replicas,
+    "resources": _resources,
+    "imagePullSecrets": _secret_names,
+    "nodeSelector": _labels,
+    "labels": _labels,
+    "networkPolicy": _bool,
+    "apiserverPorts": _ports,
+    "apiextensions": _choice("v1", "v1beta1"),
+}

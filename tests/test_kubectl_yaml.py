@@ -1,0 +1,359 @@
+"""kubectl is the oracle for how a YAML file reads: our reader must give the same data, and
+what our writer emits must read back, in kubectl, as the data we meant.
+
+kubectl decodes offline with `kubectl label --local -f FILE k=v -o json` (no cluster). Over
+a table of scalars, as values and as mapping keys, we predict kubectl's data or its failure.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from generator.yamlio import dump_documents
+from generator.yamlload import iter_documents
+
+pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
+
+# Every spelling YAML 1.1, go-yaml v2 or JSON might read as something other than a string.
+SCALARS = [
+    # booleans, in and out of go-yaml's table
+    *[
+        "y",
+        "Y",
+        "yes",
+        "Yes",
+        "YES",
+        "yEs",
+        "n",
+        "N",
+        "no",
+        "No",
+        "NO",
+        "true",
+        "True",
+        "TRUE",
+        "tRUE",
+        "false",
+        "False",
+        "FALSE",
+        "on",
+        "On",
+        "ON",
+        "oN",
+        "off",
+        "Off",
+        "OFF",
+    ],
+    "t",
+    "f",
+    "T",
+    "F",
+    "o",
+    "O",
+    "yes!",
+    "nope",
+    "onn",
+    "offf",
+    "Yy",
+    "ye",
+    # nulls
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "nUll",
+    "nil",
+    "None",
+    "none",
+    "-",
+    "--",
+    # decimal integers
+    "0",
+    "1",
+    "-1",
+    "+1",
+    "007",
+    "010",
+    "08",
+    "09",
+    "0009",
+    "123",
+    "-0",
+    "+0",
+    "1_000",
+    "1__0",
+    "_1",
+    "1_",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "123456789012345678901234567890",
+    "1" * 400,
+    # octal, hexadecimal, binary
+    "0o17",
+    "0O17",
+    "0o8",
+    "-0o17",
+    "+0o17",
+    "0777",
+    "0o",
+    "0x1F",
+    "0X1F",
+    "0x1f",
+    "-0x1F",
+    "+0x10",
+    "0x",
+    "0xG",
+    "0x_1F",
+    "0b101",
+    "-0b101",
+    "+0b101",
+    "0B101",
+    "0b2",
+    "0b",
+    "0b_1",
+    "0x7FFFFFFFFFFFFFFF",
+    "0xFFFFFFFFFFFFFFFF",
+    "0x10000000000000000",
+    # floats
+    "1.0",
+    "1.",
+    ".5",
+    "-.5",
+    "+.5",
+    "0.5",
+    "1e3",
+    "1E3",
+    "1e-3",
+    "1e+3",
+    "-1e3",
+    "1.5e3",
+    ".5e3",
+    "1e",
+    "e3",
+    "1.5E-7",
+    "1e308",
+    "1e309",
+    "-1e309",
+    "1e-400",
+    "1_000.5",
+    "3.14159",
+    "6.02e23",
+    "1.0e+17",
+    "1e21",
+    "1e20",
+    "0.1",
+    "100.00",
+    "1.2.3",
+    "1e3.5",
+    "0x1p3",
+    "1,000",
+    "12e",
+    "2e5",
+    "0e0",
+    "-0.0",
+    "+1.5",
+    "00.5",
+    "1e03",
+    # special floats (JSON cannot carry these)
+    ".nan",
+    ".NaN",
+    ".NAN",
+    ".inf",
+    ".Inf",
+    ".INF",
+    "+.inf",
+    "-.inf",
+    "-.Inf",
+    "+.INF",
+    ".nAn",
+    "nan",
+    "NaN",
+    "inf",
+    "Infinity",
+    "-Infinity",
+    ".",
+    "..",
+    "...x",
+    # timestamps and sexagesimal numbers
+    "2001-12-14",
+    "2001-12-14t21:59:43.10-05:00",
+    "2001-12-14 21:59:43.10",
+    "2001-12-14T21:59:43Z",
+    "2001-1-1",
+    "2001-13-45",
+    "20011214",
+    "12:30",
+    "190:20:30",
+    "-12:30",
+    "1:2:3",
+    "12:30:00.5",
+    "00:00",
+    "24:00:00",
+    # odd characters
+    "=",
+    "<<",
+    "<",
+    "x@",
+    "x@y",
+    "a:b",
+    "http://x",
+    "a b",
+    "a#b",
+    "x!",
+    "x%",
+    "x-y",
+    "x_y",
+    "x.y",
+    "-x",
+    "+x",
+    ".x",
+    "_x",
+    "0a",
+    "1a",
+    "1 2",
+    "0.0.0.0",
+    "127.0.0.1",
+    "v1",
+    "1.0.0",
+    "1-2",
+    "2-1",
+    "1/2",
+    "k8s",
+    "100m",
+    "1Gi",
+    "500Mi",
+    "2Ki",
+    "1E",
+    "1Ei",
+    "0.5Gi",
+    "1.5",
+    "-1.5",
+    "+",
+    "+-1",
+    "--1",
+    "++1",
+    # words that are strings everywhere, as controls
+    "paddle",
+    "Always",
+    "IfNotPresent",
+    "PodIP",
+    "Never",
+    "OnFailure",
+    "Y2K",
+    "yesterday",
+    "nothing",
+    "offline",
+    "online",
+    "tree",
+    "falsey",
+    "nullable",
+    "NoSchedule",
+    "Exists",
+    "TCP",
+    "UDP",
+]
+
+
+def kubectl_decode(tmp_path, text: str, name: str = "doc.yaml"):
+    """kubectl's JSON of a one-object file, or None when kubectl refuses it."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        ["kubectl", "label", "--local", "-f", str(path), "probe=yes", "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return json.loads(done.stdout) if done.returncode == 0 else None
+
+
+def ours(text: str):
+    """Our data of a one-object text, or None where we say kubectl fails."""
+    docs = list(iter_documents(text))
+    assert len(docs) == 1
+    # errors of the reader are what kubectl fails on, but for duplicate keys: it keeps the last one
+    if any(p.severity == "error" and p.rule != "duplicate-key" for p in docs[0].problems):
+        return None
+    return docs[0].data
+
+
+def same(a, b) -> bool:
+    """Equal as kubectl sees JSON: numbers by value (1000 == 1000.0), never a bool for a number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return float(a) == float(b) if isinstance(a, float) or isinstance(b, float) else a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+def thing(spec_lines: list[str]) -> str:
+    body = "\n".join(f"  {line}" for line in spec_lines)
+    return f"apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: probe\nspec:\n{body}\n"
+
+
+def test_the_table_is_large_and_has_no_repeats():
+    assert len(SCALARS) >= 200
+    assert len(set(SCALARS)) == len(SCALARS)
+
+
+@pytest.mark.parametrize("where", ["value", "key"])
+def test_our_reader_reads_every_scalar_as_kubectl_does(tmp_path, where):
+    def line(i: int, scalar: str) -> str:
+        return f"v{i:03d}: {scalar}" if where == "value" else f"v{i:03d}: {{{scalar}: 1}}"
+
+    accepted, refused = [], []
+    for i, scalar in enumerate(SCALARS):
+        (refused if ours(thing([line(i, scalar)])) is None else accepted).append((i, scalar))
+    # one kubectl run for every scalar we accept: its data must be ours
+    text = thing([line(i, s) for i, s in accepted])
+    theirs = kubectl_decode(tmp_path, text)
+    assert theirs is not None, "kubectl refused a document we read as valid"
+    mine = ours(text)
+    wrong = [
+        (scalar, mine["spec"][f"v{i:03d}"], theirs["spec"][f"v{i:03d}"])
+        for i, scalar in accepted
+        if not same(mine["spec"][f"v{i:03d}"], theirs["spec"][f"v{i:03d}"])
+    ]
+    assert wrong == []
+    # each scalar we say kubectl fails on, alone: kubectl must fail on it
+    for i, scalar in refused:
+        assert kubectl_decode(tmp_path, thing([line(i, scalar)]), f"r{i}.yaml") is None, scalar
+    assert len(accepted) > 150 and len(refused) >= 5
+
+
+def test_explicit_tags_read_as_kubectl_reads_them(tmp_path):
+    cases = ["!!str 123", "!!int 12", "!!float 1", "!!bool true", "!!int abc", "!!bool maybe", "!!null ~", "!!str y"]
+    for i, case in enumerate(cases):
+        text = thing([f"v: {case}"])
+        mine, theirs = ours(text), kubectl_decode(tmp_path, text, f"t{i}.yaml")
+        assert (mine is None) == (theirs is None), case
+        if mine is not None:
+            assert same(mine["spec"], theirs["spec"]), case
+
+
+def test_every_string_we_write_reads_back_as_that_string_in_kubectl(tmp_path):
+    data = {
+        "apiVersion": "example.com/v1",
+        "kind": "Thing",
+        "metadata": {"name": "probe", "labels": {"tier": "y", "gpu": "n"}},
+        "spec": {f"v{i:03d}": scalar for i, scalar in enumerate(SCALARS)}
+        | {scalar: f"k{i}" for i, scalar in enumerate(SCALARS)},
+    }
+    text = dump_documents([data])
+    theirs = kubectl_decode(tmp_path, text)
+    assert theirs is not None
+    theirs["metadata"]["labels"].pop("probe")
+    assert same(theirs, data)
+    assert same(ours(text), data)
