@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import crdschema, engine, kube
+from . import bundles, crdschema, engine, kube, publish, sandbox
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -157,11 +157,12 @@ def render_examples(examples_dir: Path) -> dict[str, str]:
     """deploy/examples/NAME.yaml for every examples/NAME.jsonnet, each validated."""
     checker = ObjectChecker(kube.known_versions()[-1])
     files = {}
-    for source in sorted(examples_dir.glob("*.jsonnet")):
-        try:
-            data = engine.evaluate(source, {})
-        except engine.JsonnetError as err:
-            raise RenderError(f"{source}: jsonnet failed:\n{err}") from None
+    sources = sorted(examples_dir.glob("*.jsonnet"))
+    try:
+        evaluated = sandbox.evaluate_files(sources) if sources else []
+    except sandbox.SandboxError as err:
+        raise RenderError(str(err)) from None
+    for source, data in zip(sources, evaluated, strict=True):
         manifests = data if isinstance(data, list) else [data]
         try:
             check_manifests(manifests, name=str(source), checker=checker)
@@ -181,6 +182,28 @@ def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
 
 
 # -- disk ------------------------------------------------------------------------------------
+
+
+def outputs(
+    out: Path, files: dict[str, str], lib_out: Path | None, jsonschema_out: Path | None, api_doc: Path | None
+) -> list[tuple[Path, dict[str, str]]]:
+    """Everything a render writes, as (base folder, {path under base: text}): deploy/ and the
+    other generated files asked for. The top-level name under each base (a folder, or the API
+    doc itself) is what the render owns, so stray files there count as drift too."""
+    found = [(out, files)]
+    for folder, make in (
+        (lib_out, lambda: generated_api_files(bundles.default_bundles())),
+        (jsonschema_out, publish.jsonschema_files),
+    ):
+        if folder:
+            found.append((folder.parent, {f"{folder.name}/{name}": text for name, text in make().items()}))
+    if api_doc:
+        found.append((api_doc.parent, {api_doc.name: publish.api_markdown()}))
+    return found
+
+
+def all_targets(found: list[tuple[Path, dict[str, str]]]) -> dict[Path, dict[str, str] | str]:
+    return {target: content for base, files in found for target, content in targets(base, files).items()}
 
 
 def targets(base: Path, files: dict[str, str]) -> dict[Path, dict[str, str] | str]:

@@ -462,7 +462,7 @@ def _json_documents(text: str) -> Iterator[Document]:
             for key in duplicates
         ]
         duplicates.clear()
-        if _depth(data) > MAX_DEPTH:
+        if nesting_depth(data) > MAX_DEPTH:
             problems.append(Problem(line + 1, 1, "yaml-depth", f"the document nests deeper than {MAX_DEPTH} levels"))
             yield Document(index, None, problems, None, line)
         else:
@@ -496,14 +496,14 @@ def _compose_json(text: str):
         loader.dispose()
 
 
-def _depth(data) -> int:
-    """Nesting depth of plain data, without recursion."""
+def nesting_depth(data) -> int:
+    """Nesting depth of plain data (counted up to MAX_DEPTH + 1), without recursion."""
     deepest, stack = 0, [(data, 1)]
     while stack:
         value, level = stack.pop()
         if isinstance(value, dict | list):
             deepest = max(deepest, level)
-            if level <= MAX_DEPTH:
+            if level <= MAX_DEPTH:  # deep enough to know it is too deep
                 stack.extend((item, level + 1) for item in (value.values() if isinstance(value, dict) else value))
     return deepest
 
@@ -548,16 +548,6 @@ def _json_stream(blocks) -> Iterator[Document]:
         yield doc
     if problem is not None:
         yield Document(documents + 1, None, [problem])
-
-
-def load_all(text: str) -> tuple[list, list[Problem]]:
-    """Every document's data of a (small) text, and all problems: for --params and convert."""
-    data, problems = [], []
-    for doc in iter_documents(text):
-        problems += doc.problems
-        if doc.data is not None:
-            data.append(doc.data)
-    return data, problems
 
 
 def compose(text: str) -> list:

@@ -240,7 +240,7 @@ def test_jsonnet_cli_and_python_give_identical_manifests(name, capsys):
     assert cli.main(example_command(name)) == 0
     from_cli = load_all(capsys.readouterr().out)
     args = cli.build_parser().parse_args(example_command(name))
-    from generator.jobcli import job_from_args
+    from generator.cli.job import job_from_args
 
     from_python = job_from_args(args).render(args.runtime)
     assert from_jsonnet == from_cli == from_python

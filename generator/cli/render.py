@@ -1,8 +1,4 @@
-"""paddlejob-manifests: render the paddle-operator install bundles and validate manifests.
-
-Exit codes: 0 success; 1 the render failed (validation, jsonnet), --check
-found drift, or validate found an error; 2 usage error (bad flag, value or path).
-"""
+"""`paddlejob-manifests render`: the install bundles (and generated files) into deploy/, or a job file."""
 
 from __future__ import annotations
 
@@ -12,9 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import atomic, bundles, cliargs, jobcli, kube, publish, render, validate
-from . import params as params_module
-from .paths import DEPLOY
+from .. import atomic, bundles, cliargs, kube, render
+from .. import params as params_module
+from ..paths import DEPLOY
+from . import job
 
 RENDER_EXAMPLE = """\
 examples:
@@ -59,7 +56,7 @@ def operator_params(args: argparse.Namespace) -> dict:
     return params_module.check(params)
 
 
-def _add_render(sub) -> None:
+def add_parser(sub) -> None:
     p = sub.add_parser(
         "render",
         help="render and validate deploy/v1 and deploy/v1beta1",
@@ -79,6 +76,19 @@ def _add_render(sub) -> None:
         choices=["yaml", "json"],
         default="yaml",
         help="with FILE: the manifests' format; without: json prints a summary of what was written",
+    )
+    p.add_argument(
+        "-J",
+        "--jpath",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="with FILE: another folder imports may come from (libsonnet/ and FILE's folder always may)",
+    )
+    p.add_argument(
+        "--allow-import-anywhere",
+        action="store_true",
+        help="with FILE: let imports read any regular file (by default only FILE's folder, libsonnet/ and -J)",
     )
     p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
@@ -132,7 +142,7 @@ def _add_render(sub) -> None:
 
 def cmd_render(args: argparse.Namespace) -> int:
     if args.file:
-        return jobcli.cmd_render_file(args)
+        return job.cmd_render_file(args)
     started = time.perf_counter()
     params = operator_params(args)
     try:
@@ -150,20 +160,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         except render.RenderError as err:
             print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
             return 1
-    # Other generated files, as {path under base: text}; the top-level name (a folder, or the
-    # API doc itself) is what the render owns, so stray files there count as drift too.
-    extra: list[tuple[Path, dict[str, str]]] = []
-    for folder, files in (
-        (args.lib_out, lambda: render.generated_api_files(bundles.default_bundles())),
-        (args.jsonschema_out, publish.jsonschema_files),
-    ):
-        if folder:
-            extra.append((folder.parent, {f"{folder.name}/{name}": text for name, text in files().items()}))
-    if args.api_doc:
-        extra.append((args.api_doc.parent, {args.api_doc.name: publish.api_markdown()}))
-    outputs = [(args.out, result.files), *extra]
+    outputs = render.outputs(args.out, result.files, args.lib_out, args.jsonschema_out, args.api_doc)
     try:
-        atomic.recover(args.out, [t for base, files in outputs for t in render.targets(base, files)])
+        atomic.recover(args.out, render.all_targets(outputs))
     except OSError as err:
         print(
             f"paddlejob-manifests render: error: cannot finish an interrupted render in {args.out}: {err}",
@@ -183,13 +182,12 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
         return 0
     try:
-        atomic.replace(args.out, {t: c for base, files in outputs for t, c in render.targets(base, files).items()})
+        atomic.replace(args.out, render.all_targets(outputs))
     except atomic.WriteError as err:
         print(f"paddlejob-manifests render: error: nothing was written: {err}", file=sys.stderr)
         return 1
     elapsed = time.perf_counter() - started
-    written = sorted(str(args.out / name) for name in result.files)
-    written += sorted(str(base / name) for base, files in extra for name in files)
+    written = [str(base / name) for base, files in outputs for name in sorted(files)]
     if args.output == "json":  # for machines: what was written, and the summary
         summary = {"written": written, "bundles": result.summary, "warnings": result.warnings, "seconds": elapsed}
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
@@ -200,69 +198,3 @@ def cmd_render(args: argparse.Namespace) -> int:
         print(f"warning: {line}", file=sys.stderr)
     print(f"wrote {len(written)} files ({len(result.files)} under {args.out}) in {elapsed:.2f}s", file=sys.stderr)
     return 0
-
-
-VALIDATE_EXAMPLE = """\
-examples:
-  paddlejob-manifests validate jobs/                      # every *.yaml, *.yml, *.json below jobs/
-  paddlejob-manifests validate --kube-version 1.20 job.yaml
-  kustomize build overlays/prod | paddlejob-manifests validate -
-  paddlejob-manifests validate --output json deploy/ > findings.json
-
-output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
-exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
-"""
-
-
-def _add_validate(sub) -> None:
-    newest = kube.version_name(kube.known_versions()[-1])
-    p = sub.add_parser(
-        "validate",
-        help="check manifests before kubectl apply, offline",
-        description="Check Kubernetes, PaddleJob, Volcano and Kubeflow manifests the way the "
-        "apiserver and the operators would, and report each problem with its file, line and field.",
-        epilog=VALIDATE_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="file, directory (recursive) or - for stdin")
-    p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
-    p.add_argument("--output", "-o", choices=["text", "json"], default="text")
-    p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
-    p.set_defaults(func=cmd_validate)
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    try:
-        minor = kube.require_known(kube.parse_version(args.kube_version))
-    except kube.UnknownVersionError as err:
-        raise cliargs.UsageError(f"--kube-version: {err}") from None
-    files = validate.expand(args.paths)
-    report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds))
-    if args.output == "json":
-        sys.stdout.write(validate.format_json(report))
-    else:
-        sys.stdout.write(validate.format_text(report, colour=validate.use_colour(sys.stdout)))
-    return 0 if report.valid else 1
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="paddlejob-manifests", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="subcommand", required=True)
-    _add_render(sub)
-    _add_validate(sub)
-    jobcli.add_parsers(sub)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except cliargs.UsageError as err:
-        print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""The job subcommands: `job` (flags -> manifests), `render FILE.jsonnet`, `convert FILE`."""
+"""`paddlejob-manifests job`: a training job's manifests from flags; and `render FILE.jsonnet`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ import shlex
 import sys
 from pathlib import Path
 
-import yaml
-
-from . import cliargs, convert, engine, jobs
-from .jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
-from .yamlio import dump_documents
+from .. import cliargs, jobs, sandbox
+from ..jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
+from ..yamlio import dump_documents
 
 # Description fields as the CLI spells them, so a jsonnet error names the flag to change.
 FLAG_OF_FIELD = {
@@ -145,9 +143,9 @@ def cmd_render_file(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise cliargs.UsageError(f"{args.file}: no such file")
     try:
-        data = engine.evaluate(path, {})
-    except engine.JsonnetError as err:
-        print(f"paddlejob-manifests render: error: {path}: {err}", file=sys.stderr)
+        (data,) = sandbox.evaluate_files([path], args.jpath, args.allow_import_anywhere)
+    except sandbox.SandboxError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
         return 1
     manifests = data if isinstance(data, list) else [data]
     try:
@@ -159,32 +157,7 @@ def cmd_render_file(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_convert(args: argparse.Namespace) -> int:
-    path = Path(args.file)
-    if not path.is_file() and args.file != "-":
-        raise cliargs.UsageError(f"{args.file}: no such file")
-    text = sys.stdin.read() if args.file == "-" else path.read_text(encoding="utf-8")
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as err:
-        raise cliargs.UsageError(
-            f"{args.file}: not valid YAML ({err}); run `paddlejob-manifests validate` on it"
-        ) from None
-    manifests = []
-    for doc in docs:
-        try:
-            job, notes = convert.to_job(doc)
-            manifests += job.render(args.to)
-        except (convert.ConvertError, JobError) as err:
-            print(f"paddlejob-manifests convert: error: {flag_message(str(err))}", file=sys.stderr)
-            return 1
-        for note in notes:
-            print(f"{args.file}: {note}", file=sys.stderr)
-    write_manifests(manifests, args.output)
-    return 0
-
-
-def add_parsers(sub) -> None:
+def add_parser(sub) -> None:
     p = sub.add_parser(
         "job",
         help="write a training job's manifests from flags",
@@ -234,17 +207,3 @@ def add_parsers(sub) -> None:
     p.add_argument("--runtime", choices=jobs.RUNTIMES, default="paddle-operator")
     p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
     p.set_defaults(func=cmd_job)
-
-    c = sub.add_parser(
-        "convert",
-        help="convert a legacy paddlepaddle.org/v1 PaddleJob, or move a job to another runtime",
-        description="Read a legacy paddlepaddle.org/v1 PaddleJob (or a batch.paddlepaddle.org/v1 one) and "
-        "write the job for --to; each field mapped, and each one that could not be, is listed on stderr.",
-        epilog="example:\n  paddlejob-manifests convert old-job.yaml > job.yaml\n"
-        "  paddlejob-manifests convert job.yaml --to volcano > volcano-job.yaml",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
-    c.add_argument("--to", choices=jobs.RUNTIMES, default="paddle-operator")
-    c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
-    c.set_defaults(func=cmd_convert)

@@ -1,0 +1,64 @@
+"""paddlejob-manifests: render the paddle-operator install bundles, write training jobs, validate manifests.
+
+One module per subcommand, each a thin handler over the library (Tanka's cmd/tk): it parses
+flags into library calls and prints what they return.
+
+Exit codes, the same for every subcommand:
+  0  success (validate: no error; warnings allowed)
+  1  findings: the render or the input does not validate, or --check found drift
+  2  usage: an unknown flag, a bad value (the message names the flag), a missing path
+  3  internal error: a bug in this tool; the message asks for a report
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+
+import argcomplete
+
+from .. import __version__, cliargs
+from . import completion, convert, job, render, validate
+
+BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
+SUBCOMMANDS = (render, validate, job, convert, completion)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paddlejob-manifests",
+        description=__doc__.split("\n\n")[0],
+        epilog="exit codes: 0 success, 1 findings, 2 usage error, 3 internal error",
+    )
+    parser.add_argument("--version", "-v", action="version", version=f"paddlejob-manifests {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", required=True)
+    for module in SUBCOMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    argcomplete.autocomplete(parser)  # answers the shell's completion request, if that is what this is
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except cliargs.UsageError as err:
+        print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"paddlejob-manifests {args.subcommand}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        sys.stderr.close()  # `... | head`: the reader left; nothing more to say
+        return 1
+    except Exception as err:  # noqa: BLE001 - the one place that turns a bug into exit 3
+        where = traceback.extract_tb(err.__traceback__)[-1]
+        print(
+            f"paddlejob-manifests {args.subcommand}: internal error: {type(err).__name__}: {err} "
+            f"(at {where.filename.rsplit('/', 2)[-1]}:{where.lineno}); this is a bug, please report it "
+            f"with the command and input at {BUG_REPORT}",
+            file=sys.stderr,
+        )
+        return 3

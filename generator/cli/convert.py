@@ -1,0 +1,69 @@
+"""`paddlejob-manifests convert`: a legacy (or any) PaddleJob to the job model, then to a runtime."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import cliargs, convert, jobs
+from ..jobs import JobError
+from ..yamlload import iter_documents
+from .job import flag_message, write_manifests
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    name = "<stdin>" if args.file == "-" else args.file
+    if args.file != "-" and not Path(args.file).is_file():
+        raise cliargs.UsageError(f"{args.file}: no such file")
+    try:
+        docs, problems = read_documents(sys.stdin.buffer if args.file == "-" else Path(args.file))
+    except OSError as err:
+        raise cliargs.UsageError(f"{args.file}: cannot read it: {err.strerror}") from None
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        for problem in errors:
+            print(f"{name}:{problem.line}:{problem.column}: error: {problem.message} [{problem.rule}]", file=sys.stderr)
+        print("paddlejob-manifests convert: error: the input is not valid YAML as kubectl reads it", file=sys.stderr)
+        return 1
+    manifests = []
+    for doc in docs:
+        try:
+            job, notes = convert.to_job(doc)
+            manifests += job.render(args.to)
+        except (convert.ConvertError, JobError) as err:
+            print(f"paddlejob-manifests convert: error: {flag_message(str(err))}", file=sys.stderr)
+            return 1
+        for note in notes:
+            print(f"{name}: {note}", file=sys.stderr)
+    write_manifests(manifests, args.output)
+    return 0
+
+
+def read_documents(source) -> tuple[list, list]:
+    """The documents' data and the reader's problems (encoding, limits, tags, duplicates)."""
+    if isinstance(source, Path):
+        with source.open("rb") as stream:
+            return read_documents(stream)
+    docs, problems = [], []
+    for doc in iter_documents(source):
+        problems += doc.problems
+        if doc.data is not None:
+            docs.append(doc.data)
+    return docs, problems
+
+
+def add_parser(sub) -> None:
+    c = sub.add_parser(
+        "convert",
+        help="convert a legacy paddlepaddle.org/v1 PaddleJob, or move a job to another runtime",
+        description="Read a legacy paddlepaddle.org/v1 PaddleJob (or a batch.paddlepaddle.org/v1 one) and "
+        "write the job for --to; each field mapped, and each one that could not be, is listed on stderr.",
+        epilog="example:\n  paddlejob-manifests convert old-job.yaml > job.yaml\n"
+        "  paddlejob-manifests convert job.yaml --to volcano > volcano-job.yaml",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
+    c.add_argument("--to", choices=jobs.RUNTIMES, default="paddle-operator")
+    c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
+    c.set_defaults(func=cmd_convert)

@@ -1,0 +1,50 @@
+"""`paddlejob-manifests validate`: check manifests offline, report each problem with file:line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import cliargs, kube, validate
+
+VALIDATE_EXAMPLE = """\
+examples:
+  paddlejob-manifests validate jobs/                      # every *.yaml, *.yml, *.json below jobs/
+  paddlejob-manifests validate --kube-version 1.20 job.yaml
+  kustomize build overlays/prod | paddlejob-manifests validate -
+  paddlejob-manifests validate --output json deploy/ > findings.json
+
+output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
+exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
+"""
+
+
+def add_parser(sub) -> None:
+    newest = kube.version_name(kube.known_versions()[-1])
+    p = sub.add_parser(
+        "validate",
+        help="check manifests before kubectl apply, offline",
+        description="Check Kubernetes, PaddleJob, Volcano and Kubeflow manifests the way the "
+        "apiserver and the operators would, and report each problem with its file, line and field.",
+        epilog=VALIDATE_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="file, directory (recursive) or - for stdin")
+    p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
+    p.add_argument("--output", "-o", choices=["text", "json"], default="text")
+    p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
+    p.set_defaults(func=cmd_validate)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        minor = kube.require_known(kube.parse_version(args.kube_version))
+    except kube.UnknownVersionError as err:
+        raise cliargs.UsageError(f"--kube-version: {err}") from None
+    files = validate.expand(args.paths)
+    report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds))
+    if args.output == "json":
+        sys.stdout.write(validate.format_json(report))
+    else:
+        sys.stdout.write(validate.format_text(report, colour=validate.use_colour(sys.stdout)))
+    return 0 if report.valid else 1
