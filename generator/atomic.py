@@ -67,6 +67,15 @@ def _stage(target: Path, content: dict[str, str] | str, token: str) -> Path:
         _write_file(staged, content)
         return staged
     staged.mkdir(mode=0o755)
+    try:
+        _fill(staged, content)
+    except BaseException:
+        _remove(staged)
+        raise
+    return staged
+
+
+def _fill(staged: Path, content: dict[str, str]) -> None:
     folders = {staged}
     for rel, text in sorted(content.items()):
         path = staged / rel
@@ -79,7 +88,6 @@ def _stage(target: Path, content: dict[str, str] | str, token: str) -> Path:
     for folder in folders:
         os.chmod(folder, 0o755)
         _fsync_dir(folder)
-    return staged
 
 
 def _remove(path: Path) -> None:
@@ -166,7 +174,9 @@ def recover(journal_dir: Path, targets=()) -> bool:
     True if there was anything to do."""
     journal = journal_dir / JOURNAL
     acted = False
-    if journal.is_file():
+    if not journal_dir.is_dir():
+        journal_dir = journal_dir.parent  # not made yet (or a file, which replace refuses): nothing of ours
+    elif journal.is_file():
         try:
             entries = json.loads(journal.read_text(encoding="utf-8"))
         except (OSError, ValueError):

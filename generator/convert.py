@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 
+from . import kube
 from .jobs import Elastic, Role, TrainingJob, Volcano
+from .validate import ObjectChecker
 
 
 class ConvertError(ValueError):
@@ -23,11 +25,24 @@ def to_job(doc) -> tuple[TrainingJob, list[str]]:
     if key == ("paddlepaddle.org/v1", "PaddleJob"):
         return from_legacy(doc)
     if key == ("batch.paddlepaddle.org/v1", "PaddleJob"):
+        _require_valid(doc)
         return from_paddlejob(doc)
     raise ConvertError(
         f"{key[0]} {key[1]} is not a job this command reads; it converts paddlepaddle.org/v1 and "
         "batch.paddlepaddle.org/v1 PaddleJobs"
     )
+
+
+def _require_valid(doc: dict) -> None:
+    """Only a PaddleJob that validates is converted: its shapes are then the schema's."""
+    errors = [f for f in ObjectChecker(kube.known_versions()[-1]).check(doc) if f.is_error]
+    if errors:
+        shown = "; ".join(f"{f.path or '(document)'}: {f.message}" for f in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise ConvertError(
+            f"the PaddleJob does not validate, so it cannot be converted: {shown}{more}; "
+            "run `paddlejob-manifests validate` on it"
+        )
 
 
 def _meta(doc: dict) -> tuple[str, str | None]:

@@ -83,6 +83,14 @@ class Located:
 class Report:
     documents: int = 0
     findings: list[Located] = field(default_factory=list)
+    max_errors: int = 0  # stop reading after this many errors (0: never)
+    truncated: bool = False
+
+    @property
+    def full(self) -> bool:
+        if self.max_errors and not self.truncated and self.errors >= self.max_errors:
+            self.truncated = True
+        return self.truncated
 
     @property
     def errors(self) -> int:
@@ -228,11 +236,14 @@ def expand(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def validate_files(names: list[str], checker: ObjectChecker) -> Report:
+def validate_files(names: list[str], checker: ObjectChecker, max_errors: int = 0) -> Report:
     """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
-    checked one at a time, so the memory does not grow with the number of documents."""
-    report = Report()
+    checked one at a time, so the memory does not grow with the number of documents; after
+    ``max_errors`` errors (0: no limit) the rest is not read."""
+    report = Report(max_errors=max_errors)
     for name in names:
+        if report.full:
+            break
         if name == "-":
             validate_stream("<stdin>", sys.stdin.buffer, checker, report)
             continue
@@ -254,6 +265,8 @@ def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) 
 def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> None:
     """Check every document of ``source`` (text, bytes or a binary file) into ``report``."""
     for doc in iter_documents(source):
+        if report.full:
+            return
         if doc.data is not None:
             report.documents += 1
         findings = checker.check(doc.data) if doc.data is not None else []
@@ -305,6 +318,8 @@ def format_text(report: Report, colour: bool = False) -> str:
             f"{item.file}:{item.line}:{item.column}: {severity}: {what}: {f.path or '(document)'}: "
             f"{f.message} [{f.rule}]"
         )
+    if report.truncated:
+        lines.append(f"stopped after {report.errors} errors (--max-errors); the rest was not read")
     verdict = "valid" if report.valid else "invalid"
     noun = "document" if report.documents == 1 else "documents"
     lines.append(f"{report.documents} {noun}: {report.errors} errors, {report.warnings} warnings ({verdict})")
@@ -315,6 +330,7 @@ def format_json(report: Report) -> str:
     body = {
         "valid": report.valid,
         "documents": report.documents,
+        "truncated": report.truncated,
         "findings": [item.as_dict() for item in report.findings],
     }
     return json.dumps(body, indent=2) + "\n"

@@ -355,10 +355,10 @@ def _chunks(blocks) -> Iterator[_Chunk]:
             message = f"a document is larger than {MAX_DOCUMENT_BYTES:,} bytes, the apiserver's request limit; split it"
             yield _Chunk("", first_line, Problem(first_line + 1, 1, "yaml-size", message))
             skipping = True
-        if skipping:  # keep only the last, possibly unfinished, line
+        if skipping:  # keep only the last, possibly unfinished, line (one character of it when long)
             cut = pending.rfind("\n") + 1
             first_line += pending.count("\n", 0, cut)
-            pending = pending[cut:]
+            pending = pending[cut:] if cut else pending[-1:]
         if final:
             if not skipping:
                 yield _Chunk(pending, first_line)

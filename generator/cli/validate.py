@@ -33,6 +33,13 @@ def add_parser(sub) -> None:
     p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
     p.add_argument("--output", "-o", choices=["text", "json"], default="text")
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
+    p.add_argument(
+        "--max-errors",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="stop reading after N errors (default: %(default)s; 0: read everything)",
+    )
     p.set_defaults(func=cmd_validate)
 
 
@@ -41,8 +48,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         minor = kube.require_known(kube.parse_version(args.kube_version))
     except kube.UnknownVersionError as err:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
+    if args.max_errors < 0:
+        raise cliargs.UsageError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     files = validate.expand(args.paths)
-    report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds))
+    report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds), args.max_errors)
     if args.output == "json":
         sys.stdout.write(validate.format_json(report))
     else:
