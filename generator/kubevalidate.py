@@ -9,6 +9,7 @@ twenty releases costs about as much as checking it against the few that differ.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 import jsonschema_rs
@@ -106,4 +107,13 @@ def type_problem(instance, expected) -> tuple[str, str]:
         type(None): "null",
     }.get(type(instance), type(instance).__name__)
     rule = "type-string" if wanted == ["string"] else "type"
-    return rule, f"{instance!r} is {found}, but {' or '.join(wanted)} is required here"
+    return rule, f"{_shown(instance)} is {found}, but {' or '.join(wanted)} is required here"
+
+
+def _shown(value) -> str:
+    """A value as the user wrote it in YAML/JSON terms (null, true), cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

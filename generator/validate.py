@@ -273,11 +273,21 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         if not findings and not doc.problems:
             continue
         ident = _identity(doc.data)
+        explained = set()  # a field the reader already reported needs no second finding
         for problem in doc.problems:
-            finding = Finding(problem.severity, dotted(doc.path_of(problem)), problem.rule, problem.message)
+            path = dotted(_shortened(doc.path_of(problem)))
+            if problem.severity == "error":
+                explained.add(path)
+            finding = Finding(problem.severity, path, problem.rule, problem.message)
             report.findings.append(Located(finding, name, doc.index, problem.line, problem.column, *ident))
         for finding in findings:
-            report.findings.append(_locate(finding, doc, name, ident))
+            if finding.path not in explained:
+                report.findings.append(_locate(finding, doc, name, ident))
+
+
+def _shortened(path: list, keep: int = 12) -> list:
+    """A readable path for absurdly deep places (the reader stops at 200 levels)."""
+    return path if len(path) <= keep else [*path[:keep], f"(+{len(path) - keep} levels)"]
 
 
 def _identity(data) -> tuple:

@@ -360,7 +360,7 @@ def _chunks(blocks) -> Iterator[_Chunk]:
             first_line += pending.count("\n", 0, cut)
             pending = pending[cut:] if cut else pending[-1:]
         if final:
-            if not skipping:
+            if not skipping and problem is None:  # a document cut by a bad byte is not parsed
                 yield _Chunk(pending, first_line)
             if problem is not None:
                 yield _Chunk("", problem.line - 1, problem)

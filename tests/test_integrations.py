@@ -51,7 +51,7 @@ def custom_documents():
     for path in sorted((FIXTURES / "validate").rglob("*.yaml")) + sorted((FIXTURES / "seeds").glob("*.yaml")):
         try:
             docs = load_all(path.read_text())
-        except yaml.YAMLError:
+        except (yaml.YAMLError, UnicodeDecodeError):
             continue
         for index, doc in enumerate(docs, 1):
             if isinstance(doc, dict) and (doc.get("apiVersion"), doc.get("kind")) in CUSTOM:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -357,3 +358,38 @@ def test_every_string_we_write_reads_back_as_that_string_in_kubectl(tmp_path):
     theirs["metadata"]["labels"].pop("probe")
     assert same(theirs, data)
     assert same(ours(text), data)
+
+
+def test_rendered_bundle_with_ambiguous_labels_decodes_in_kubectl(tmp_path):
+    from generator import cli
+
+    out = tmp_path / "deploy"
+    argv = ["render", "--out", str(out), "--label", "tier=y", "--node-selector", "gpu=n", "--label", "code=08"]
+    assert cli.main(argv) == 0
+    done = subprocess.run(
+        ["kubectl", "label", "--local", "-f", str(out / "v1" / "operator.yaml"), "probe=yes", "-o", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    decoder, text, objects, at = json.JSONDecoder(), done.stdout, [], 0
+    while text[at:].strip():  # one JSON document per object
+        obj, at = decoder.raw_decode(text, len(text) - len(text[at:].lstrip()))
+        objects.append(obj)
+    assert len(objects) >= 8
+    assert all(o["metadata"]["labels"]["tier"] == "y" and o["metadata"]["labels"]["code"] == "08" for o in objects)
+    deployment = next(o for o in objects if o["kind"] == "Deployment")
+    assert deployment["spec"]["template"]["spec"]["nodeSelector"] == {"gpu": "n"}
+
+
+def test_job_env_values_decode_as_strings_in_kubectl(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "job", "demo", "--image", "registry.example.com/demo:1",
+         "--workers", "2", "--env", "FLAG=y", "--env", "RATE=1e3", "--env", "CODE=08"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    theirs = kubectl_decode(tmp_path, done.stdout)
+    assert theirs is not None
+    env = {e["name"]: e["value"] for e in theirs["spec"]["worker"]["template"]["spec"]["containers"][0]["env"]}
+    assert {env["FLAG"], env["RATE"], env["CODE"]} == {"y", "1e3", "08"}

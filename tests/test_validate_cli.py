@@ -155,8 +155,8 @@ def test_seeds_are_validated_with_their_known_mistakes(capsys):
 
 CHECKER = validate.ObjectChecker(37)
 SAMPLES = [
-    *(p.read_text() for p in sorted(GOOD.glob("*.yaml"))),
-    *(p.read_text() for p in sorted(BAD.glob("*.yaml"))),
+    *(p.read_text(errors="replace") for p in sorted(GOOD.glob("*.yaml"))),
+    *(p.read_text(errors="replace") for p in sorted(BAD.glob("*.yaml"))),
 ]
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=True), st.text(max_size=12)
