@@ -32,12 +32,12 @@ test: lint check
 lint: $(STAMP)
 	$(VENV)/bin/ruff check generator tests bench
 	$(VENV)/bin/ruff format --check generator tests bench
-	jsonnetfmt --test $(JSONNET_FILES)
+	$(PY) -m generator.jsonnetfmt --test $(JSONNET_FILES)
 
 fmt: $(STAMP)
 	$(VENV)/bin/ruff check --fix generator tests bench
 	$(VENV)/bin/ruff format generator tests bench
-	jsonnetfmt -i $(JSONNET_FILES)
+	$(PY) -m generator.jsonnetfmt -i $(JSONNET_FILES)
 
 ## Speed, as ratios against baselines measured in the same run (about a minute).
 bench: $(STAMP)

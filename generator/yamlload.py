@@ -88,6 +88,11 @@ class _Loader(yaml.CSafeLoader):
     """libyaml's parser and composer; plain scalars resolved as kubectl resolves them."""
 
     resolve = staticmethod(_resolve)
+    # PyYAML's path resolvers are unused; the composer still calls these two hooks for every
+    # collection node. C builtins that accept the same arguments stand in for the no-op Python
+    # methods (400,000 calls for 3,000 Deployments, about 7% of the time).
+    descend_resolver = staticmethod(slice)
+    ascend_resolver = staticmethod(tuple)
 
 
 def _allowed_alias_ratio(decoded: int) -> float:
@@ -212,12 +217,14 @@ class _Builder:
         out: dict = {}
         merged: set = set()  # keys a `<<: *anchor` brought in may be overridden: that is merging
         for key_node, value_node in node.value:
-            if _is_merge(key_node):
-                merged |= self.merge(out, value_node)
-                continue
-            key = self.key(key_node)
-            if key is None:
-                continue
+            key = key_node.value
+            if key_node.tag != kubeyaml.STR or key == "<<":  # the common case, a string key, skips both
+                if _is_merge(key_node):
+                    merged |= self.merge(out, value_node)
+                    continue
+                key = self.key(key_node)
+                if key is None:
+                    continue
             if key in out and key not in merged:
                 self.problem(
                     key_node,
