@@ -39,6 +39,14 @@ local shmVolume(shm) = {
       [if sized + gpu != {} then 'limits']: sized + gpu,
     },
 
+  // Requests and limits as strings (`cpu: 10` becomes '10'), as `kubectl get -o yaml` shows them:
+  // the official Python client's models refuse a number where a quantity goes.
+  quantitiesAsStrings(resources):: resources {
+    [kind]: std.mapWithKey(function(_, q) if std.isNumber(q) then std.toString(q) else q, resources[kind])
+    for kind in ['requests', 'limits']
+    if std.objectHas(resources, kind) && std.isObject(resources[kind])
+  },
+
   // The pod template of `roleName`; `contractEnv` (a list) goes before the user's environment so
   // that $(VAR) references in the user's values can use it; `extra` adds to the pod spec.
   template(job, roleName, labels, contractEnv=[], extraSpec={})::
@@ -63,7 +71,7 @@ local shmVolume(shm) = {
       [if contractEnv + envList(job.env + util.get(role, 'env', {})) + util.get(base, 'env', []) != [] then 'env']:
         firstOfEachName(contractEnv + util.get(base, 'env', []) + envList(job.env + util.get(role, 'env', {}))),
       [if resources != {} || std.objectHas(base, 'resources') then 'resources']:
-        std.mergePatch(util.get(base, 'resources', {}), resources),
+        $.quantitiesAsStrings(std.mergePatch(util.get(base, 'resources', {}), resources)),
       [if mounts != [] || std.objectHas(base, 'volumeMounts') then 'volumeMounts']: util.get(base, 'volumeMounts', []) + mounts,
     };
     local metadata = util.get(start, 'metadata', {})
