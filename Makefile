@@ -23,7 +23,7 @@ manifests: $(STAMP)
 
 ## Drift check: fail, with the diff, when the committed output differs from a fresh render.
 check: $(STAMP)
-	$(PY) -m generator render --check $(GENERATED)
+	$(PY) -m generator render --check --exact $(GENERATED)
 
 ## Everything CI runs: lint, drift check, test suite.
 test: lint check

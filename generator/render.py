@@ -21,7 +21,7 @@ from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
 from .validate import ObjectChecker
 from .yamlio import dump_documents
-from .yamlload import compose, locate
+from .yamlload import compose, iter_documents, locate
 
 BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 SIZE_WARNING_SHARE = 0.8
@@ -220,25 +220,60 @@ def targets(base: Path, files: dict[str, str]) -> dict[Path, dict[str, str] | st
     return out
 
 
-def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
-    """A unified diff from what is on disk to ``files``; '' when they are equal.
+@dataclass
+class Drift:
+    """How what is on disk differs from a fresh render."""
+
+    diff: str = ""  # a unified diff of the objects (or text) that differ
+    formatting: list[str] = field(default_factory=list)  # files holding the same objects, written otherwise
+
+    def __add__(self, other: Drift) -> Drift:
+        return Drift(self.diff + other.diff, self.formatting + other.formatting)
+
+
+def _objects(text: str) -> str | None:
+    """A canonical YAML dump of the objects in ``text``; None if it is not YAML (or JSON) data."""
+    docs = []
+    for doc in iter_documents(text):
+        if any(p.severity == "error" for p in doc.problems):
+            return None
+        if doc.data is not None:
+            docs.append(doc.data)
+    if not docs or all(isinstance(d, str) for d in docs):  # markdown reads as one string
+        return None
+    return dump_documents(docs)
+
+
+def diff_against_disk(out_dir: Path, files: dict[str, str], exact: bool = False) -> Drift:
+    """What differs between disk and ``files``: objects first, so a file a YAML formatter
+    rewrote (other quoting, indentation, key order) is "formatting" unless ``exact``.
 
     Only the top-level directories that ``files`` owns are compared: files
     there that the render would not write count as differences too.
     """
-    chunks = []
+    drift = Drift()
     on_disk: dict[str, str] = {}
     for top in sorted({rel.split("/", 1)[0] for rel in files}):
         base = out_dir / top
         if base.is_dir():
             for path in sorted(p for p in base.rglob("*") if p.is_file()):
-                on_disk[str(path.relative_to(out_dir))] = path.read_text(encoding="utf-8")
+                on_disk[str(path.relative_to(out_dir))] = path.read_text(encoding="utf-8", errors="replace")
         elif base.is_file():
-            on_disk[top] = base.read_text(encoding="utf-8")
+            on_disk[top] = base.read_text(encoding="utf-8", errors="replace")
+    chunks = []
     for rel in sorted(set(on_disk) | set(files)):
         old, new = on_disk.get(rel), files.get(rel)
         if old == new:
             continue
+        if old is not None and new is not None:
+            old_objects, new_objects = _objects(old), _objects(new)
+            if old_objects is not None and old_objects == new_objects:
+                drift.formatting.append(f"{out_dir.name}/{rel}")
+                if exact:
+                    chunks.append(f"same objects, formatting differs: {out_dir.name}/{rel}\n")
+                continue
+            if old_objects is not None and new_objects is not None and not exact:
+                old, new = old_objects, new_objects  # the diff of the objects, not of the formatting
         diff = list(
             difflib.unified_diff(
                 (old or "").splitlines(keepends=True),
@@ -249,4 +284,5 @@ def diff_against_disk(out_dir: Path, files: dict[str, str]) -> str:
         )
         # an empty file on one side only has no lines to diff, yet it is drift
         chunks.extend(diff or [f"only {'on disk' if new is None else 'in the render'}: {out_dir.name}/{rel}\n"])
-    return "".join(chunks)
+    drift.diff = "".join(chunks)
+    return drift

@@ -23,12 +23,12 @@ def tree_digest(root) -> dict[str, str]:
 
 
 def test_committed_deploy_matches_a_fresh_render(rendered):
-    assert render.diff_against_disk(DEPLOY, rendered.files) == ""
+    assert render.diff_against_disk(DEPLOY, rendered.files, exact=True) == render.Drift()
 
 
 def test_committed_library_api_data_matches_a_fresh_render():
     files = {f"generated/{k}": v for k, v in render.generated_api_files(bundles.default_bundles()).items()}
-    assert render.diff_against_disk(GENERATED_LIB.parent, files) == ""
+    assert render.diff_against_disk(GENERATED_LIB.parent, files, exact=True) == render.Drift()
 
 
 def test_two_renders_are_byte_identical(rendered):
@@ -58,12 +58,12 @@ def write(out, files):
 
 def test_drift_check_reports_a_hand_edit(tmp_path, rendered):
     write(tmp_path, rendered.files)
-    assert render.diff_against_disk(tmp_path, rendered.files) == ""
+    assert render.diff_against_disk(tmp_path, rendered.files, exact=True) == render.Drift()
     target = tmp_path / "v1" / "operator.yaml"
     target.write_text(target.read_text().replace("replicas: 1", "replicas: 3"))
     (tmp_path / "v1" / "stray.yaml").write_text("kind: Stray\n")
     (tmp_path / "v1" / "empty.yaml").write_text("")
-    diff = render.diff_against_disk(tmp_path, rendered.files)
+    diff = render.diff_against_disk(tmp_path, rendered.files).diff
     assert "-  replicas: 3" in diff and "+  replicas: 1" in diff
     assert "stray.yaml" in diff
     assert "only on disk: " in diff and "v1/empty.yaml" in diff
@@ -76,6 +76,25 @@ def test_check_flag_exits_1_with_the_diff(tmp_path, rendered, capsys):
     assert cli.main(["render", "--check", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr()
     assert "Kustomization" in out.out and "make manifests" in out.err
+
+
+def test_check_tells_formatting_from_objects(tmp_path, rendered, capsys):
+    """A GitOps repository's own YAML formatter rewrites the files: the objects are the same."""
+    import yaml
+
+    write(tmp_path, rendered.files)
+    target = tmp_path / "v1" / "operator.yaml"
+    objects = [d for d in yaml.safe_load_all(target.read_text()) if d]
+    target.write_text(yaml.safe_dump_all(objects, indent=4, sort_keys=False, default_flow_style=None, width=60))
+    assert cli.main(["render", "--check", "--out", str(tmp_path)]) == 0
+    assert "same objects, formatting differs in 1 files" in capsys.readouterr().err
+    assert cli.main(["render", "--check", "--exact", "--out", str(tmp_path)]) == 1
+    assert "same objects, formatting differs: " in capsys.readouterr().out
+    objects[0]["metadata"]["name"] = "renamed"
+    target.write_text(yaml.safe_dump_all(objects, indent=4, sort_keys=False))
+    assert cli.main(["render", "--check", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "+  name: paddle-system" in out and len(out.splitlines()) < 40, "a diff of the objects, not of the layout"
 
 
 def test_failed_jsonnet_leaves_output_untouched(tmp_path, rendered):
@@ -128,7 +147,7 @@ def test_render_writes_and_replaces(tmp_path, rendered):
     write(out, rendered.files)
     assert not (out / "v1" / "old.yaml").exists()
     assert (out / "examples" / "keep.yaml").read_text() == "kept\n", "directories render does not own stay"
-    assert render.diff_against_disk(out, rendered.files) == ""
+    assert render.diff_against_disk(out, rendered.files, exact=True) == render.Drift()
 
 
 def test_default_crds_fit_client_side_apply_with_margin(rendered):

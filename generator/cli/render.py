@@ -105,7 +105,16 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="also render DIR/*.jsonnet (job examples) into OUT/examples/, validated",
     )
-    p.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff when the output differs")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 with a diff when the objects on disk differ from a fresh render",
+    )
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="with --check: compare bytes, so formatting differences are drift too (this repository's own check)",
+    )
     p.add_argument("--kube-version", help="oldest Kubernetes release to serve, e.g. 1.13 (v1beta1) or 1.19 (v1)")
     p.add_argument(
         "--keep-descriptions",
@@ -170,15 +179,22 @@ def cmd_render(args: argparse.Namespace) -> int:
         )
         return 1
     if args.check:
-        drift = "".join(render.diff_against_disk(base, files) for base, files in outputs)
-        if drift:
-            sys.stdout.write(drift)
+        drift = sum((render.diff_against_disk(base, files, args.exact) for base, files in outputs), render.Drift())
+        if drift.diff:
+            sys.stdout.write(drift.diff)
             print(
                 f"paddlejob-manifests render --check: {args.out} differs from a fresh render; "
                 "run `make manifests` and commit the result",
                 file=sys.stderr,
             )
             return 1
+        if drift.formatting:
+            print(
+                f"{args.out}: same objects, formatting differs in {len(drift.formatting)} files "
+                "(a YAML formatter?); `--exact` compares bytes",
+                file=sys.stderr,
+            )
+            return 0
         print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
         return 0
     try:
