@@ -10,12 +10,21 @@ JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.l
 
 .PHONY: manifests check test lint fmt bench kube-schemas clean
 
+NODE_TOOLS := $(VENV)/node/.installed
+YAML_LANGUAGE_SERVER := yaml-language-server@2.0.0
+
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
+
+# yaml-language-server (what VS Code's YAML extension runs), for the editor tests; skipped without npm.
+$(NODE_TOOLS): $(STAMP)
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm install --silent --no-audit --no-fund --prefix $(VENV)/node $(YAML_LANGUAGE_SERVER) && touch $@; \
+	else echo "npm not found: the yaml-language-server tests will be skipped"; fi
 
 ## Render deploy/ (and the API data the jsonnet library imports), validating everything first.
 manifests: $(STAMP)
@@ -26,7 +35,7 @@ check: $(STAMP)
 	$(PY) -m generator render --check --exact $(GENERATED)
 
 ## Everything CI runs: lint, drift check, test suite.
-test: lint check
+test: lint check $(NODE_TOOLS)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)

@@ -26,6 +26,25 @@ FIELD_FEATURES = {
 ALL_RUNTIMES = ["paddle-operator", "volcano", "kubeflow", "kubernetes"]
 
 
+def jsonschema_name(api_version: str, kind: str) -> str | None:
+    """'GROUP/KIND_VERSION.json', the file of a kind's JSON Schema (the layout yaml-language-server's
+    CRD store and kubeconform use), or None for a kind this project publishes no schema for."""
+    from .validate import CUSTOM_KINDS
+
+    if (api_version, kind) not in CUSTOM_KINDS:
+        return None
+    group, version = api_version.split("/")
+    return f"{group}/{kind.lower()}_{version}.json"
+
+
+def modeline(obj: dict, schemas: str) -> str:
+    """The yaml-language-server comment that checks this one document against its schema, with
+    ``schemas`` the path (or URL) of schemas/jsonschema; '' for kinds without one. Placed at the
+    top of each document, it applies to that document only: files of mixed kinds stay clean."""
+    name = jsonschema_name(obj.get("apiVersion"), obj.get("kind")) if isinstance(obj, dict) else None
+    return f"# yaml-language-server: $schema={schemas}/{name}\n" if name else ""
+
+
 def jsonschema_files() -> dict[str, str]:
     """'GROUP/KIND_VERSION.json' -> JSON Schema text, for every custom kind the project knows."""
     from .validate import CUSTOM_KINDS
@@ -34,7 +53,6 @@ def jsonschema_files() -> dict[str, str]:
     target = crdschema.Target("v1", newest, newest)
     files = {}
     for (api_version, kind), (path, _) in sorted(CUSTOM_KINDS.items()):
-        group, version = api_version.split("/")
         schema = to_json_schema(crdschema.openapi_schema(target, keep_descriptions=True, path=path), strict=True)
         schema["properties"]["apiVersion"] = {"type": "string", "enum": [api_version]}
         schema["properties"]["kind"] = {"type": "string", "enum": [kind]}
@@ -46,7 +64,7 @@ def jsonschema_files() -> dict[str, str]:
             **schema,
             "required": sorted({"apiVersion", "kind", *schema.get("required", [])}),
         }
-        files[f"{group}/{kind.lower()}_{version}.json"] = pretty_json(document)
+        files[jsonschema_name(api_version, kind)] = pretty_json(document)
     return files
 
 

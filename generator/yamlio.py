@@ -28,10 +28,13 @@ def _str(dumper, value: str):
 _Dumper.add_representer(str, _str)
 
 
-def dump_documents(objects: list[dict], header: str = "") -> str:
-    """A multi-document YAML stream; keys sorted, so any engine gives the same bytes."""
+def dump_documents(objects: list[dict], header: str = "", comment=None) -> str:
+    """A multi-document YAML stream; keys sorted, so any engine gives the same bytes.
+    ``comment(obj)`` may give lines to put at the top of each document."""
     parts = [header] if header else []
     for obj in objects:
         parts.append("---\n")
+        if comment is not None:
+            parts.append(comment(obj))
         parts.append(yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20))
     return "".join(parts)

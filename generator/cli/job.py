@@ -8,7 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .. import cliargs, jobs, sandbox
+from .. import cliargs, jobs, publish, sandbox
 from ..jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
 from ..yamlio import dump_documents
 
@@ -116,11 +116,14 @@ def flag_message(message: str) -> str:
     return message
 
 
-def write_manifests(manifests: list[dict], output: str) -> None:
+def write_manifests(manifests: list[dict], output: str, schemas: str | None = None) -> None:
+    """To stdout; with ``schemas`` (a path or URL of schemas/jsonschema), each custom-kind YAML
+    document starts with the yaml-language-server comment naming its schema."""
     if output == "json":
         sys.stdout.write(json.dumps(manifests, indent=2, sort_keys=True) + "\n")
     else:
-        sys.stdout.write(dump_documents(manifests))
+        comment = (lambda obj: publish.modeline(obj, schemas.rstrip("/"))) if schemas else None
+        sys.stdout.write(dump_documents(manifests, comment=comment))
 
 
 def cmd_job(args: argparse.Namespace) -> int:
@@ -133,7 +136,7 @@ def cmd_job(args: argparse.Namespace) -> int:
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
         raise cliargs.UsageError(flag_message(text)) from None
-    write_manifests(manifests, args.output)
+    write_manifests(manifests, args.output, args.schema_modeline)
     return 0
 
 
@@ -205,5 +208,11 @@ def add_parser(sub) -> None:
     p.add_argument("--max-workers", type=int, help="with --elastic")
     p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes; default 36543)")
     p.add_argument("--runtime", choices=jobs.RUNTIMES, default="paddle-operator")
+    p.add_argument(
+        "--schema-modeline",
+        metavar="SCHEMAS",
+        help="start each custom-kind document with a yaml-language-server comment naming its schema "
+        "under SCHEMAS (a path or URL of schemas/jsonschema), for editors",
+    )
     p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
     p.set_defaults(func=cmd_job)
