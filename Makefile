@@ -8,7 +8,7 @@ GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out sche
              --api-doc docs/api.md --examples examples
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
-.PHONY: manifests check test lint fmt bench kube-schemas clean
+.PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall
 
 NODE_TOOLS := $(VENV)/node/.installed
 YAML_LANGUAGE_SERVER := yaml-language-server@2.0.0
@@ -56,6 +56,21 @@ bench: $(STAMP)
 ## Re-extract schemas/kubernetes/ from the pinned kubernetes-validate releases (needs PyPI).
 kube-schemas: $(STAMP)
 	$(PY) -m generator.kube_extract
+
+## The CLI for your user, as pipx does it: its own virtual environment, a link in ~/.local/bin.
+PREFIX ?= $(HOME)/.local
+APP    := $(PREFIX)/share/paddlejob-manifests
+
+install:
+	$(PYTHON) -m venv $(APP)
+	$(APP)/bin/python -m pip install --quiet --upgrade pip
+	$(APP)/bin/python -m pip install --quiet .
+	mkdir -p $(PREFIX)/bin
+	ln -sf $(APP)/bin/paddlejob-manifests $(PREFIX)/bin/paddlejob-manifests
+	@echo "installed $(PREFIX)/bin/paddlejob-manifests ($$($(PREFIX)/bin/paddlejob-manifests --version))"
+
+uninstall:
+	rm -rf $(APP) $(PREFIX)/bin/paddlejob-manifests
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -257,6 +257,17 @@ def validate_files(names: list[str], checker: ObjectChecker, max_errors: int = 0
     return report
 
 
+def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
+    """No document at all is worth saying: `kustomize build ... | validate -` with a failed build
+    would otherwise read as valid. A warning, or with ``fail`` an error."""
+    if report.documents or report.findings:
+        return
+    where = ", ".join(names) or "(no files)"
+    severity = "error" if fail else "warning"
+    message = f"no documents in {where}: nothing was checked"
+    report.findings.append(Located(Finding(severity, "", "empty", message), names[0] if names else "-", 1, 1, 1))
+
+
 def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:
     """Check the documents of ``text`` into ``report``."""
     validate_stream(name, text, checker, report)

@@ -326,3 +326,45 @@ def test_installed_package_works_outside_a_checkout(tmp_path):
         [sys.executable, "-c", probe, str(site), str(bad)], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert run.returncode == 1 and "spec.cleanPodPolicy" in run.stdout, run.stderr
+
+
+def complete(tmp_path, line: str) -> list[str]:
+    """What the shell gets back when it asks the installed command to complete ``line``."""
+    out = tmp_path / "completions"
+    env = {
+        **os.environ,
+        "_ARGCOMPLETE": "1",
+        "_ARGCOMPLETE_IFS": "\n",
+        "COMP_LINE": line,
+        "COMP_POINT": str(len(line)),
+        "_ARGCOMPLETE_STDOUT_FILENAME": str(out),
+    }
+    command = Path(sys.executable).with_name("paddlejob-manifests")
+    subprocess.run([str(command)], env=env, check=True, timeout=60)
+    return [w.strip() for w in out.read_text().split("\n") if w.strip()]
+
+
+def test_shell_completion_answers_from_the_installed_command(tmp_path):
+    assert complete(tmp_path, "paddlejob-manifests ren") == ["render"]
+    assert complete(tmp_path, "paddlejob-manifests validate --max") == ["--max-errors"]
+    assert "volcano" in complete(tmp_path, "paddlejob-manifests job x --runtime vol")
+    for shell in ("bash", "zsh", "fish"):
+        done = subprocess.run(
+            [sys.executable, "-m", "generator", "completion", shell], capture_output=True, text=True, check=True
+        )
+        assert "paddlejob-manifests" in done.stdout and "_ARGCOMPLETE" in done.stdout, shell
+
+
+def test_version_is_the_package_version():
+    from importlib.metadata import version
+
+    import generator
+
+    done = subprocess.run([sys.executable, "-m", "generator", "--version"], capture_output=True, text=True, check=True)
+    assert (
+        done.stdout.strip()
+        == f"paddlejob-manifests {generator.__version__}"
+        == f"paddlejob-manifests {version('paddlejob-manifests')}"
+    )
+    assert f"## {generator.__version__}" in (REPO / "CHANGELOG.md").read_text()
+    assert (REPO / "LICENSE").read_text().lstrip().startswith("Apache License")

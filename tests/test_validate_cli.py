@@ -209,3 +209,20 @@ def test_output_formats_never_crash_on_odd_values():
     report = check("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: .nan, b: [1], 3: c}\n")
     json.loads(validate.format_json(report))
     assert "errors" in validate.format_text(report)
+
+
+def test_empty_input_is_a_warning_or_with_fail_on_empty_an_error(tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing here\n")
+    for extra, code in (([], 0), (["--fail-on-empty"], 1)):
+        done = subprocess.run(
+            [sys.executable, "-m", "generator", "validate", *extra, "-"], input="", capture_output=True, text=True
+        )
+        assert done.returncode == code and "no documents in -: nothing was checked [empty]" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "generator", "validate", str(empty)], capture_output=True, text=True)
+    assert done.returncode == 0 and "warning" in done.stdout
+
+
+def test_an_unreadable_file_is_an_error_not_a_crash(tmp_path):
+    report = validate.validate_files([str(tmp_path / "missing.yaml")], validate.ObjectChecker(37))
+    assert [f.finding.rule for f in report.findings] == ["file"]

@@ -34,6 +34,11 @@ def add_parser(sub) -> None:
     p.add_argument("--output", "-o", choices=["text", "json"], default="text")
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
     p.add_argument(
+        "--fail-on-empty",
+        action="store_true",
+        help="exit 1 when the input holds no document (an empty pipe from a failed kustomize build)",
+    )
+    p.add_argument(
         "--max-errors",
         type=int,
         default=1000,
@@ -52,6 +57,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     files = validate.expand(args.paths)
     report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds), args.max_errors)
+    validate.note_empty(report, files, fail=args.fail_on_empty)
     if args.output == "json":
         sys.stdout.write(validate.format_json(report))
     else:

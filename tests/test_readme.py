@@ -1,0 +1,93 @@
+"""The README's commands, run as a newcomer runs them: in a fresh clone, on a PATH where
+`jsonnetfmt` fails, `make manifests`, then every `sh` block of README.md in order (with
+`.venv/bin` on PATH, as `. .venv/bin/activate` does), `make test` among them.
+
+The commands come from README.md itself, so the README cannot drift from what works. A
+command's expected exit status is 0 unless its comment says `# exit N`. Blocks marked
+`console` (a cluster, tools not installed here) are shown, not run.
+
+The clone's own `make test` runs this suite again; there this test skips itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+INNER = "PADDLEJOB_README_TEST"
+BLOCK = re.compile(r"^```sh\n(.*?)^```", re.M | re.S)
+EXPECTED_EXIT = re.compile(r"#\s*exit (\d+)\b")
+
+
+def commands(readme: str) -> list[tuple[int, str, int]]:
+    """(line, command, expected exit) for every command of every sh block."""
+    found = []
+    for block in BLOCK.finditer(readme):
+        first_line = readme.count("\n", 0, block.start(1)) + 1
+        pending, start = "", 0
+        for offset, line in enumerate(block.group(1).splitlines()):
+            if not pending:
+                start = first_line + offset
+            pending += line.rstrip("\\") + (" " if line.endswith("\\") else "")
+            if line.endswith("\\"):
+                continue
+            command = pending.strip()
+            pending = ""
+            if not command or command.startswith("#"):
+                continue
+            expected = EXPECTED_EXIT.search(command)
+            found.append((start, command, int(expected.group(1)) if expected else 0))
+    return found
+
+
+def script(steps: list[tuple[int, str, int]]) -> str:
+    lines = ["set -u"]
+    for line, command, expected in steps:
+        lines += [
+            f"echo '>>> README.md:{line}: {command[:100].replace(chr(39), '')}'",
+            command,
+            f'code=$?; [ "$code" = {expected} ] || '
+            f'{{ echo "README.md:{line}: exit $code, expected {expected}" >&2; exit 1; }}',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def test_every_sh_block_has_commands_and_the_two_set_up_commands_come_first():
+    steps = commands((REPO / "README.md").read_text())
+    assert [c.split()[:2] for _, c, _ in steps[:2]] == [["make", "manifests"], ["make", "test"]]
+    assert len(steps) >= 15
+
+
+@pytest.mark.skipif(os.environ.get(INNER) == "1", reason="inside the README test's own clone")
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_readme_commands_run_as_written_in_a_fresh_clone(tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True, timeout=300)
+    stub = tmp_path / "no-jsonnetfmt"
+    stub.mkdir()
+    fake = stub / "jsonnetfmt"
+    fake.write_text("#!/bin/sh\necho 'jsonnetfmt is not installed on this machine' >&2\nexit 127\n")
+    fake.chmod(0o755)
+    env = {
+        **os.environ,
+        INNER: "1",
+        "PATH": f"{clone / '.venv' / 'bin'}:{stub}:{os.environ['PATH']}",
+        "HOME": str(tmp_path / "home"),  # `make install` and caches stay in the sandbox
+        "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
+        "NPM_CONFIG_CACHE": os.environ.get("NPM_CONFIG_CACHE", str(Path.home() / ".npm")),
+    }
+    env.pop("VIRTUAL_ENV", None)
+    steps = commands((clone / "README.md").read_text())
+    done = subprocess.run(
+        ["bash", "-c", script(steps)], cwd=clone, env=env, capture_output=True, text=True, timeout=3600
+    )
+    tail = (done.stdout[-6000:] + "\n--- stderr ---\n" + done.stderr[-6000:]).strip()
+    assert done.returncode == 0, tail
+    assert done.stdout.count(">>> README.md:") == len(steps)
