@@ -329,7 +329,7 @@ def test_python_compatibility_api_of_paddle_job():
     (pdj,) = job.manifests()
     assert pdj["spec"]["ps"]["replicas"] == 2 and pdj["spec"]["worker"]["replicas"] == 2
     pod = pdj["spec"]["worker"]["template"]["spec"]
-    assert pod["containers"][0]["resources"]["limits"] == {"cpu": "3", "memory": "4G", "nvidia.com/gpu": 1}
+    assert pod["containers"][0]["resources"]["limits"] == {"cpu": "3", "memory": "4G", "nvidia.com/gpu": "1"}
     assert pod["volumes"][0]["cephfs"] == {
         "monitors": ["172.19.32.166:6789"],
         "path": "/",
