@@ -10,6 +10,10 @@ from .crdschema import Target
 # apiextensions.k8s.io/v1 is served from Kubernetes 1.16; v1beta1 bundles are for the releases before.
 FIRST_V1 = 16
 FIRST_V1BETA1 = 11
+# The default v1 bundle is for the clusters people run: from 1.19 the pod securityContext has the
+# seccompProfile field that Pod Security admission checks. `--kube-version 1.16` (1.17, 1.18)
+# renders the bundle for older clusters, with the seccomp annotation of that time instead.
+DEFAULT_V1 = 19
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ def for_releases(apiextensions: str, min_minor: int) -> Bundle:
 
 def default_bundles(kube_version: str | None = None) -> list[Bundle]:
     """Both bundles; ``kube_version`` raises the oldest release of the bundle that serves it."""
-    v1 = for_releases("v1", FIRST_V1)
+    v1 = for_releases("v1", DEFAULT_V1)
     v1beta1 = for_releases("v1beta1", FIRST_V1BETA1)
     if kube_version is not None:
         minor = kube.require_known(kube.parse_version(kube_version))

@@ -17,7 +17,7 @@ from pathlib import Path
 from . import engine, rules
 from .cliargs import UsageError
 from .paths import OPERATOR_LIB
-from .yamlload import iter_documents
+from .yamlload import read_documents
 
 # config field -> the flag that sets it
 FLAGS = {
@@ -55,12 +55,10 @@ def read_params_file(path: str) -> dict:
         raise UsageError(f"--params: cannot read {path}: {err.strerror}") from None
     if len(raw) > MAX_PARAMS_BYTES:
         raise UsageError(f"--params: {path} is larger than {MAX_PARAMS_BYTES:,} bytes; it holds a few fields")
-    docs = list(iter_documents(raw))
-    for doc in docs:
-        for problem in doc.problems:
-            if problem.severity == "error":
-                raise UsageError(f"--params: {path}:{problem.line}:{problem.column}: {problem.message}")
-    data = [doc.data for doc in docs if doc.data is not None]
+    data, problems = read_documents(raw)
+    for problem in problems:
+        if problem.severity == "error":
+            raise UsageError(f"--params: {path}:{problem.line}:{problem.column}: {problem.message}")
     if len(data) != 1 or not isinstance(data[0], dict):
         raise UsageError(f"--params: {path} must hold one mapping of config fields (see config.libsonnet)")
     return data[0]

@@ -11,7 +11,7 @@ with limits, and every import goes through a callback:
   engine's parse limit) stop it, as rjsonnet's parser would overflow its stack;
 - the child has a 1 GiB address-space limit, 60 s of CPU, and a 64 MiB evaluation stack; if
   the engine still dies (runaway recursion), the parent says so in one line;
-- the result must be JSON (no `inf` from std.pow), at most 64 MiB and MAX_DEPTH levels deep.
+- the result must be JSON (no `inf` from std.pow), at most 16 MiB and MAX_DEPTH levels deep.
 
 Our own library (the install bundle) is trusted and evaluated in-process by engine.py.
 """
@@ -30,7 +30,7 @@ from .paths import LIBSONNET
 from .yamlload import MAX_DEPTH, nesting_depth
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
-MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+MAX_OUTPUT_BYTES = 16 * 1024 * 1024  # a job is kilobytes; parsed, the limit costs ~100 MB
 MAX_NESTING = 500
 MEMORY_LIMIT = 1 << 30
 CPU_SECONDS = 60

@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 from yaml.events import CollectionEndEvent, CollectionStartEvent
@@ -555,6 +556,20 @@ def _json_stream(blocks) -> Iterator[Document]:
         yield doc
     if problem is not None:
         yield Document(documents + 1, None, [problem])
+
+
+def read_documents(source) -> tuple[list, list[Problem]]:
+    """Every document's data and all problems (encoding, limits, tags, duplicates) of a file
+    (a Path), a binary stream, bytes or text: for convert, local and --params."""
+    if isinstance(source, Path):
+        with source.open("rb") as stream:
+            return read_documents(stream)
+    docs, problems = [], []
+    for doc in iter_documents(source):
+        problems += doc.problems
+        if doc.data is not None:
+            docs.append(doc.data)
+    return docs, problems
 
 
 def compose(text: str) -> list:

@@ -24,7 +24,7 @@ import traceback
 from pathlib import Path
 
 from generator import cliargs, convert, jobs, kube, params, sandbox, validate
-from generator.cli.convert import read_documents
+from generator.yamlload import read_documents
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted(
@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.seconds
     counts: dict[str, int] = {}
     failures = 0
+    memory_reported = False
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         while time.monotonic() < deadline:
@@ -136,6 +137,10 @@ def main(argv: list[str] | None = None) -> int:
                 failures += 1
                 print(f"FAIL {target} case-seed={case_seed}:\n{traceback.format_exc()}", file=sys.stderr)
             took = time.perf_counter() - started
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            if peak > MEMORY_LIMIT_MB and not memory_reported:
+                memory_reported = True
+                print(f"MEMORY {target} case-seed={case_seed}: peak {peak:.0f} MB", file=sys.stderr)
             if took > TIME_LIMIT:
                 failures += 1
                 print(f"SLOW {target} case-seed={case_seed}: {took:.2f} s", file=sys.stderr)

@@ -103,8 +103,10 @@ def test_kubernetes_validate_and_our_validator_flag_the_same_mistake(objects):
 
 def test_every_target_release_is_checked(rendered):
     v1, v1beta1 = bundles.default_bundles()
-    assert v1.minors == list(range(16, 38)) and v1beta1.minors == list(range(11, 16))
-    assert "validated against 22 releases" in rendered.summary[0]
+    assert v1.minors == list(range(19, 38)) and v1beta1.minors == list(range(11, 16))
+    assert "validated against 19 releases" in rendered.summary[0]
+    old = bundles.default_bundles("1.16")[0]  # the v1 bundle for 1.16-1.18 clusters
+    assert old.minors == list(range(16, 38))
     assert "validated against 5 releases" in rendered.summary[1]
 
 

@@ -64,18 +64,25 @@ def test_volcano_adds_podgroup_rbac_and_the_flag():
     assert "--scheduling=volcano" in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
 
 
-def test_watched_namespace_is_explicit(objects):
+def test_the_operator_watches_every_namespace_unless_told(objects):
+    # the tutorial's jobs live in -n paddlecloud: an operator watching only paddle-system ignored them
     (deployment,) = by_kind(objects["v1/operator.yaml"], "Deployment")
     args = deployment["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert "--namespace=paddle-system" in args, "upstream's docs promise it, its manifest forgets it"
-    assert "--initImage=docker.io/library/busybox:1" in args
-    everywhere = render_with({"namespace": "ops", "watchNamespace": ""})["v1/operator.yaml"]
-    (deployment,) = by_kind(everywhere, "Deployment")
-    assert "--namespace=" in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
-    assert {d["metadata"].get("namespace") for d in everywhere} == {"ops", None}
+    assert not [a for a in args if a.startswith("--namespace")], "upstream main.go: no --namespace is every namespace"
+    # upstream's init image (main.go, v0.3.5): its nslookup loop, where busybox's fails on search domains
+    assert "--initImage=docker.io/library/alpine:3.10" in args
+    narrowed = render_with({"namespace": "ops", "watchNamespace": "paddlecloud"})["v1/operator.yaml"]
+    (deployment,) = by_kind(narrowed, "Deployment")
+    assert "--namespace=paddlecloud" in deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert {d["metadata"].get("namespace") for d in narrowed} == {"ops", None}
 
 
-def restricted_violations(pod_template: dict) -> list[str]:
+def test_the_namespace_enforces_pod_security_restricted(objects):
+    (namespace,) = by_kind(objects["v1/operator.yaml"], "Namespace")
+    assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+
+
+def restricted_violations(pod_template: dict, old: bool = False) -> list[str]:
     """The Pod Security Standards "restricted" checks that apply to this pod."""
     spec, meta = pod_template["spec"], pod_template.get("metadata", {})
     pod_sc = spec.get("securityContext", {})
@@ -89,7 +96,9 @@ def restricted_violations(pod_template: dict) -> list[str]:
     for volume in spec.get("volumes", []):
         if not set(volume) - {"name"} <= allowed_volumes:
             bad.append(f"volume {volume['name']}")
-    annotation = meta.get("annotations", {}).get("seccomp.security.alpha.kubernetes.io/pod")
+    # Pod Security admission checks the seccompProfile field; the annotation counts only on
+    # clusters before 1.19, which have no field (and no admission: the bundle for them is old)
+    annotation = meta.get("annotations", {}).get("seccomp.security.alpha.kubernetes.io/pod") if old else None
     for c in spec["containers"] + spec.get("initContainers", []):
         sc = c.get("securityContext", {})
         if sc.get("privileged"):
@@ -112,17 +121,18 @@ def restricted_violations(pod_template: dict) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("kube_version", [None, "1.19", "1.30", "1.13"])
+@pytest.mark.parametrize("kube_version", [None, "1.19", "1.30", "1.16", "1.13"])
 def test_deployment_meets_pod_security_restricted(kube_version):
     docs = render_with({}, kube_version)
     for bundle in ("v1", "v1beta1"):
         (deployment,) = by_kind(docs[f"{bundle}/operator.yaml"], "Deployment")
-        assert restricted_violations(deployment["spec"]["template"]) == [], (bundle, kube_version)
+        old = bundle == "v1beta1" or kube_version == "1.16"
+        assert restricted_violations(deployment["spec"]["template"], old) == [], (bundle, kube_version)
 
 
-def test_seccomp_is_a_field_from_1_19_and_an_annotation_before():
-    old = by_kind(render_with({})["v1/operator.yaml"], "Deployment")[0]["spec"]["template"]
-    new = by_kind(render_with({}, "1.19")["v1/operator.yaml"], "Deployment")[0]["spec"]["template"]
+def test_seccomp_is_a_field_by_default_and_an_annotation_for_1_16():
+    old = by_kind(render_with({}, "1.16")["v1/operator.yaml"], "Deployment")[0]["spec"]["template"]
+    new = by_kind(render_with({})["v1/operator.yaml"], "Deployment")[0]["spec"]["template"]
     assert "seccompProfile" not in old["spec"]["securityContext"]
     assert old["metadata"]["annotations"] == {"seccomp.security.alpha.kubernetes.io/pod": "runtime/default"}
     assert new["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
@@ -210,6 +220,7 @@ def test_cli_flags_map_onto_the_config(tmp_path):
         "requests": {"cpu": "50m", "memory": "64Mi"},
         "limits": {"memory": "256Mi"},
     }
-    assert "--namespace=" in pod["containers"][0]["args"] and "--scheduling=volcano" in pod["containers"][0]["args"]
+    args = pod["containers"][0]["args"]
+    assert not [a for a in args if a.startswith("--namespace")] and "--scheduling=volcano" in args
     (policy,) = by_kind(docs, "NetworkPolicy")
     assert policy["spec"]["egress"][1]["ports"] == [{"port": 8443, "protocol": "TCP"}]

@@ -191,5 +191,5 @@ def test_console_entry_point_runs_as_a_module(tmp_path):
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "validated against 22 releases" in done.stderr
+    assert "validated against 19 releases" in done.stderr
     assert "scheduling.volcano.sh" in (tmp_path / "v1" / "operator.yaml").read_text()

@@ -122,7 +122,7 @@ def test_directories_are_read_recursively(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("bundle", "versions"), [("v1", ["1.16", "1.22", "1.37"]), ("v1beta1", ["1.11", "1.13", "1.15"])]
+    ("bundle", "versions"), [("v1", ["1.19", "1.22", "1.37"]), ("v1beta1", ["1.11", "1.13", "1.15"])]
 )
 def test_every_rendered_file_validates_clean(bundle, versions, capsys):
     for version in versions:

@@ -19,10 +19,10 @@ import traceback
 import argcomplete
 
 from .. import __version__, cliargs
-from . import completion, convert, job, render, validate
+from . import completion, convert, job, local, render, validate
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
-SUBCOMMANDS = (render, validate, job, convert, completion)
+SUBCOMMANDS = (render, validate, job, convert, local, completion)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import cliargs, convert, jobs
 from ..jobs import JobError
-from ..yamlload import iter_documents
+from ..yamlload import read_documents
 from .job import flag_message, write_manifests
 
 
@@ -38,19 +38,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
             print(f"{name}: {note}", file=sys.stderr)
     write_manifests(manifests, args.output)
     return 0
-
-
-def read_documents(source) -> tuple[list, list]:
-    """The documents' data and the reader's problems (encoding, limits, tags, duplicates)."""
-    if isinstance(source, Path):
-        with source.open("rb") as stream:
-            return read_documents(stream)
-    docs, problems = [], []
-    for doc in iter_documents(source):
-        problems += doc.problems
-        if doc.data is not None:
-            docs.append(doc.data)
-    return docs, problems
 
 
 def add_parser(sub) -> None:

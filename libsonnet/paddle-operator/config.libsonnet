@@ -18,14 +18,16 @@
 
   // Namespace the operator is installed in.
   namespace: 'paddle-system',
-  // Namespace whose PaddleJobs the operator handles ('' = every namespace). Upstream's docs say
-  // the operator watches paddle-system while its manifest forgets the flag; here it is explicit.
-  watchNamespace: self.namespace,
+  // Namespace whose PaddleJobs the operator handles; '' (the default, as upstream's manifest and
+  // its --namespace flag default) is every namespace, so the tutorial's jobs in any namespace run.
+  watchNamespace: '',
   // Controller image, and its pull policy.
   image: 'registry.baidubce.com/paddlecloud/controller:v0.3.5',
   imagePullPolicy: 'IfNotPresent',
-  // Image of the init container the operator adds to job pods (it waits for the ps pods).
-  initImage: 'docker.io/library/busybox:1',
+  // Image of the init container the operator adds to job pods: a shell loop over `nslookup`
+  // until every peer resolves. Upstream's default (main.go, v0.3.5): busybox's nslookup has known
+  // failures with cluster DNS search domains.
+  initImage: 'docker.io/library/alpine:3.10',
   // '' or 'volcano': with 'volcano' the operator creates a PodGroup per job (gang scheduling)
   // and gets the RBAC rules for podgroups.
   scheduling: '',

@@ -18,10 +18,17 @@ local rule(groups, resources, verbs) = { apiGroups: groups, resources: resources
     labels: $.labels(c),
   },
 
+  // Pod Security admission enforces "restricted" on the operator's namespace (1.23+; older
+  // clusters ignore the labels).
   namespace(c):: {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: $.metadata(c, c.namespace, namespaced=false),
+    metadata: $.metadata(c, c.namespace, namespaced=false) + {
+      labels+: {
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/warn': 'restricted',
+      },
+    },
   },
 
   serviceAccount(c):: {
@@ -106,7 +113,9 @@ local rule(groups, resources, verbs) = { apiGroups: groups, resources: resources
   },
 
   managerArgs(c)::
-    ['--leader-elect', '--namespace=' + c.watchNamespace, '--initImage=' + c.initImage]
+    ['--leader-elect']
+    + (if c.watchNamespace != '' then ['--namespace=' + c.watchNamespace] else [])
+    + ['--initImage=' + c.initImage]
     + (if c.scheduling != '' then ['--scheduling=' + c.scheduling] else []),
 
   // Pod Security "restricted": non-root, no privilege escalation, no capabilities, RuntimeDefault

@@ -7,12 +7,14 @@ local isCount(n, least) = std.isNumber(n) && n == std.floor(n) && n >= least;
 
 // Which runtime can express which feature; docs/runtimes.md shows the same table.
 local support = {
+  // Kubeflow's Master replicas start a server in every pod with Paddle 3 (runtimes/kubeflow.libsonnet)
   'parameter-server mode (ps)': ['paddle-operator', 'volcano', 'kubernetes'],
   'heter mode (heter)': ['paddle-operator'],
   cleanPodPolicy: ['paddle-operator', 'kubeflow'],
   intranet: ['paddle-operator'],
   withGloo: ['paddle-operator'],
-  elastic: ['paddle-operator', 'kubeflow'],
+  // Kubeflow's PaddleJob controller ignores its elasticPolicy (v1.9.0)
+  elastic: ['paddle-operator'],
   'Volcano gang scheduling (volcano)': ['paddle-operator', 'volcano', 'kubeflow'],
   'a hand-written PodGroup (volcano.podGroup)': ['paddle-operator'],
   // a Volcano Job has no field for it: its controller sums the pods' requests

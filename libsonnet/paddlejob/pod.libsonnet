@@ -112,4 +112,65 @@ local shmVolume(shm) = {
     then [{ name: 'PADDLE_ELASTIC_SERVER', value: elastic.etcd }] else [],
 
   fieldRef(name, path):: { name: name, valueFrom: { fieldRef: { fieldPath: path } } },
+
+  // Pod labels of a role for the runtimes that wire pods themselves: the convention of
+  // PaddlePaddle's own Kubernetes scripts (paddle_k8s start_fluid and k8s_tools.py count, wait
+  // for and number the pods by them): servers carry paddle-job-pserver=<job>, trainers
+  // paddle-job=<job>, never both; paddle-role tells every role apart for selectors.
+  roleLabels(job, role, roleName)::
+    (if role == 'ps' then { 'paddle-job-pserver': job.name } else { 'paddle-job': job.name })
+    + { 'paddle-role': roleName },
+
+  // A ServiceAccount (named like the job) that may read the job's pods, and its Role: tools in the
+  // pods wait for their peers and read their addresses through the API (k8s_tools.py).
+  podReader(job):: [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: $.metadata(job),
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: $.metadata(job),
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }],
+    },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: $.metadata(job),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: job.name },
+      subjects: [{ kind: 'ServiceAccount', name: job.name }
+                 + (if job.namespace != null then { namespace: job.namespace } else {})],
+    },
+  ],
+
+  // The PADDLE_* contract of a pod, for the runtimes that wire the pods themselves (volcano,
+  // kubernetes), as the paddle-operator's config map and pod env define it (v0.3.5,
+  // controllers/paddlejob_helper.go: constructConfigMap, constructPod). `hosts(role)` gives the
+  // DNS names of a role's pods in order; `podIP` is this pod's, one of them.
+  //   Paddle 2.0-2.2's launcher (fleet/cloud_utils.py) needs PADDLE_TRAINERS, POD_IP,
+  //   PADDLE_TRAINER_ID and TRAINER_PORTS_NUM, or each pod trains alone; Paddle 3's launcher
+  //   reads PADDLE_TRAINER_ENDPOINTS (its first entry is the master) and POD_IP; the PS role
+  //   maker reads TRAINING_ROLE, PADDLE_PSERVERS_IP_PORT_LIST, PADDLE_TRAINERS_NUM,
+  //   PADDLE_TRAINER_ID, POD_IP and PADDLE_PORT. docs/runtimes.md has the table.
+  paddleEnv(job, trainingRole, podIP, hosts)::
+    local endpoints(role) = std.join(',', ['%s:%d' % [h, job.port] for h in hosts(role)]);
+    local gpus = util.get(job.roles.worker, 'gpu', 0);
+    [
+      { name: 'PADDLE_JOB_NAME', value: job.name },  // paddle_k8s start_fluid selects pods by it
+      { name: 'POD_IP', value: podIP },
+      { name: 'PADDLE_PORT', value: std.toString(job.port) },
+      { name: 'PADDLE_CURRENT_ENDPOINT', value: '$(POD_IP):%d' % job.port },
+      { name: 'PADDLE_TRAINERS_NUM', value: std.toString(job.roles.worker.replicas) },
+      { name: 'PADDLE_TRAINERS', value: std.join(',', hosts('worker')) },
+      { name: 'PADDLE_TRAINER_ENDPOINTS', value: endpoints('worker') },
+      // one port (process) per device: Paddle 2's launcher starts one trainer per GPU
+      { name: 'TRAINER_PORTS_NUM', value: std.toString(std.max(1, gpus)) },
+      { name: 'TRAINING_ROLE', value: trainingRole },
+      { name: 'PADDLE_TRAINING_ROLE', value: trainingRole },
+    ] + (if std.objectHas(job.roles, 'ps') then [
+           { name: 'PADDLE_PSERVERS_NUM', value: std.toString(job.roles.ps.replicas) },
+           { name: 'PADDLE_PSERVERS_IP_PORT_LIST', value: endpoints('ps') },
+         ] else []),
 }

@@ -1,6 +1,11 @@
-// kubeflow: the Kubeflow training-operator's kubeflow.org/v1 PaddleJob. Collective jobs only
-// (Worker replicas; the training operator sets the PADDLE_* environment); the Paddle container
-// must be named `paddle`. cleanPodPolicy maps Always -> All and Never -> None; the outcome-based
+// kubeflow: the Kubeflow training-operator's kubeflow.org/v1 PaddleJob, collective jobs (Worker
+// replicas). The training operator sets PADDLE_MASTER, PADDLE_NNODES and PADDLE_JOB_ID for
+// Paddle's launcher (2.3 and newer; Paddle 2.0-2.2 images need another runtime), v1.9.0
+// pkg/controller.v1/paddlepaddle/envvar.go. Its PS mode (Master replicas) gives each pod
+// PADDLE_SERVER_NUM or PADDLE_TRAINER_NUM = 1, and Paddle 3's launcher then starts a server in
+// every pod (4 servers for 2 + 2, seen with `local`): not the job described, so PS is refused.
+// Its elasticPolicy is not acted on by the PaddleJob controller: elastic jobs are refused too.
+// The Paddle container must be named `paddle`. cleanPodPolicy maps Always -> All and Never -> None; the outcome-based
 // policies (OnFailure, OnCompletion) have no counterpart there.
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
@@ -10,11 +15,10 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
 {
   render(job)::
     local volcano = util.get(job, 'volcano');
-    local elastic = util.get(job, 'elastic');
     local policy = util.get(job, 'cleanPodPolicy');
     assert policy == null || std.objectHas(cleanPodPolicies, policy) :
            'cleanPodPolicy %s cannot be expressed on the kubeflow runtime (it has All, Running, None); use Always or Never' % policy;
-    local template = pod.template(job, 'worker', {}, pod.elasticEnv(job));
+    local template = pod.template(job, 'worker', {}, []);
     assert template.spec.containers[0].name == 'paddle' :
            "the Paddle container must be named 'paddle' on the kubeflow runtime, got '%s'" % template.spec.containers[0].name;
     [{
@@ -25,10 +29,6 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
         [if policy != null || volcano != null then 'runPolicy']: {
           [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],
           [if volcano != null then 'schedulingPolicy']: pod.gang(job, volcano),
-        },
-        [if elastic != null then 'elasticPolicy']: {
-          [if std.objectHas(elastic, 'minReplicas') then 'minReplicas']: elastic.minReplicas,
-          [if std.objectHas(elastic, 'maxReplicas') then 'maxReplicas']: elastic.maxReplicas,
         },
         paddleReplicaSpecs: {
           Worker: {

@@ -1,39 +1,30 @@
 // kubernetes: plain Kubernetes, as the PaddlePaddle-on-Kubernetes docs did before the operator.
 // Parameter servers are a StatefulSet behind a headless Service (stable names
 // <job>-ps-<i>.<job>-ps); trainers an Indexed Job behind another (<job>-worker-<i>.<job>-worker),
-// whose completion index is PADDLE_TRAINER_ID. A ServiceAccount may list the job's pods, for
-// tools that wait for their peers (the docs' k8s_tools.py).
+// whose completion index is PADDLE_TRAINER_ID. The pods may list the job's pods (pod.podReader).
 local pod = import '../pod.libsonnet';
 
 local serviceName(job, role) = '%s-%s' % [job.name, role];
-local endpoints(job, role, count) =
-  std.join(',', ['%s-%d.%s:%d' % [serviceName(job, role), i, serviceName(job, role), job.port] for i in std.range(0, count - 1)]);
-local labels(job, role) = { 'paddle-job': job.name, 'paddle-role': role };
+// <job>-<role>-<i>.<job>-<role>: StatefulSet pods and Indexed Job pods under their headless Service
+local hosts(job) = function(role)
+  ['%s-%d.%s' % [serviceName(job, role), i, serviceName(job, role)] for i in std.range(0, job.roles[role].replicas - 1)];
+local labels(job, role) = pod.roleLabels(job, role, role);
 
 local contract(job, role, trainingRole) =
-  local workers = job.roles.worker.replicas;
-  local ps = if std.objectHas(job.roles, 'ps') then job.roles.ps.replicas else 0;
   [
     pod.fieldRef('POD_NAME', 'metadata.name'),
     pod.fieldRef('NAMESPACE', 'metadata.namespace'),
   ] + (
-    if role == 'ps' then [
-      { name: 'POD_IP', value: '$(POD_NAME).%s' % serviceName(job, 'ps') },
-    ] else [
+    if role == 'ps' then [] else [
       pod.fieldRef('PADDLE_TRAINER_ID', "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
-      { name: 'POD_IP', value: '%s-$(PADDLE_TRAINER_ID).%s' % [serviceName(job, 'worker'), serviceName(job, 'worker')] },
     ]
-  ) + [
-    { name: 'PADDLE_PORT', value: std.toString(job.port) },
-    { name: 'PADDLE_CURRENT_ENDPOINT', value: '$(POD_IP):%d' % job.port },
-    { name: 'PADDLE_TRAINERS_NUM', value: std.toString(workers) },
-    { name: 'PADDLE_TRAINER_ENDPOINTS', value: endpoints(job, 'worker', workers) },
-    { name: 'TRAINING_ROLE', value: trainingRole },
-    { name: 'PADDLE_TRAINING_ROLE', value: trainingRole },
-  ] + (if ps > 0 then [
-         { name: 'PADDLE_PSERVERS_NUM', value: std.toString(ps) },
-         { name: 'PADDLE_PSERVERS_IP_PORT_LIST', value: endpoints(job, 'ps', ps) },
-       ] else []);
+  ) + pod.paddleEnv(
+    job,
+    trainingRole,
+    if role == 'ps' then '$(POD_NAME).%s' % serviceName(job, 'ps')
+    else '%s-$(PADDLE_TRAINER_ID).%s' % [serviceName(job, 'worker'), serviceName(job, 'worker')],
+    hosts(job)
+  );
 
 local headless(job, role) = {
   apiVersion: 'v1',
@@ -48,34 +39,12 @@ local headless(job, role) = {
   },
 };
 
-local serviceAccount = {
-  sa(job):: {
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    metadata: pod.metadata(job),
-  },
-  role(job):: {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: pod.metadata(job),
-    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }],
-  },
-  binding(job):: {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: pod.metadata(job),
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: job.name },
-    subjects: [{ kind: 'ServiceAccount', name: job.name }
-               + (if job.namespace != null then { namespace: job.namespace } else {})],
-  },
-};
-
 local podSpec(job) = { serviceAccountName: job.name };
 
 {
   render(job)::
     local workers = job.roles.worker.replicas;
-    [serviceAccount.sa(job), serviceAccount.role(job), serviceAccount.binding(job)]
+    pod.podReader(job)
     + (if std.objectHas(job.roles, 'ps') then [
          headless(job, 'ps'),
          {

@@ -4,15 +4,22 @@
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
 
+// With a hand-written PodGroup (an operator run without --scheduling=volcano), the pods must
+// name it themselves: Volcano admits a pod into a gang only through this annotation, which the
+// operator adds only with --scheduling=volcano (v0.3.5, paddlejob_controller.go).
+local groupAnnotation = 'scheduling.k8s.io/group-name';
+
 local roleSpec(job, name) =
   local role = job.roles[name];
   local elastic = name == 'worker' && std.objectHas(job, 'elastic') && job.elastic != null;
   local volcano = std.objectHas(job, 'volcano') && job.volcano != null;
+  local ownGroup = volcano && util.get(job.volcano, 'podGroup', false);
+  local template = pod.template(job, name, {}, pod.elasticEnv(job), if volcano then { schedulerName: 'volcano' } else {});
   {
     replicas: role.replicas,
     [if elastic && std.objectHas(job.elastic, 'minReplicas') then 'requests']: job.elastic.minReplicas,
     [if elastic && std.objectHas(job.elastic, 'maxReplicas') then 'limits']: job.elastic.maxReplicas,
-    template: pod.template(job, name, {}, pod.elasticEnv(job), if volcano then { schedulerName: 'volcano' } else {}),
+    template: if ownGroup then template { metadata+: { annotations+: { [groupAnnotation]: job.name } } } else template,
   };
 
 {

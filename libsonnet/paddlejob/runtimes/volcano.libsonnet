@@ -3,47 +3,50 @@
 // complete it when the trainers are done.
 //
 // The pods find each other through Volcano's `svc` plugin (a headless Service named like the
-// job, host names <job>-<task>-<index>) and `env` plugin. The PADDLE_* contract is set here:
+// job, host names <job>-<task>-<index>) and `env` plugin. The PADDLE_* contract is pod.paddleEnv:
 // POD_IP is the pod's DNS name, so it matches its entry in the endpoint lists.
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
 
-local endpoints(job, task, count) =
-  std.join(',', ['%s-%s-%d.%s:%d' % [job.name, task, i, job.name, job.port] for i in std.range(0, count - 1)]);
+local taskNames = { ps: 'pserver', worker: 'trainer' };
+// <job>-<task>-<i>.<job>: the svc plugin's headless Service and pod host names
+local hosts(job) = function(role)
+  ['%s-%s-%d.%s' % [job.name, taskNames[role], i, job.name] for i in std.range(0, job.roles[role].replicas - 1)];
 
-local contract(job, role) =
-  local workers = job.roles.worker.replicas;
-  local ps = if std.objectHas(job.roles, 'ps') then job.roles.ps.replicas else 0;
-  [
-    pod.fieldRef('POD_NAME', 'metadata.name'),
-    { name: 'POD_IP', value: '$(POD_NAME).%s' % job.name },
-    pod.fieldRef('PADDLE_TRAINER_ID', "metadata.annotations['volcano.sh/task-index']"),
-    { name: 'PADDLE_PORT', value: std.toString(job.port) },
-    { name: 'PADDLE_CURRENT_ENDPOINT', value: '$(POD_IP):%d' % job.port },
-    { name: 'PADDLE_TRAINERS_NUM', value: std.toString(workers) },
-    { name: 'PADDLE_TRAINER_ENDPOINTS', value: endpoints(job, 'trainer', workers) },
-    { name: 'TRAINING_ROLE', value: role },
-    { name: 'PADDLE_TRAINING_ROLE', value: role },
-  ] + (if ps > 0 then [
-         { name: 'PADDLE_PSERVERS_NUM', value: std.toString(ps) },
-         { name: 'PADDLE_PSERVERS_IP_PORT_LIST', value: endpoints(job, 'pserver', ps) },
-       ] else []);
+// PADDLE_TRAINER_ID is the pod's index in its task. Volcano writes it to the annotation
+// volcano.sh/task-index from v1.9.0 only; its env plugin has set VC_TASK_INDEX (and
+// VK_TASK_INDEX) on every release, but appends them after our variables, where $(...) cannot
+// see them. So a container with a command starts through a shell that exports the index from
+// those; one without (the image's entrypoint) reads the annotation: Volcano 1.9 or newer.
+local wrapped(command) =
+  ['sh', '-c', 'export PADDLE_TRAINER_ID="${VC_TASK_INDEX:-$VK_TASK_INDEX}"; exec "$0" "$@"'] + command;
 
-local task(job, roleName, taskName, trainingRole, policies) = {
-  name: taskName,
-  replicas: job.roles[roleName].replicas,
-  [if policies != [] then 'policies']: policies,
-  template: pod.template(job,
-                         roleName,
-                         { 'paddle-job': job.name, 'paddle-role': taskName },
-                         contract(job, trainingRole),
-                         { restartPolicy: 'OnFailure' }),
-};
+local contract(job, role, trainingRole) =
+  [pod.fieldRef('POD_NAME', 'metadata.name')]
+  + (if util.get(job, 'command') == null
+     then [pod.fieldRef('PADDLE_TRAINER_ID', "metadata.annotations['volcano.sh/task-index']")] else [])
+  + pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job));
+
+local task(job, roleName, taskName, trainingRole, policies) =
+  local template = pod.template(job,
+                                roleName,
+                                pod.roleLabels(job, roleName, taskName),
+                                contract(job, roleName, trainingRole),
+                                { restartPolicy: 'OnFailure', serviceAccountName: job.name });
+  local paddle = template.spec.containers[0];
+  {
+    name: taskName,
+    replicas: job.roles[roleName].replicas,
+    [if policies != [] then 'policies']: policies,
+    template: if std.objectHas(paddle, 'command') then template {
+      spec+: { containers: [paddle { command: wrapped(paddle.command) }] + template.spec.containers[1:] },
+    } else template,
+  };
 
 {
   render(job)::
     local volcano = util.get(job, 'volcano', {});
-    [{
+    pod.podReader(job) + [{
       apiVersion: 'batch.volcano.sh/v1alpha1',
       kind: 'Job',
       metadata: pod.metadata(job),

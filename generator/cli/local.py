@@ -1,0 +1,79 @@
+"""`paddlejob-manifests local`: run a rendered job's pods on this machine, wired as on a cluster."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import cliargs, localrun, pods
+from ..yamlload import read_documents
+
+EXAMPLE = """\
+examples:
+  paddlejob-manifests job demo --image paddle:3 --workers 2 \\
+      --command "python -m paddle.distributed.launch train.py" --runtime volcano > demo.yaml
+  paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
+  paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
+
+exit: 0 the job completed, 1 it failed (or cannot run locally), 2 usage error
+"""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "local",
+        help="run a job's pods as local processes, with the environment their controller gives them",
+        description="Expand a job's manifests into the pods its controller (paddle-operator, Volcano, "
+        "Kubeflow, Kubernetes) would create and run them here, each at its own 127.0.0.x address: "
+        "does the distributed job wire up, before it spends GPU hours?",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="the job's manifests (YAML or JSON), or - for stdin")
+    p.add_argument("--explain", action="store_true", help="print each pod's command and environment; run nothing")
+    p.add_argument("--python", default=sys.executable, help="interpreter for a `python` command (default: this one)")
+    p.add_argument("--workdir", type=Path, default=Path.cwd(), help="where the training code is (default: here)")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds before the job is stopped (default: 3600)")
+    p.add_argument(
+        "--volcano-version",
+        default="1.15",
+        metavar="1.N",
+        help="the Volcano release to imitate (the task-index annotation exists from 1.9)",
+    )
+    p.set_defaults(func=cmd_local)
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, _, minor = text.removeprefix("v").partition(".")
+    if not (major.isdigit() and minor.split(".")[0].isdigit()):
+        raise cliargs.UsageError(f"--volcano-version: expected 1.N, got {text!r}")
+    return int(major), int(minor.split(".")[0])
+
+
+def cmd_local(args: argparse.Namespace) -> int:
+    if args.file != "-" and not Path(args.file).is_file():
+        raise cliargs.UsageError(f"{args.file}: no such file")
+    if not args.workdir.is_dir():
+        raise cliargs.UsageError(f"--workdir: {args.workdir} is not a folder")
+    docs, problems = read_documents(sys.stdin.buffer if args.file == "-" else Path(args.file))
+    errors = [p for p in problems if p.severity == "error"]
+    for problem in errors:
+        print(
+            f"{args.file}:{problem.line}:{problem.column}: error: {problem.message} [{problem.rule}]", file=sys.stderr
+        )
+    if errors:
+        return 1
+    try:
+        found, services = pods.expand(docs, _version(args.volcano_version))
+        processes = localrun.plan(found, services, args.python, args.workdir.resolve())
+    except (pods.ExpandError, localrun.LocalError) as err:
+        print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
+        return 1
+    if args.explain:
+        sys.stdout.write(localrun.explain(processes))
+        return 0
+    outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python)
+    verdict = "Completed" if outcome.completed else "Failed"
+    print(f"paddlejob-manifests local: {verdict}: {outcome.reason}", file=sys.stderr)
+    return 0 if outcome.completed else 1

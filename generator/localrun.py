@@ -1,0 +1,321 @@
+"""Run a job's pods as local processes, wired as the cluster would wire them.
+
+Each pod (generator/pods.py) gets a loopback address of its own (127.0.0.2, .3, ...), so no
+root and no cluster are needed: Linux routes all of 127.0.0.0/8 to the loopback device. Its
+environment is resolved as the kubelet does it (envFrom ConfigMaps, then env in order, the
+downward API: fieldRef to metadata.name, namespace, labels['k'], annotations['k'],
+status.podIP; $(VAR) references to variables defined before; $$ for a literal $), and every
+DNS name of a pod or Service that appears in the environment or the command becomes that
+pod's address. The container's command and args run (a `python`/`python3` first word is the
+local interpreter, `--python`) in the working directory (`--workdir`, where the training code
+is), each output line prefixed with the pod name.
+
+The job's result is what its controller reports: Completed once every pod that finishes
+(trainers, workers, Indexed Job pods) has exited 0; Failed as soon as any pod exits non-zero.
+Pods that serve (parameter servers) are stopped then. Ctrl-C or a timeout stops every process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import selectors
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .pods import Pod
+
+# What local mode adds, only where the pod's spec does not set it: each pod logs into a folder of
+# its own (the pods share one working directory here), and POD_IP stands in for the pod's host
+# name resolving to its own address (Paddle's launcher falls back to that; here every process
+# shares the machine's host name).
+LOCAL_ONLY = ("PADDLE_LOG_DIR", "POD_IP")
+_REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\$")
+_FIELD = re.compile(r"^metadata\.(labels|annotations)\['([^']+)'\]$")
+
+
+class LocalError(Exception):
+    """The job cannot run locally; the message says why."""
+
+
+@dataclass
+class Process:
+    """A pod as it runs here: its address, resolved environment and argv."""
+
+    pod: Pod
+    ip: str
+    env: dict[str, str]
+    argv: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
+    """(pod name -> loopback IP, DNS name -> IP) for every name the pods can reach each other by."""
+    if len(pods) > 250:
+        raise LocalError(f"{len(pods)} pods: local mode runs at most 250")
+    ips = {pod.name: f"127.0.0.{i + 2}" for i, pod in enumerate(pods)}
+    names: dict[str, str] = {}
+    for pod in pods:
+        ip = ips[pod.name]
+        short = list(pod.names)  # a Service per pod; a bare hostname resolves only inside the pod
+        if pod.subdomain:
+            short.append(f"{pod.hostname}.{pod.subdomain}")
+        for name in short:
+            names[name] = ip
+            names[f"{name}.{pod.namespace}"] = ip
+            names[f"{name}.{pod.namespace}.svc"] = ip
+            names[f"{name}.{pod.namespace}.svc.cluster.local"] = ip
+    for service in services:  # a Service that selects exactly one pod resolves to it
+        selector = (service.get("spec") or {}).get("selector") or {}
+        chosen = [p for p in pods if selector and all(p.labels.get(k) == v for k, v in selector.items())]
+        if len(chosen) == 1:
+            names.setdefault((service.get("metadata") or {}).get("name", ""), ips[chosen[0].name])
+    return ips, names
+
+
+def _field(pod: Pod, path: str, ip: str) -> str:
+    simple = {
+        "metadata.name": pod.name,
+        "metadata.namespace": pod.namespace,
+        "status.podIP": ip,
+        "status.podIPs": ip,
+        "status.hostIP": "127.0.0.1",
+        "spec.nodeName": "localhost",
+        "spec.serviceAccountName": pod.service_account or "default",
+    }
+    if path in simple:
+        return simple[path]
+    match = _FIELD.match(path)
+    if match:
+        source = pod.labels if match.group(1) == "labels" else pod.annotations
+        return source.get(match.group(2), "")  # the kubelet gives "" for a missing key
+    raise LocalError(f"{pod.name}: fieldRef {path!r} is not supported by the downward API here")
+
+
+def _expand(value: str, env: dict[str, str]) -> str:
+    """$(VAR) as the kubelet expands it: defined variables only; $$ is a literal $."""
+
+    def replace(match: re.Match) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        return env.get(match.group(1), match.group(0))
+
+    return _REFERENCE.sub(replace, value)
+
+
+def resolve_env(pod: Pod, ip: str, localise=lambda text: text) -> dict[str, str]:
+    """The container's environment, as the kubelet builds it; ``localise`` turns the DNS names in
+    literal values (and ConfigMap data) into local addresses, as the cluster's DNS would."""
+    env: dict[str, str] = {}
+    container = pod.container
+    for source in container.get("envFrom") or []:
+        ref = (source.get("configMapRef") or {}).get("name")
+        if ref is None:
+            raise LocalError(f"{pod.name}: envFrom other than a ConfigMap is not supported locally")
+        if ref not in pod.config_maps:
+            raise LocalError(f"{pod.name}: envFrom names ConfigMap {ref!r}, which the manifests do not hold")
+        prefix = source.get("prefix", "")
+        env.update({prefix + k: localise(str(v)) for k, v in pod.config_maps[ref].items()})
+    for entry in container.get("env") or []:
+        name = entry.get("name")
+        if "value" in entry:
+            env[name] = localise(_expand(str(entry["value"]), env))
+        elif "valueFrom" in entry:
+            source = entry["valueFrom"]
+            if "fieldRef" in source:
+                env[name] = _field(pod, source["fieldRef"].get("fieldPath", ""), ip)
+            elif "configMapKeyRef" in source:
+                ref = source["configMapKeyRef"]
+                env[name] = localise(str(pod.config_maps.get(ref.get("name"), {}).get(ref.get("key"), "")))
+            else:
+                raise LocalError(f"{pod.name}: env {name} comes from {sorted(source)}, not supported locally")
+        else:
+            env[name] = ""
+    return env
+
+
+def _localise(text: str, names: dict[str, str], pattern: re.Pattern | None) -> str:
+    """Every DNS name of a pod in ``text``, replaced by its address."""
+    if pattern is None:
+        return text
+    return pattern.sub(lambda m: names[m.group(0)], text)
+
+
+def _names_pattern(names: dict[str, str]) -> re.Pattern | None:
+    if not names:
+        return None
+    ordered = sorted(names, key=len, reverse=True)  # the longest name first: a.b.svc before a.b
+    return re.compile(r"(?<![\w.-])(" + "|".join(re.escape(n) for n in ordered) + r")(?![\w-]|\.[\w-])")
+
+
+def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> list[Process]:
+    """Each pod's address, environment and argv, resolved; nothing runs."""
+    ips, names = assign_addresses(pods, services)
+    pattern = _names_pattern(names)
+    processes = []
+    for pod in pods:
+        ip = ips[pod.name]
+        env = resolve_env(pod, ip, lambda text: _localise(text, names, pattern))
+        argv = [*(pod.container.get("command") or []), *(pod.container.get("args") or [])]
+        if not argv:
+            raise LocalError(
+                f"{pod.name}: the container has no command: it would run its image's entrypoint, "
+                "which local mode cannot know; give the job a command"
+            )
+        argv = [_localise(_expand(a, env), names, pattern) for a in argv]
+        notes = list(pod.notes)
+        if argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0]):
+            argv[0] = python
+        env.setdefault("PADDLE_LOG_DIR", str(workdir / ".paddlejob-local" / pod.name / "log"))
+        env.setdefault("POD_IP", ip)
+        processes.append(Process(pod, ip, env, argv, notes))
+    return processes
+
+
+def explain(processes: list[Process]) -> str:
+    lines = []
+    for proc in processes:
+        pod = proc.pod
+        what = "finishes the job" if pod.finishes else "serves until the job ends"
+        lines.append(f"# pod {pod.name} ({pod.role} {pod.index}, {what}) at {proc.ip}")
+        for note in proc.notes:
+            lines.append(f"#   note: {note}")
+        for key in sorted(proc.env):
+            added = key in LOCAL_ONLY and not _in_spec(proc.pod, key)
+            marker = "   # local mode only" if added else ""
+            lines.append(f"{key}={shlex.quote(proc.env[key])}{marker}")
+        lines.append(shlex.join(proc.argv))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _in_spec(pod: Pod, key: str) -> bool:
+    return any(e.get("name") == key for e in pod.container.get("env") or []) or any(
+        key in data for data in pod.config_maps.values()
+    )
+
+
+@dataclass
+class Outcome:
+    completed: bool
+    reason: str
+
+
+def run(processes: list[Process], workdir: Path, timeout: float, python: str, out=None) -> Outcome:
+    """Start every pod, stream its output with its name, stop everything at the job's end."""
+    out = out or sys.stdout
+    python_bin = _python_bin(workdir, python)
+    width = max(len(p.pod.name) for p in processes)
+    running: dict[int, tuple[Process, subprocess.Popen]] = {}
+    selector = selectors.DefaultSelector()
+    started = time.monotonic()
+    try:
+        for proc in processes:
+            Path(proc.env["PADDLE_LOG_DIR"]).mkdir(parents=True, exist_ok=True)
+            child = subprocess.Popen(
+                proc.argv,
+                cwd=workdir,
+                env={**_base_env(python_bin), **proc.env},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: stopping it stops what it started
+            )
+            running[child.pid] = (proc, child)
+            selector.register(child.stdout, selectors.EVENT_READ, proc.pod.name)
+        return _supervise(running, selector, width, started, timeout, out)
+    finally:
+        for _proc, child in running.values():
+            _stop(child)
+        selector.close()
+
+
+def _base_env(python_bin: Path) -> dict[str, str]:
+    """What a container has besides its spec: a PATH whose `python` is --python, a HOME; nothing
+    else of this shell (its tokens and secrets stay out)."""
+    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env["PATH"] = os.pathsep.join([str(python_bin), os.environ.get("PATH", os.defpath)])
+    return env
+
+
+def _python_bin(workdir: Path, python: str) -> Path:
+    """A folder whose python and python3 are ``python``: `sh -c "python ..."` and scripts find it."""
+    folder = workdir / ".paddlejob-local" / "bin"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("python", "python3"):  # scripts, not links: a venv's python finds its venv by its path
+        script = folder / name
+        script.unlink(missing_ok=True)  # never write through a link left there
+        script.write_text(f'#!/bin/sh\nexec {shlex.quote(str(Path(python).absolute()))} "$@"\n')
+        script.chmod(0o755)
+    return folder
+
+
+def _supervise(running, selector, width, started, timeout, out) -> Outcome:
+    waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
+    open_streams = len(running)
+    while True:
+        for key, _ in selector.select(timeout=0.2):
+            line = key.fileobj.readline()
+            if not line:
+                selector.unregister(key.fileobj)
+                open_streams -= 1
+                continue
+            text = line.decode("utf-8", "replace").rstrip("\n")
+            out.write(f"{key.data:<{width}} | {text}\n")
+            out.flush()
+        for pid, (proc, child) in running.items():
+            code = child.poll()
+            if code is None:
+                continue
+            if code != 0:
+                _drain(selector, width, out)
+                return Outcome(False, f"pod {proc.pod.name} exited with {_describe(code)}")
+            waiting.discard(pid)
+        if not waiting:
+            _drain(selector, width, out)
+            return Outcome(True, "every pod that finishes the job exited 0")
+        if time.monotonic() - started > timeout:
+            return Outcome(False, f"the job did not finish within {timeout:.0f} s (--timeout)")
+
+
+def _drain(selector, width, out) -> None:
+    """The last lines of the pods that stopped, before everything is stopped."""
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline and selector.get_map():
+        events = selector.select(timeout=0.1)
+        if not events:
+            break
+        for key, _ in events:
+            line = key.fileobj.readline()
+            if not line:
+                selector.unregister(key.fileobj)
+                continue
+            out.write(f"{key.data:<{width}} | {line.decode('utf-8', 'replace').rstrip()}\n")
+
+
+def _describe(code: int) -> str:
+    if code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"
+
+
+def _stop(child: subprocess.Popen) -> None:
+    if child.poll() is not None:
+        return
+    try:
+        os.killpg(child.pid, signal.SIGTERM)
+        child.wait(timeout=5)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+        child.wait()

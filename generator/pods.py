@@ -1,0 +1,311 @@
+"""The pods each runtime's controller creates from a job's manifests, with what it adds to them.
+
+`paddlejob-manifests local` runs these pods as processes; `--explain` prints them. Each
+expansion follows the controller's source, pinned by release:
+
+- paddle-operator v0.3.5 (controllers/paddlejob_helper.go): pods <job>-<ps|worker|heter>-<i>,
+  hostname and subdomain the pod name, a Service per pod; env POD_IP (status.podIP, or the pod
+  name with intranet Service), PADDLE_TRAINER_ID, TRAINING_ROLE, PADDLE_TRAINING_ROLE, and
+  envFrom the job's ConfigMap (constructConfigMap: PADDLE_TRAINER_ENDPOINTS, PADDLE_TRAINERS,
+  PADDLE_TRAINERS_NUM, PADDLE_PSERVERS_IP_PORT_LIST, PADDLE_PORT, TRAINER_PORTS_NUM, gloo); with
+  elastic: PADDLE_ELASTIC_JOB_ID (<namespace>-<job>), PADDLE_ELASTIC_NP, PADDLE_ELASTIC_TIMEOUT.
+- Volcano (pkg/controllers/job: job_controller_util.go, plugins/env, plugins/svc): pods
+  <job>-<task>-<i>; the annotation volcano.sh/task-index from v1.9.0; the env plugin appends
+  VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and subdomain <job>.
+- Kubeflow training-operator v1.9.0 (pkg/controller.v1/paddlepaddle/envvar.go): pods
+  <job>-<master|worker>-<i>, a Service each; env PYTHONUNBUFFERED, PADDLE_JOB_ID,
+  PADDLE_NNODES, PADDLE_MASTER (worker 0, or master 0 in PS mode), PADDLE_SERVER_NUM or
+  PADDLE_TRAINER_NUM in PS mode.
+- Kubernetes: StatefulSet pods <set>-<ordinal> (hostname the pod name, subdomain serviceName);
+  Indexed Job pods with the annotation batch.kubernetes.io/job-completion-index and, from 1.22,
+  env JOB_COMPLETION_INDEX, hostname <job>-<index> under the Job's subdomain.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+VOLCANO_TASK_INDEX_SINCE = (1, 9)  # the volcano.sh/task-index annotation
+OPERATOR_PORT = 36000  # v0.3.5 PADDLE_PORT; with intranet PodIP the config map adds rand(20000)
+OPERATOR_PORTS_NUM = 20  # v0.3.5 HOST_PORT_NUM, the config map's TRAINER_PORTS_NUM
+LOCAL_PORT_OFFSET = 1000  # the operator's random offset, fixed locally so runs repeat
+KUBEFLOW_DEFAULT_PORT = 36543  # kubeflow.org/v1 PaddleJobDefaultPort
+
+
+class ExpandError(ValueError):
+    pass
+
+
+@dataclass
+class Pod:
+    name: str
+    namespace: str
+    role: str  # what the runtime calls it: ps, worker, trainer, pserver, master, ...
+    index: int
+    finishes: bool  # the job completes when every pod that finishes has succeeded
+    hostname: str
+    subdomain: str | None
+    container: dict  # containers[0], the Paddle container, with what the controller added
+    labels: dict = field(default_factory=dict)
+    annotations: dict = field(default_factory=dict)
+    service_account: str | None = None
+    config_maps: dict = field(default_factory=dict)  # name -> data, for envFrom
+    names: list[str] = field(default_factory=list)  # extra DNS names (a Service per pod)
+    notes: list[str] = field(default_factory=list)
+
+
+def _meta(obj: dict) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return meta.get("name", ""), meta.get("namespace") or "default"
+
+
+def _pod(name, namespace, role, index, finishes, template, hostname, subdomain, **extra) -> Pod:
+    template = copy.deepcopy(template or {})
+    meta = template.get("metadata") or {}
+    spec = template.get("spec") or {}
+    containers = spec.get("containers") or []
+    if not containers:
+        raise ExpandError(f"{name}: the pod template has no container")
+    notes = []
+    if len(containers) > 1:
+        notes.append(f"only the first container ({containers[0].get('name')}) runs locally")
+    if spec.get("initContainers"):
+        notes.append("init containers do not run locally (they wait for DNS, which local mode provides)")
+    return Pod(
+        name=name,
+        namespace=namespace,
+        role=role,
+        index=index,
+        finishes=finishes,
+        hostname=spec.get("hostname") or hostname,
+        subdomain=spec.get("subdomain") or subdomain,
+        container=containers[0],
+        labels=dict(meta.get("labels") or {}),
+        annotations=dict(meta.get("annotations") or {}),
+        service_account=spec.get("serviceAccountName"),
+        notes=notes,
+        **extra,
+    )
+
+
+def _env(container: dict, *entries: dict) -> None:
+    container.setdefault("env", []).extend(entries)
+
+
+def _value(name: str, value) -> dict:
+    return {"name": name, "value": str(value)}
+
+
+def _field(name: str, path: str) -> dict:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
+
+
+# -- paddle-operator -----------------------------------------------------------------------------
+
+_OPERATOR_ROLES = {"ps": "PSERVER", "worker": "TRAINER", "heter": "HETER"}
+
+
+def _paddle_operator(job: dict) -> list[Pod]:
+    name, namespace = _meta(job)
+    spec = job.get("spec") or {}
+    intranet = spec.get("intranet", "PodIP")
+    elastic = spec.get("elastic") is not None
+    roles = [r for r in ("ps", "worker", "heter") if isinstance(spec.get(r), dict)]
+    replicas = {r: int(spec[r].get("replicas", 0)) for r in roles}
+    names = {r: [f"{name}-{r}-{i}" for i in range(replicas[r])] for r in roles}
+    port = OPERATOR_PORT + LOCAL_PORT_OFFSET
+    config = {"TRAINER_PORTS_NUM": str(OPERATOR_PORTS_NUM), "PADDLE_PORT": str(port)}
+
+    def endpoints(role: str) -> list[str]:  # pod IPs at the random port, or (Service) names at 36000
+        if intranet == "Service":
+            return [f"{n}:{OPERATOR_PORT}" for n in names[role]]
+        return [f"{n}:{port}" for n in names[role]]  # names: `local` puts each pod's IP in their place
+
+    if "ps" in roles:
+        config["PADDLE_PSERVERS_IP_PORT_LIST"] = ",".join(endpoints("ps"))
+    if "worker" in roles:
+        config["PADDLE_TRAINER_ENDPOINTS"] = ",".join(endpoints("worker"))
+        config["PADDLE_TRAINERS"] = ",".join(names["worker"])
+        config["PADDLE_TRAINERS_NUM"] = str(replicas["worker"])
+    if "heter" in roles:
+        config["PADDLE_HETER_ENDPOINTS"] = ",".join(endpoints("heter"))
+    gloo = spec.get("withGloo")
+    if gloo and "ps" in roles:
+        config |= {"PADDLE_WITH_GLOO": str(gloo), "PADDLE_GLOO_RENDEZVOUS": "3"}
+        first = endpoints("ps")[0]  # the operator swaps :36000 for :36018; a random port stays
+        config["PADDLE_GLOO_HTTP_ENDPOINT"] = first.replace(
+            f":{OPERATOR_PORT}", f":{OPERATOR_PORT + OPERATOR_PORTS_NUM - 2}"
+        )
+    pods = []
+    for role in roles:
+        for i, pod_name in enumerate(names[role]):
+            pod = _pod(pod_name, namespace, role, i, role == "worker", spec[role].get("template"), pod_name, pod_name)
+            pod.names.append(pod_name)  # constructService4Pod: a Service named like the pod
+            ip = _value("POD_IP", pod_name) if intranet == "Service" else _field("POD_IP", "status.podIP")
+            _env(
+                pod.container,
+                ip,
+                _value("PADDLE_TRAINER_ID", i),
+                _value("TRAINING_ROLE", _OPERATOR_ROLES[role]),
+                _value("PADDLE_TRAINING_ROLE", _OPERATOR_ROLES[role]),
+            )
+            if elastic:
+                _env(
+                    pod.container,
+                    _value("PADDLE_ELASTIC_JOB_ID", f"{namespace}-{name}"),
+                    _value("PADDLE_ELASTIC_NP", replicas.get("worker", 0)),
+                    _value("PADDLE_ELASTIC_TIMEOUT", 60),
+                )
+            else:
+                pod.container.setdefault("envFrom", []).append({"configMapRef": {"name": name}})
+                pod.config_maps[name] = config
+            pods.append(pod)
+    return pods
+
+
+# -- volcano -------------------------------------------------------------------------------------
+
+
+def _volcano(job: dict, volcano_version: tuple[int, int]) -> list[Pod]:
+    name, namespace = _meta(job)
+    spec = job.get("spec") or {}
+    plugins = spec.get("plugins") or {}
+    tasks = spec.get("tasks") or []
+    completing = {
+        t.get("name")
+        for t in tasks
+        for p in t.get("policies") or []
+        if p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
+    } or {t.get("name") for t in tasks}
+    pods = []
+    for task in tasks:
+        for i in range(int(task.get("replicas", 0))):
+            pod_name = f"{name}-{task['name']}-{i}"
+            svc = "svc" in plugins
+            pod = _pod(pod_name, namespace, task["name"], i, task["name"] in completing, task.get("template"),
+                       pod_name, name if svc else None)  # fmt: skip
+            if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
+                pod.annotations["volcano.sh/task-index"] = str(i)
+            pod.annotations["volcano.sh/job-name"] = name
+            pod.annotations["volcano.sh/task-spec"] = task["name"]
+            if "env" in plugins:
+                _env(pod.container, _value("VK_TASK_INDEX", i), _value("VC_TASK_INDEX", i))
+            pods.append(pod)
+    return pods
+
+
+# -- kubeflow ------------------------------------------------------------------------------------
+
+
+def _kubeflow_port(spec: dict, rtype: str) -> int:
+    for container in ((spec.get(rtype) or {}).get("template") or {}).get("spec", {}).get("containers") or []:
+        if container.get("name") == "paddle":
+            for port in container.get("ports") or []:
+                if port.get("name") == "master":
+                    return int(port.get("containerPort"))
+    return KUBEFLOW_DEFAULT_PORT
+
+
+def _kubeflow(job: dict) -> list[Pod]:
+    name, namespace = _meta(job)
+    specs = (job.get("spec") or {}).get("paddleReplicaSpecs") or {}
+    total = sum(int((s or {}).get("replicas", 1)) for s in specs.values())
+    ps_mode = "Master" in specs
+    rendezvous = "Master" if ps_mode else "Worker"
+    master = f"{name}-{rendezvous.lower()}-0:{_kubeflow_port(specs, rendezvous)}"
+    pods = []
+    for rtype in ("Master", "Worker"):
+        if rtype not in specs:
+            continue
+        for i in range(int(specs[rtype].get("replicas", 1))):
+            pod_name = f"{name}-{rtype.lower()}-{i}"
+            pod = _pod(pod_name, namespace, rtype.lower(), i, rtype == "Worker", specs[rtype].get("template"),
+                       pod_name, name)  # fmt: skip
+            pod.names.append(pod_name)  # a Service per replica
+            env = [_value("PYTHONUNBUFFERED", 1), _value("PADDLE_JOB_ID", name), _value("PADDLE_NNODES", total)]
+            if i == 0 and rtype == rendezvous:
+                env += [
+                    _field("POD_IP_DUMMY", "status.podIP"),
+                    _value("PADDLE_MASTER", f"$(POD_IP_DUMMY):{master.rsplit(':', 1)[1]}"),
+                ]
+            else:
+                env.append(_value("PADDLE_MASTER", master))
+            if ps_mode:
+                env.append(_value("PADDLE_SERVER_NUM" if rtype == "Master" else "PADDLE_TRAINER_NUM", 1))
+            _env(pod.container, *env)
+            pods.append(pod)
+    return pods
+
+
+# -- kubernetes ----------------------------------------------------------------------------------
+
+
+def _statefulset(obj: dict) -> list[Pod]:
+    name, namespace = _meta(obj)
+    spec = obj.get("spec") or {}
+    pods = []
+    for i in range(int(spec.get("replicas", 1))):
+        pod = _pod(
+            f"{name}-{i}", namespace, name, i, False, spec.get("template"), f"{name}-{i}", spec.get("serviceName")
+        )
+        pod.labels["apps.kubernetes.io/pod-index"] = str(i)
+        pods.append(pod)
+    return pods
+
+
+def _indexed_job(obj: dict) -> list[Pod]:
+    name, namespace = _meta(obj)
+    spec = obj.get("spec") or {}
+    if spec.get("completionMode") != "Indexed":
+        raise ExpandError(f"Job {name}: only Indexed Jobs have a stable identity per pod; set completionMode: Indexed")
+    template = spec.get("template") or {}
+    subdomain = (template.get("spec") or {}).get("subdomain")
+    pods = []
+    for i in range(int(spec.get("completions", 1))):
+        pod = _pod(f"{name}-{i}", namespace, name, i, True, template, f"{name}-{i}", subdomain)
+        pod.hostname = f"{name}-{i}"  # Indexed Job pods: <job>-<index> (1.22+)
+        pod.annotations["batch.kubernetes.io/job-completion-index"] = str(i)
+        _env(
+            pod.container,
+            _field("JOB_COMPLETION_INDEX", "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
+        )
+        pods.append(pod)
+    return pods
+
+
+# -- all -----------------------------------------------------------------------------------------
+
+NOT_PODS = {"Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "PodGroup", "PersistentVolume",
+            "PersistentVolumeClaim", "Secret", "NetworkPolicy"}  # fmt: skip
+
+
+def expand(manifests: list[dict], volcano_version: tuple[int, int] = (1, 15)) -> tuple[list[Pod], list[dict]]:
+    """(the pods, the Services) of a job's manifests; ExpandError for what no runtime here runs."""
+    pods, services, config_maps = [], [], {}
+    for obj in manifests:
+        if not isinstance(obj, dict):
+            raise ExpandError("a manifest is not a mapping")
+        key = (obj.get("apiVersion"), obj.get("kind"))
+        if key == ("batch.paddlepaddle.org/v1", "PaddleJob"):
+            pods += _paddle_operator(obj)
+        elif key == ("batch.volcano.sh/v1alpha1", "Job"):
+            pods += _volcano(obj, volcano_version)
+        elif key == ("kubeflow.org/v1", "PaddleJob"):
+            pods += _kubeflow(obj)
+        elif key == ("apps/v1", "StatefulSet"):
+            pods += _statefulset(obj)
+        elif key == ("batch/v1", "Job"):
+            pods += _indexed_job(obj)
+        elif key == ("v1", "Service"):
+            services.append(obj)
+        elif key == ("v1", "ConfigMap"):
+            config_maps[_meta(obj)[0]] = dict(obj.get("data") or {})
+        elif obj.get("kind") not in NOT_PODS:
+            raise ExpandError(f"{key[0]} {key[1]}: not a kind `local` knows how to run")
+    for pod in pods:
+        for name, data in config_maps.items():
+            pod.config_maps.setdefault(name, data)
+    if not pods:
+        raise ExpandError("the manifests hold no job: nothing to run")
+    return pods, services

@@ -1,0 +1,230 @@
+"""Jobs that really train: each runtime's rendered job, expanded into pods as its controller
+would, run locally with the real paddlepaddle wheel (`paddlejob-manifests local`).
+
+- collective jobs reach an all_reduce across 2 pods through `python -m paddle.distributed.launch`
+  and train a tiny model, on every runtime;
+- parameter-server pods' environments resolve, in Paddle's own PaddleCloudRoleMaker, to their
+  role, index and the server endpoints;
+- the environment the command really sees (after the controller, the kubelet and any wrapper)
+  meets Paddle 2.0-2.2's launcher contract (fleet/cloud_utils.py: use_paddlecloud and
+  get_cloud_cluster), the launcher of the demo images;
+- an elastic job's pods pass Paddle's own enable_elastic.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import localrun, pods
+
+from .conftest import REPO
+
+paddle = pytest.importorskip("paddle", reason="the paddlepaddle wheel is not installed")
+
+PROGRAMS = REPO / "tests" / "paddle"
+IMAGE = "registry.baidubce.com/paddlepaddle/paddle:3.3.1"
+
+
+def render(tmp_path: Path, runtime: str, *flags: str) -> Path:
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "job", "demo", "--image", IMAGE, "--runtime", runtime, *flags],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    path = tmp_path / f"{runtime}.yaml"
+    path.write_text(done.stdout)
+    return path
+
+
+def local(tmp_path: Path, manifests: Path, *flags: str) -> subprocess.CompletedProcess:
+    workdir = tmp_path / "code"
+    if not workdir.exists():
+        shutil.copytree(PROGRAMS, workdir)
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "240", *flags,
+         str(manifests)],
+        capture_output=True, text=True, cwd=REPO, timeout=300,
+    )  # fmt: skip
+
+
+def tagged(output: str, tag: str) -> dict[str, str]:
+    """pod name -> the text after `TAG ` on that pod's prefixed output lines."""
+    found = {}
+    for line in output.splitlines():
+        pod, _, text = line.partition(" | ")
+        if text.startswith(tag + " "):
+            found[pod.strip()] = text[len(tag) + 1 :]
+    return found
+
+
+@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubeflow", "kubernetes"])
+def test_a_collective_job_trains_on_every_runtime(tmp_path, runtime):
+    job = render(tmp_path, runtime, "--workers", "2", "--command",
+                 "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    done = local(tmp_path, job)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "local: Completed" in done.stderr
+    results = tagged(done.stdout, "RESULT")
+    assert len(results) == 2, done.stdout[-3000:]
+    for text in results.values():
+        fields = dict(item.split("=", 1) for item in text.split())
+        assert fields["world"] == "2" and fields["all_reduce"] == "3"  # 1 + 2: both pods took part
+        before, after = (float(x) for x in fields["loss"].split("->"))
+        assert after < before / 2, "the model trained"
+
+
+@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubernetes"])
+def test_parameter_server_pods_resolve_in_paddles_role_maker(tmp_path, runtime):
+    job = render(tmp_path, runtime, "--ps", "2", "--workers", "2", "--command", "python ps_roles.py")
+    done = local(tmp_path, job)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    roles = {pod: json.loads(text) for pod, text in tagged(done.stdout, "ROLES").items()}
+    assert len(roles) == 4, done.stdout[-3000:]
+    servers = sorted(r["index"] for r in roles.values() if r["server"])
+    workers = sorted(r["index"] for r in roles.values() if not r["server"])
+    assert servers == [0, 1] and workers == [0, 1]
+    endpoints = {tuple(r["servers"]) for r in roles.values()}
+    assert len(endpoints) == 1 and len(next(iter(endpoints))) == 2, "every pod sees the same two servers"
+    assert {r["workers"] for r in roles.values()} == {2}
+    for pod, r in roles.items():  # a server's index is its own position in the list
+        assert r["server"] == any(part in pod for part in ("-ps-", "-pserver-")), pod
+
+
+def paddle2_launcher_problems(env: dict[str, str]) -> list[str]:
+    """What Paddle 2.0-2.2's launcher (python/paddle/distributed/fleet/cloud_utils.py) needs to
+    run a pod as one node of the job: without any of these it trains alone on 127.0.0.1."""
+    needed = ["PADDLE_TRAINERS", "POD_IP", "PADDLE_TRAINER_ID", "TRAINER_PORTS_NUM"]  # use_paddlecloud
+    missing = [name for name in needed if name not in env]
+    if missing:
+        return [f"{', '.join(missing)} unset: use_paddlecloud() is False, the pod trains alone"]
+    nodes = env["PADDLE_TRAINERS"].split(",")
+    problems = []
+    if env["POD_IP"] not in nodes:  # get_cluster() looks the pod up by its IP
+        problems.append(f"POD_IP {env['POD_IP']} is not in PADDLE_TRAINERS {nodes}")
+    elif nodes.index(env["POD_IP"]) != int(env["PADDLE_TRAINER_ID"] or -1):  # cluster.pods[node_rank]
+        problems.append(f"PADDLE_TRAINER_ID {env['PADDLE_TRAINER_ID']!r} is not POD_IP's position")
+    if len(nodes) > 1 and not env.get("PADDLE_PORT", "").isdigit():
+        problems.append("PADDLE_PORT is not a port")
+    return problems
+
+
+@pytest.mark.parametrize(
+    ("runtime", "flags"),
+    [("paddle-operator", []), ("volcano", []), ("volcano", ["--volcano-version", "1.8"]), ("kubernetes", [])],
+)
+def test_collective_pods_meet_the_paddle_2_launcher_contract(tmp_path, runtime, flags):
+    job = render(tmp_path, runtime, "--workers", "3", "--gpus", "1", "--command", "python env_dump.py")
+    done = local(tmp_path, job, *flags)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    envs = {pod: json.loads(text) for pod, text in tagged(done.stdout, "ENV").items()}
+    assert len(envs) == 3
+    for pod, env in envs.items():
+        assert paddle2_launcher_problems(env) == [], pod
+        assert int(env["PADDLE_TRAINER_ID"]) == int(pod.rsplit("-", 1)[1])
+
+
+def test_an_elastic_job_passes_paddles_enable_elastic(tmp_path, monkeypatch):
+    import argparse
+
+    from paddle.distributed.fleet import elastic
+
+    from generator.yamlload import read_documents
+
+    job = render(tmp_path, "paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd.example:2379",
+                 "--min-workers", "1", "--max-workers", "4", "--command", "python train.py")  # fmt: skip
+    docs, _ = read_documents(job)
+    found, services = pods.expand(docs)
+    for proc in localrun.plan(found, services, sys.executable, tmp_path):
+        for key, value in proc.env.items():
+            monkeypatch.setenv(key, value)
+        args = argparse.Namespace(elastic_server=None, job_id=None, np=None)
+        assert elastic.enable_elastic(args, distribute_mode=None), proc.pod.name
+        assert proc.env["PADDLE_ELASTIC_JOB_ID"] == "default-demo" and proc.env["PADDLE_ELASTIC_NP"] == "2"
+        for key in proc.env:
+            monkeypatch.delenv(key)
+
+
+def test_explain_prints_each_pod_and_marks_what_local_mode_adds(tmp_path):
+    job = render(tmp_path, "kubeflow", "--workers", "2", "--command", "python train.py")
+    done = local(tmp_path, job, "--explain")
+    assert done.returncode == 0, done.stderr
+    assert "# pod demo-worker-0 (worker 0, finishes the job) at 127.0.0.2" in done.stdout
+    assert "PADDLE_MASTER=127.0.0.2:36543" in done.stdout  # the training operator's rendezvous
+    assert "POD_IP=127.0.0.3   # local mode only" in done.stdout
+
+
+def test_a_failing_pod_fails_the_job_and_stops_the_others(tmp_path):
+    job = render(tmp_path, "kubernetes", "--ps", "1", "--workers", "2", "--command",
+                 "python -c 'import os,sys,time; sys.exit(3) if os.environ.get(\"PADDLE_TRAINER_ID\") == \"1\" "
+                 "else time.sleep(60)'")  # fmt: skip
+    done = local(tmp_path, job)
+    assert done.returncode == 1
+    assert "local: Failed: pod demo-worker-1 exited with exit code 3" in done.stderr
+
+
+def start_fluid_problems(pod_env: dict[str, str], everyone: list[pods.Pod], manifests: list[dict]) -> list[str]:
+    """What `paddle_k8s start_fluid` (the CTR image's entry point; its trace is in the Volcano
+    article, tests/fixtures/seeds) needs: it waits for and numbers the pods by the labels
+    paddle-job-pserver=$PADDLE_JOB_NAME and paddle-job=$PADDLE_JOB_NAME, counting
+    PADDLE_PSERVERS_NUM and PADDLE_TRAINERS_NUM, through the API (k8s_tools.py lists pods)."""
+    job = pod_env.get("PADDLE_JOB_NAME")
+    if not job:
+        return ["PADDLE_JOB_NAME is unset: the label selectors are empty and start_fluid waits forever"]
+    servers = [p for p in everyone if p.labels.get("paddle-job-pserver") == job]
+    trainers = [p for p in everyone if p.labels.get("paddle-job") == job]
+    problems = []
+    if len(servers) != int(pod_env.get("PADDLE_PSERVERS_NUM", "-1")):
+        problems.append(f"{len(servers)} pods labelled paddle-job-pserver={job}, PADDLE_PSERVERS_NUM says otherwise")
+    if len(trainers) != int(pod_env.get("PADDLE_TRAINERS_NUM", "-1")):
+        problems.append(f"{len(trainers)} pods labelled paddle-job={job}, PADDLE_TRAINERS_NUM says otherwise")
+    readers = {
+        s["name"]
+        for b in manifests
+        if b.get("kind") == "RoleBinding"
+        for s in b.get("subjects", [])
+        if any(
+            r.get("kind") == "Role"
+            and r["metadata"]["name"] == b["roleRef"]["name"]
+            and any("pods" in rule["resources"] and "list" in rule["verbs"] for rule in r["rules"])
+            for r in manifests
+        )
+    }
+    if not servers + trainers or any(p.service_account not in readers for p in servers + trainers):
+        problems.append("the pods' ServiceAccount may not list pods")
+    return problems
+
+
+@pytest.mark.parametrize("example", ["ctr-volcano.yaml", "ctr-kubernetes.yaml"])
+def test_the_ctr_examples_meet_start_fluids_contract(example):
+    from generator.paths import DEPLOY
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(DEPLOY / "examples" / example)
+    found, services = pods.expand(manifests)
+    assert len(found) == 4
+    for proc in localrun.plan(found, services, sys.executable, REPO):
+        assert start_fluid_problems(proc.env, found, manifests) == [], proc.pod.name
+
+
+def test_a_hand_written_podgroup_is_joined_by_the_operators_pods(tmp_path):
+    """Volcano gangs a pod only through the annotation scheduling.k8s.io/group-name, which the
+    paddle-operator adds only with --scheduling=volcano: --podgroup jobs name it themselves."""
+    from generator.yamlload import read_documents
+
+    job = render(tmp_path, "paddle-operator", "--ps", "1", "--workers", "2", "--volcano", "--podgroup",
+                 "--command", "python train.py")  # fmt: skip
+    manifests, _ = read_documents(job)
+    (group,) = [m for m in manifests if m["kind"] == "PodGroup"]
+    (paddlejob,) = [m for m in manifests if m["kind"] == "PaddleJob"]
+    for role in ("ps", "worker"):
+        template = paddlejob["spec"][role]["template"]
+        assert template["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == group["metadata"]["name"]
+        assert template["spec"]["schedulerName"] == "volcano"
+    for pod in pods.expand(manifests)[0]:  # the operator copies the template's metadata to its pods
+        assert pod.annotations["scheduling.k8s.io/group-name"] == "demo"
