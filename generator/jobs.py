@@ -13,6 +13,7 @@ JobError with a one-line message that names the field.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from . import engine
@@ -22,7 +23,18 @@ from .validate import ObjectChecker, Report, format_text, validate_text
 from .yamlio import dump_documents
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
-RUNTIMES = ("paddle-operator", "volcano", "kubeflow", "kubernetes")
+
+
+@functools.cache
+def runtimes() -> tuple[str, ...]:
+    """The runtimes, from libsonnet/paddlejob/features.libsonnet (the one list)."""
+    return tuple(engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').runtimes"))
+
+
+@functools.cache
+def features() -> list[dict]:
+    """Each feature with how every runtime that has it expresses it (features.libsonnet)."""
+    return engine.evaluate_snippet("(import 'paddlejob/features.libsonnet').features")
 
 
 class JobError(ValueError):
@@ -145,8 +157,8 @@ def _volume(volume: Volume) -> dict:
 
 def render_description(description: dict, runtime: str, kube_version: int | None = None) -> list[dict]:
     """Manifests for a job description, validated like `paddlejob-manifests validate` would."""
-    if runtime not in RUNTIMES:
-        raise JobError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+    if runtime not in runtimes():
+        raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
     try:
         manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime})
     except engine.JsonnetError as err:

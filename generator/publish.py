@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import orjson
 
-from . import bundles, crdschema, engine, kube
+from . import bundles, crdschema, engine, jobs, kube
 from .crvalidate import to_json_schema
 from .paths import PADDLEJOB_SCHEMA
 
@@ -23,7 +23,6 @@ FIELD_FEATURES = {
     "elastic": "elastic",
     "schedulingPolicy": "Volcano gang scheduling (volcano)",
 }
-ALL_RUNTIMES = ["paddle-operator", "volcano", "kubeflow", "kubernetes"]
 
 
 def jsonschema_name(api_version: str, kind: str) -> str | None:
@@ -66,6 +65,37 @@ def jsonschema_files() -> dict[str, str]:
         }
         files[jsonschema_name(api_version, kind)] = pretty_json(document)
     return files
+
+
+RUNTIMES_BEGIN = "<!-- begin: runtime table, written by `make manifests` from features.libsonnet -->"
+RUNTIMES_END = "<!-- end: runtime table -->"
+
+
+def runtimes_table() -> str:
+    """The markdown table of what each runtime can express (libsonnet/paddlejob/features.libsonnet)."""
+    names = jobs.runtimes()
+    lines = [
+        "| feature | " + " | ".join(f"`{r}`" for r in names) + " |",
+        "| --- |" + " --- |" * len(names),
+    ]
+    for feature in jobs.features():
+        cells = []
+        for runtime in names:
+            if runtime in feature["how"]:
+                cells.append(feature["how"][runtime])
+            else:
+                why = feature.get("why", {}).get(runtime)
+                cells.append(f"**no** ({why})" if why else "**no**")
+        lines.append(f"| {feature['name']} ({feature['field']}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def with_runtimes_table(text: str) -> str:
+    """``text`` (docs/runtimes.md) with the region between the markers written anew."""
+    start, end = text.find(RUNTIMES_BEGIN), text.find(RUNTIMES_END)
+    if start < 0 or end < start:
+        raise ValueError(f"the runtimes doc has no {RUNTIMES_BEGIN!r} ... {RUNTIMES_END!r} region")
+    return text[: start + len(RUNTIMES_BEGIN)] + "\n\n" + runtimes_table() + "\n" + text[end:]
 
 
 def pretty_json(data) -> str:
@@ -178,7 +208,7 @@ def _rows(node: dict, path: str, local: dict, out: list, support, inherited) -> 
         feature = FIELD_FEATURES.get(name) if path == "spec" else None
         runtimes = support[feature] if (support and feature) else inherited
         if support and path == "spec" and runtimes is None:
-            runtimes = ALL_RUNTIMES if name in ("worker",) else ["paddle-operator"]
+            runtimes = list(jobs.runtimes()) if name in ("worker",) else ["paddle-operator"]
         target = local.get(sub["$ref"].rsplit("/", 1)[-1]) if sub.get("$ref", "").startswith("#/") else None
         shown = {**(target or {}), **sub}
         description = " ".join(str(shown.get("description", "")).split()).replace("|", "\\|")

@@ -188,7 +188,12 @@ def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
 
 
 def outputs(
-    out: Path, files: dict[str, str], lib_out: Path | None, jsonschema_out: Path | None, api_doc: Path | None
+    out: Path,
+    files: dict[str, str],
+    lib_out: Path | None,
+    jsonschema_out: Path | None,
+    api_doc: Path | None,
+    runtimes_doc: Path | None = None,
 ) -> list[tuple[Path, dict[str, str]]]:
     """Everything a render writes, as (base folder, {path under base: text}): deploy/ and the
     other generated files asked for. The top-level name under each base (a folder, or the API
@@ -202,6 +207,12 @@ def outputs(
             found.append((folder.parent, {f"{folder.name}/{name}": text for name, text in make().items()}))
     if api_doc:
         found.append((api_doc.parent, {api_doc.name: publish.api_markdown()}))
+    if runtimes_doc:  # prose around a generated table: the file's own text, the table anew
+        try:
+            text = publish.with_runtimes_table(runtimes_doc.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise RenderError(f"{runtimes_doc}: {err}") from None
+        found.append((runtimes_doc.parent, {runtimes_doc.name: text}))
     return found
 
 

@@ -382,3 +382,19 @@ def test_converting_a_rendered_job_gives_it_back():
                 continue
             job, _ = convert.to_job(doc)
             assert job.render("paddle-operator")[0] == doc, path.name
+
+
+def test_the_runtimes_are_listed_once():
+    """features.libsonnet is the list: jsonnet's checks, the Python API and the CLI read it."""
+    from generator import cli
+
+    assert jobs.runtimes() == ("paddle-operator", "volcano", "kubeflow", "kubernetes")
+    assert engine.evaluate_snippet("std.objectFields((import 'paddlejob/checks.libsonnet').roleNames)") == sorted(
+        jobs.runtimes()
+    )
+    parser = cli.build_parser()
+    job_parser = parser._subparsers._group_actions[0].choices["job"]
+    (runtime,) = [a for a in job_parser._actions if a.dest == "runtime"]
+    assert tuple(runtime.choices) == jobs.runtimes()
+    for feature in jobs.features():
+        assert set(feature["how"]) <= set(jobs.runtimes()) and feature["how"], feature["name"]

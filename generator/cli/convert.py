@@ -51,6 +51,6 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
-    c.add_argument("--to", choices=jobs.RUNTIMES, default="paddle-operator")
+    c.add_argument("--to", choices=jobs.runtimes(), default="paddle-operator")
     c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
     c.set_defaults(func=cmd_convert)

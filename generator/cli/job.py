@@ -207,7 +207,7 @@ def add_parser(sub) -> None:
     p.add_argument("--min-workers", type=int, help="with --elastic")
     p.add_argument("--max-workers", type=int, help="with --elastic")
     p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes; default 36543)")
-    p.add_argument("--runtime", choices=jobs.RUNTIMES, default="paddle-operator")
+    p.add_argument("--runtime", choices=jobs.runtimes(), default="paddle-operator")
     p.add_argument(
         "--schema-modeline",
         metavar="SCHEMAS",

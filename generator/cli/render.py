@@ -100,6 +100,12 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--api-doc", type=Path, metavar="FILE", help="also write the API reference (markdown) here")
     p.add_argument(
+        "--runtimes-doc",
+        type=Path,
+        metavar="FILE",
+        help="also write the runtime table (features.libsonnet) into FILE, between its markers",
+    )
+    p.add_argument(
         "--examples",
         type=Path,
         metavar="DIR",
@@ -169,7 +175,13 @@ def cmd_render(args: argparse.Namespace) -> int:
         except render.RenderError as err:
             print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
             return 1
-    outputs = render.outputs(args.out, result.files, args.lib_out, args.jsonschema_out, args.api_doc)
+    try:
+        outputs = render.outputs(
+            args.out, result.files, args.lib_out, args.jsonschema_out, args.api_doc, args.runtimes_doc
+        )
+    except render.RenderError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+        return 1
     try:
         atomic.recover(args.out, render.all_targets(outputs))
     except OSError as err:

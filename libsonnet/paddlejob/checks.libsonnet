@@ -5,21 +5,8 @@ local util = import 'util.libsonnet';
 local has(obj, field) = std.objectHas(obj, field) && obj[field] != null;
 local isCount(n, least) = std.isNumber(n) && n == std.floor(n) && n >= least;
 
-// Which runtime can express which feature; docs/runtimes.md shows the same table.
-local support = {
-  // Kubeflow's Master replicas start a server in every pod with Paddle 3 (runtimes/kubeflow.libsonnet)
-  'parameter-server mode (ps)': ['paddle-operator', 'volcano', 'kubernetes'],
-  'heter mode (heter)': ['paddle-operator'],
-  cleanPodPolicy: ['paddle-operator', 'kubeflow'],
-  intranet: ['paddle-operator'],
-  withGloo: ['paddle-operator'],
-  // Kubeflow's PaddleJob controller ignores its elasticPolicy (v1.9.0)
-  elastic: ['paddle-operator'],
-  'Volcano gang scheduling (volcano)': ['paddle-operator', 'volcano', 'kubeflow'],
-  'a hand-written PodGroup (volcano.podGroup)': ['paddle-operator'],
-  // a Volcano Job has no field for it: its controller sums the pods' requests
-  "the gang's minResources (volcano.minResources)": ['paddle-operator', 'kubeflow'],
-};
+// Which runtime can express which feature: features.libsonnet, the one table.
+local support = (import 'features.libsonnet').support;
 
 // Pod names are <job>-<role>-<index> with these role names, and they are host names too.
 local roleNames = {

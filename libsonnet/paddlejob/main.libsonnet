@@ -28,8 +28,12 @@ local role(replicas, cpu, memory, gpu, env, template) = {
   [if template != {} then 'template']: template,
 };
 
+local features = import 'features.libsonnet';
+assert std.sort(std.objectFields(runtimes)) == std.sort(features.runtimes) : 'features.libsonnet lists every runtime';
+
 {
-  runtimes:: std.objectFields(runtimes),
+  // The runtimes, in the order of features.libsonnet (the CLI's choices, the docs' columns).
+  runtimes:: features.runtimes,
 
   new(name, image):: { name: name, image: image, roles: {} },
 

@@ -1,0 +1,99 @@
+// What each runtime can express, and how: the one table that the render's checks
+// (checks.libsonnet), the runtime list of the CLI and the Python API, and the table in
+// docs/runtimes.md (written by `make manifests`) are made from. A runtime missing from a
+// feature's `how` cannot express it: the render stops and names the runtimes that can; `why`
+// says why it cannot.
+{
+  runtimes: ['paddle-operator', 'volcano', 'kubeflow', 'kubernetes'],
+
+  features: [
+    {
+      name: 'collective mode: workers only',
+      field: '`roles.worker`, `--workers`',
+      how: {
+        'paddle-operator': 'yes',
+        volcano: 'task `trainer`',
+        kubeflow: '`Worker` replicas',
+        kubernetes: 'an Indexed Job (1.21+)',
+      },
+    },
+    {
+      name: 'parameter-server mode (ps)',
+      field: '`roles.ps`, `--ps`',
+      how: { 'paddle-operator': 'yes', volcano: 'task `pserver`', kubernetes: 'a StatefulSet' },
+      why: {
+        kubeflow: 'its Master replicas start a server in every pod with Paddle 3 (`local` showed 4 servers for 2 + 2)',
+      },
+    },
+    {
+      name: 'heter mode (heter)',
+      field: '`roles.heter`, `--heter`',
+      how: { 'paddle-operator': 'yes' },
+    },
+    {
+      name: 'GPUs, CPU, memory',
+      field: '`gpu`, `cpu`, `memory`, `--gpus`',
+      how: { [r]: '`nvidia.com/gpu` limit; CPU and memory requested = limited' for r in $.runtimes },
+    },
+    {
+      name: 'placement, shared memory, data volumes',
+      field: '`nodeSelector`, `tolerations`, `shm`, `volumes`',
+      how: { [r]: 'in every pod template' for r in $.runtimes },
+    },
+    {
+      name: 'cleanPodPolicy',
+      field: '`cleanPodPolicy`, `--clean-pod-policy`',
+      how: {
+        'paddle-operator': '`spec.cleanPodPolicy`',
+        kubeflow: '`runPolicy.cleanPodPolicy`: Always -> All, Never -> None (not OnFailure, OnCompletion)',
+      },
+    },
+    {
+      name: 'intranet',
+      field: '`intranet`, `--intranet`',
+      how: { 'paddle-operator': '`spec.intranet`' },
+      why: { volcano: 'the `svc` plugin gives DNS names', kubernetes: 'headless Services give DNS names' },
+    },
+    {
+      name: 'withGloo',
+      field: '`withGloo`, `--with-gloo`',
+      how: { 'paddle-operator': '`spec.withGloo`' },
+    },
+    {
+      name: 'elastic',
+      field: '`elastic`, `--elastic --etcd`',
+      how: {
+        'paddle-operator': '`spec.elastic`, worker `requests`/`limits`, `PADDLE_ELASTIC_SERVER` (the operator adds `PADDLE_ELASTIC_JOB_ID`, `_NP`, `_TIMEOUT`)',
+      },
+      why: { kubeflow: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`" },
+    },
+    {
+      name: 'Volcano gang scheduling (volcano)',
+      field: '`volcano`, `--volcano`',
+      how: {
+        'paddle-operator': '`spec.schedulingPolicy`, `schedulerName: volcano`',
+        volcano: 'native: `minAvailable`, `queue`, `priorityClassName`',
+        kubeflow: '`runPolicy.schedulingPolicy`',
+      },
+    },
+    {
+      name: 'a hand-written PodGroup (volcano.podGroup)',
+      field: '`volcano.podGroup`, `--podgroup`',
+      how: {
+        'paddle-operator': 'a PodGroup named like the job; the pod templates carry `scheduling.k8s.io/group-name` (Volcano gangs pods only by it; the operator adds it only with `--scheduling=volcano`)',
+      },
+    },
+    {
+      name: "the gang's minResources (volcano.minResources)",
+      field: '`volcano.minResources`',
+      how: {
+        'paddle-operator': '`schedulingPolicy.minResources`',
+        kubeflow: '`runPolicy.schedulingPolicy.minResources`',
+      },
+      why: { volcano: "a Volcano Job has no field for it: its controller sums the pods' requests" },
+    },
+  ],
+
+  // feature name -> the runtimes that have it
+  support:: { [f.name]: [r for r in $.runtimes if std.objectHas(f.how, r)] for f in $.features },
+}
