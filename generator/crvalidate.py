@@ -8,6 +8,8 @@ every such field into an error (what a user wants before ``kubectl apply``);
 
 from __future__ import annotations
 
+import json
+
 import jsonschema_rs
 
 from .crdschema import QUANTITY_PATTERN
@@ -74,7 +76,9 @@ class CustomResourceValidator:
                     )
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum):
                 allowed = ", ".join(str(option) for option in kind.options)
-                out.append(Finding("error", path, "enum", f"{error.instance!r} is not allowed; use one of {allowed}"))
+                out.append(
+                    Finding("error", path, "enum", f"{json.dumps(error.instance)} is not allowed; use one of {allowed}")
+                )
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Pattern) and kind.pattern == QUANTITY_PATTERN:
                 out.append(Finding("error", path, "quantity", quantity_message(error.instance)))
             elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):

@@ -62,6 +62,12 @@ def _read(name: str) -> dict:
 def definitions(minor: int) -> dict:
     defs = _read(f"v{version_name(require_known(minor))}.json.gz")["definitions"]
     _tighten_schema_unions(defs)
+    # A Quantity decodes from a JSON string or any JSON number on every release (its
+    # UnmarshalJSON); the documents of 1.24 and before say string or integer, which made
+    # `cpu: 0.5` a false error there.
+    quantity = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+    if quantity in defs:
+        defs[quantity] = {"oneOf": [{"type": "string"}, {"type": "number"}]}
     return defs
 
 

@@ -107,6 +107,8 @@ def type_problem(instance, expected) -> tuple[str, str]:
         type(None): "null",
     }.get(type(instance), type(instance).__name__)
     rule = "type-string" if wanted == ["string"] else "type"
+    if instance is None:
+        return rule, f"null is not allowed here: give {' or '.join(wanted)} or remove the field"
     return rule, f"{_shown(instance)} is {found}, but {' or '.join(wanted)} is required here"
 
 

@@ -210,8 +210,9 @@ def label_key_problem(key, what: str = "label") -> str | None:
 # -- pods ----------------------------------------------------------------------------------------
 
 
-def pod_spec_findings(spec, path: str, template: bool = True) -> list[Finding]:
-    """The apiserver's pod validation that users trip over, for a pod spec at ``path``."""
+def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset = frozenset()) -> list[Finding]:
+    """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
+    are volumes the controller adds (a StatefulSet's volumeClaimTemplates)."""
     if not isinstance(spec, dict):
         return []
     out = []
@@ -220,7 +221,7 @@ def pod_spec_findings(spec, path: str, template: bool = True) -> list[Finding]:
         out.append(error(f"{path}.containers", "containers", "a pod needs at least one container"))
     volumes = {
         v.get("name") for v in _list(spec.get("volumes")) if isinstance(v, dict) and isinstance(v.get("name"), str)
-    }
+    } | claims
     seen: dict[str, str] = {}
     for group in ("initContainers", "containers"):
         for i, c in enumerate(_list(spec.get(group))):
@@ -368,8 +369,14 @@ def _templates(obj: dict) -> list[tuple[str, dict]]:
 
 def workload_findings(obj: dict) -> list[Finding]:
     out = []
+    claims = frozenset()
+    if obj.get("kind") == "StatefulSet":  # the controller adds a volume per claim template to each pod
+        templates = _list(_dict(obj.get("spec")).get("volumeClaimTemplates"))
+        claims = frozenset(
+            name for t in templates if isinstance(name := _dict(_dict(t).get("metadata")).get("name"), str)
+        )
     for path, pod in _templates(obj):
-        out += pod_spec_findings(pod, path)
+        out += pod_spec_findings(pod, path, claims=claims)
     return out
 
 

@@ -34,8 +34,12 @@ def compact_size(obj: dict) -> int:
     return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def crd_findings(crd: dict) -> list[Finding]:
-    """The structural rules for every schema of a CRD (any CRD, of any shape), and its size."""
+LIST_MAP_ENFORCED_SINCE = 18  # the apiserver accepts list-maps without keys before 1.18
+
+
+def crd_findings(crd: dict, minor: int | None = None) -> list[Finding]:
+    """The structural rules for every schema of a CRD (any CRD, of any shape), and its size;
+    ``minor``: the release it goes to (None: the newest rules)."""
     spec = crd.get("spec")
     if not isinstance(spec, dict):
         return []
@@ -51,6 +55,8 @@ def crd_findings(crd: dict) -> list[Finding]:
         if isinstance(schema, dict):
             needs_structural = spec.get("preserveUnknownFields") is False
             out += check(schema, "v1beta1", needs_structural, "spec.validation.openAPIV3Schema")
+    if minor is not None and minor < LIST_MAP_ENFORCED_SINCE:
+        out = [f for f in out if f.rule != "crd-list-map"]
     size = compact_size(crd)
     if size > APPLY_ANNOTATION_LIMIT:
         message = (

@@ -14,17 +14,15 @@ import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from . import bundles, crdschema, kube, rules, structural
-from .cliargs import UsageError
+from . import bundles, crdschema, discover, kube, rules, structural
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA, SCHEMA_DIR
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
 
-EXTENSIONS = (".yaml", ".yml", ".json")
+EXTENSIONS = discover.EXTENSIONS
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 # Custom resources this project knows: their API file and the rules of their operator.
@@ -108,12 +106,19 @@ class Report:
 class ObjectChecker:
     """Checks one object against everything known for ``minor``; compiled schemas are reused."""
 
-    def __init__(self, minor: int, strict_kinds: bool = False, releases: list[int] | None = None):
+    def __init__(
+        self,
+        minor: int,
+        strict_kinds: bool = False,
+        releases: list[int] | None = None,
+        skip_kinds: frozenset[str] = frozenset(),
+    ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
         against all it serves); by default ``minor`` alone."""
         self.minor = kube.require_known(minor)
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
+        self.skip_kinds = skip_kinds  # Kind, or apiVersion/Kind: not checked (kubeconform's -skip)
         self.kube = KubeValidator()
         self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
 
@@ -147,6 +152,8 @@ class ObjectChecker:
             return [rules.error("apiVersion", "required", "apiVersion is required (e.g. apps/v1)")]
         if not isinstance(kind, str) or not kind:
             return [rules.error("kind", "required", "kind is required (e.g. Deployment)")]
+        if kind in self.skip_kinds or f"{api_version}/{kind}" in self.skip_kinds:
+            return []
         if kind.endswith("List") and isinstance(obj.get("items"), list):
             out = []
             for i, item in enumerate(obj["items"]):
@@ -155,9 +162,16 @@ class ObjectChecker:
         if (api_version, kind) in LEGACY:
             return [rules.error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
         if (api_version, kind) in CUSTOM_KINDS:
+            # the apiserver prunes a custom resource's non-nullable nulls from 1.20 (apiextensions
+            # PruneNonNullableNullsWithoutDefaults); before, a null fails the schema. Its metadata
+            # is ObjectMeta, where null is absent on every release.
+            if self.minor >= NULLS_PRUNED_SINCE:
+                obj = without_nulls(obj)
+            elif isinstance(obj.get("metadata"), dict):
+                obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
         if (api_version, kind) in kube.kinds(self.minor):
-            return self._builtin(obj)
+            return self._builtin(without_nulls(obj))  # Go's JSON decoding: null is the zero value
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
             return [rules.error("apiVersion", "api-not-served", served)]
@@ -173,7 +187,7 @@ class ObjectChecker:
         out += rules.metadata_findings(obj)
         out += rules.workload_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
-            out += structural.crd_findings(obj)
+            out += structural.crd_findings(obj, self.minor)
         return out
 
     def _custom(self, obj: dict, api_version: str, kind: str) -> list[Finding]:
@@ -187,6 +201,18 @@ class ObjectChecker:
         if semantic is not None:
             out += semantic(obj)
         return out
+
+
+NULLS_PRUNED_SINCE = 20
+
+
+def without_nulls(data):
+    """``data`` without the null values of its mappings (items of lists stay)."""
+    if isinstance(data, dict):
+        return {k: without_nulls(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [without_nulls(v) for v in data]
+    return data
 
 
 @functools.cache
@@ -213,27 +239,8 @@ def _prefixed(finding: Finding, prefix: str) -> Finding:
 
 
 def expand(paths: Iterable[str]) -> list[str]:
-    """Files to read: the files named, and every *.yaml, *.yml, *.json under the folders named."""
-    out = []
-    for name in paths:
-        if name == "-":
-            out.append(name)
-            continue
-        path = Path(name)
-        if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix in EXTENSIONS
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-            out += [str(p) for p in found]
-        elif path.is_file():
-            out.append(name)
-        else:
-            raise UsageError(f"{name}: no such file or directory")
-    return out
+    """Files to read: the files named, and the manifests under the folders named (discover.py)."""
+    return discover.find(list(paths)).files
 
 
 def validate_files(names: list[str], checker: ObjectChecker, max_errors: int = 0) -> Report:

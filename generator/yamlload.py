@@ -650,8 +650,8 @@ def implicit_type_note(node) -> str | None:
     raw = node.value
     tag, value = kubeyaml.resolve_plain(raw)
     kinds = {kubeyaml.BOOL: "a boolean", kubeyaml.INT: "an integer", kubeyaml.FLOAT: "a number", kubeyaml.NULL: "null"}
-    if tag not in kinds:
-        return None
+    if tag not in kinds or (tag == kubeyaml.NULL and raw in ("null", "Null", "NULL", "~", "")):
+        return None  # a null written as null was meant as one: the type error says enough
     shown = json.dumps(value) if isinstance(value, bool | None) or str(value) != raw else ""
     shown = f" ({shown})" if shown else ""
     return f"kubectl reads {raw} as {kinds[tag]}{shown}, but a string is required here; quote it: {_quoted(raw)}"

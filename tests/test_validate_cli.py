@@ -34,7 +34,8 @@ def run(argv, stdin: str | None = None) -> tuple[int, str, str]:
 
 
 def test_clean_input_exits_0_with_a_summary():
-    code, out, _ = run([str(GOOD)])
+    newest = [str(p) for p in sorted(GOOD.iterdir()) if "# kube-version:" not in p.read_text()]  # the default
+    code, out, _ = run(newest)
     assert code == 0
     assert out.strip().splitlines()[-1].endswith("0 errors, 0 warnings (valid)")
 
@@ -55,7 +56,7 @@ def test_errors_exit_1_in_the_documented_text_format():
     first = out.splitlines()[0]
     assert first == (
         f"{BAD / 'paddlejob-on-failed.yaml'}:7:3: error: PaddleJob/wide-and-deep: spec.cleanPodPolicy: "
-        "'OnFailed' is not allowed; use one of Always, Never, OnFailure, OnCompletion [enum]"
+        '"OnFailed" is not allowed; use one of Always, Never, OnFailure, OnCompletion [enum]'
     )
 
 
@@ -226,3 +227,35 @@ def test_empty_input_is_a_warning_or_with_fail_on_empty_an_error(tmp_path):
 def test_an_unreadable_file_is_an_error_not_a_crash(tmp_path):
     report = validate.validate_files([str(tmp_path / "missing.yaml")], validate.ObjectChecker(37))
     assert [f.finding.rule for f in report.findings] == ["file"]
+
+
+def test_a_folder_with_charts_kustomizations_and_patches_checks_only_the_manifests(tmp_path, capsys):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "web.yaml").write_text((GOOD / "statefulset-claims.yaml").read_text())
+    chart = tmp_path / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("replicas: 2\n")
+    (chart / "templates" / "cm.yaml").write_text("kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n")
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text("resources:\n- ../app\npatches:\n- path: replicas.yaml\n")
+    (overlay / "replicas.yaml").write_text("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\n")
+    assert cli.main(["validate", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "2 documents: 0 errors, 0 warnings (valid)" in out.out
+    for skipped in ("chart: skipped: a Helm chart", "kustomization.yaml: skipped: a kustomization",
+                    "replicas.yaml: skipped: a kustomize patch"):  # fmt: skip
+        assert skipped in out.err
+    assert cli.main(["validate", str(overlay / "replicas.yaml")]) == 1, "a file named is always read"
+
+
+def test_skip_kinds_and_ignore_as_kubeconform_has_them(tmp_path, capsys):
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "bad.yaml").write_text((BAD / "unknown-field.yaml").read_text())
+    assert cli.main(["validate", str(tmp_path)]) == 1
+    assert cli.main(["validate", "--ignore", "vendor/", str(tmp_path)]) == 0
+    kind = next(d["kind"] for d in yaml.safe_load_all((BAD / "unknown-field.yaml").read_text()) if d)
+    assert cli.main(["validate", "--skip-kinds", kind, str(tmp_path)]) == 0
+    assert cli.main(["validate", "--ignore", "(", str(tmp_path)]) == 2
+    capsys.readouterr()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import cliargs, kube, validate
+from .. import cliargs, discover, kube, validate
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -34,6 +34,18 @@ def add_parser(sub) -> None:
     p.add_argument("--output", "-o", choices=["text", "json"], default="text")
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
     p.add_argument(
+        "--skip-kinds",
+        metavar="KIND[,KIND...]",
+        default="",
+        help="do not check these kinds (Kind or apiVersion/Kind, comma-separated), as kubeconform's -skip",
+    )
+    p.add_argument(
+        "--ignore",
+        action="append",
+        metavar="REGEX",
+        help="skip files under the folders named whose path matches REGEX; repeatable",
+    )
+    p.add_argument(
         "--fail-on-empty",
         action="store_true",
         help="exit 1 when the input holds no document (an empty pipe from a failed kustomize build)",
@@ -55,8 +67,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
     if args.max_errors < 0:
         raise cliargs.UsageError(f"--max-errors: expected 0 or more, got {args.max_errors}")
-    files = validate.expand(args.paths)
-    report = validate.validate_files(files, validate.ObjectChecker(minor, args.strict_kinds), args.max_errors)
+    found = discover.find(args.paths, args.ignore)
+    for path, why in found.skipped:
+        print(f"{path}: skipped: {why}", file=sys.stderr)
+    skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
+    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip)
+    files = found.files
+    report = validate.validate_files(files, checker, args.max_errors)
     validate.note_empty(report, files, fail=args.fail_on_empty)
     if args.output == "json":
         sys.stdout.write(validate.format_json(report))

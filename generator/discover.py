@@ -1,0 +1,97 @@
+"""Which files under a folder are Kubernetes manifests, and which are not (and why).
+
+A repository holds more YAML than manifests: kustomizations and the patches they apply, Helm
+charts (Chart.yaml, values.yaml, templates that are not YAML until rendered), CI configs.
+`validate DIR` reads the manifests and skips the others with a note that says how to check
+them (build the kustomization, render the chart). Files named on the command line are always
+read. `--ignore PATTERN` skips paths that match a regular expression, as kubeconform's
+-ignore-filename-pattern does.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cliargs import UsageError
+from .yamlload import read_documents
+
+EXTENSIONS = (".yaml", ".yml", ".json")
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# kustomization fields whose files are not whole objects (or not objects at all)
+_KUSTOMIZE_INPUTS = ("patches", "patchesStrategicMerge", "patchesJson6902", "configurations", "replacements")
+
+
+@dataclass
+class Found:
+    files: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+
+def _kustomize_inputs(kustomization: Path) -> set[Path]:
+    """The files a kustomization uses as patches and configurations."""
+    try:
+        docs, _ = read_documents(kustomization)
+    except OSError:
+        return set()
+    found = set()
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        for key in _KUSTOMIZE_INPUTS:
+            for entry in doc.get(key) or []:
+                name = entry.get("path") if isinstance(entry, dict) else entry
+                if isinstance(name, str):
+                    found.add((kustomization.parent / name).resolve())
+    return found
+
+
+def find(paths: list[str], ignore: list[str] | None = None) -> Found:
+    """Files to read: the files named, and the manifests under the folders named."""
+    try:
+        patterns = [re.compile(p) for p in ignore or []]
+    except re.error as err:
+        raise UsageError(f"--ignore: not a regular expression: {err}") from None
+    out = Found()
+    for name in paths:
+        if name == "-":
+            out.files.append(name)
+            continue
+        path = Path(name)
+        if path.is_file():
+            out.files.append(name)
+        elif path.is_dir():
+            _walk(path, patterns, out)
+        else:
+            raise UsageError(f"{name}: no such file or directory")
+    return out
+
+
+def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
+    candidates = sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    charts = {p.parent for p in candidates if p.name == "Chart.yaml"}
+    patches: set[Path] = set()
+    for p in candidates:
+        if p.name in KUSTOMIZATIONS:
+            patches |= _kustomize_inputs(p)
+    for p in candidates:
+        text = str(p)
+        chart = next((c for c in charts if c == p.parent or c in p.parents), None)
+        if chart is not None:
+            if p.parent == chart and p.name == "Chart.yaml":
+                out.skipped.append((str(chart), "a Helm chart: render it first (helm template CHART | validate -)"))
+        elif p.name in KUSTOMIZATIONS:
+            out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
+        elif p.resolve() in patches:
+            out.skipped.append((text, "a kustomize patch or configuration, applied by the build"))
+        elif p.suffix not in EXTENSIONS:
+            continue
+        elif any(pattern.search(text) for pattern in patterns):
+            out.skipped.append((text, "--ignore"))
+        else:
+            out.files.append(text)
