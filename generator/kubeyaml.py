@@ -94,9 +94,20 @@ def _is_timestamp(text: str) -> bool:
     return len(text) > 4 and text[4] == "-" and text[:4].isdigit() and any(f.match(text) for f in _TIMESTAMP_FORMATS)
 
 
-@functools.lru_cache(maxsize=8192)  # bounded: manifests repeat their scalars
+CACHED_LENGTH = 64  # longer scalars are not cached: a cache of megabyte strings is no cache
+
+
 def resolve_plain(text: str) -> tuple[str, object]:
     """(tag, value) of a plain (unquoted, untagged) scalar, as go-yaml v2 resolves it."""
+    return _resolve_cached(text) if len(text) <= CACHED_LENGTH else _resolve(text)
+
+
+@functools.lru_cache(maxsize=8192)  # bounded in entries, and short keys only: bounded in memory
+def _resolve_cached(text: str) -> tuple[str, object]:
+    return _resolve(text)
+
+
+def _resolve(text: str) -> tuple[str, object]:
     if not text:
         return NULL, None
     first = text[0]
@@ -202,12 +213,20 @@ def key_string(value) -> str:
 _PYYAML = Resolver()
 
 
-@functools.lru_cache(maxsize=8192)
 def plain_tag(value: str) -> str:
     """The tag a plain scalar gets: str only when both kubectl and YAML 1.1 tools read a string.
 
     The YAML writer asks this to decide whether a string can be written without quotes, so
     `y`, `1e3` or `08` are quoted and every reader gets the string back."""
+    return _plain_tag_cached(value) if len(value) <= CACHED_LENGTH else _plain_tag(value)
+
+
+@functools.lru_cache(maxsize=8192)
+def _plain_tag_cached(value: str) -> str:
+    return _plain_tag(value)
+
+
+def _plain_tag(value: str) -> str:
     ours = _PYYAML.resolve(ScalarNode, value, (True, False))
     if ours != STR:
         return ours

@@ -292,13 +292,31 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
             number = _int(port.get(field))
             if number is not None and not 1 <= number <= 65535:
                 out.append(error(f"{here}.ports[{j}].{field}", "port", f"{field} {number} is not in 1-65535"))
+        port_name = port.get("name")
+        if isinstance(port_name, str):
+            problem = port_name_problem(port_name)
+            if problem:
+                out.append(error(f"{here}.ports[{j}].name", "port-name", problem))
         protocol = port.get("protocol")
         if isinstance(protocol, str) and protocol not in PROTOCOLS:
             out.append(
                 error(f"{here}.ports[{j}].protocol", "enum", f"protocol {protocol!r} is not one of TCP, UDP, SCTP")
             )
+    mount_paths: dict[str, int] = {}
     for j, mount in enumerate(_list(c.get("volumeMounts"))):
         name = _dict(mount).get("name")
+        mount_path = _dict(mount).get("mountPath")
+        if isinstance(mount_path, str):
+            if mount_path in mount_paths:
+                out.append(
+                    error(
+                        f"{here}.volumeMounts[{j}].mountPath",
+                        "mount-path",
+                        f"mountPath {mount_path!r} is used twice (also volumeMounts[{mount_paths[mount_path]}]); "
+                        "the apiserver rejects it",
+                    )
+                )
+            mount_paths.setdefault(mount_path, j)
         if isinstance(name, str) and name not in volumes:
             out.append(
                 error(
@@ -324,6 +342,7 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
             if value is None and quantity is not None:
                 out.append(error(f"{here}.resources.{kind}.{resource}", "quantity", quantity_message(quantity)))
             parsed[(kind, resource)] = value
+    out += _extended_resource_findings(resources, parsed, here)
     for (kind, resource), value in parsed.items():
         limit = parsed.get(("limits", resource))
         if kind == "requests" and value is not None and limit is not None and value > limit:
@@ -335,6 +354,49 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
                 )
             )
     return out
+
+
+def _is_extended(resource: str) -> bool:
+    """A resource name outside kubernetes.io, with a domain: nvidia.com/gpu, rdma/hca."""
+    domain, _, _ = resource.rpartition("/")
+    return bool(domain) and not domain.endswith("kubernetes.io") and not resource.startswith("hugepages-")
+
+
+def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> list[Finding]:
+    """The apiserver's rules for extended resources (GPUs): whole numbers, a limit, request = limit."""
+    out = []
+    names = {r for (_, r) in parsed if isinstance(r, str) and _is_extended(r)}
+    for resource in sorted(names):
+        request, limit = parsed.get(("requests", resource)), parsed.get(("limits", resource))
+        for kind, value in (("requests", request), ("limits", limit)):
+            if value is not None and value != value.to_integral_value():
+                shown = resources[kind][resource]
+                message = f"{resource} must be a whole number, got {shown!r}: devices are not shared"
+                out.append(error(f"{here}.resources.{kind}.{resource}", "extended-resource", message))
+        if ("limits", resource) not in parsed:
+            message = (
+                f"{resource} must be set in limits (requests alone are refused: extended resources cannot overcommit)"
+            )
+            out.append(error(f"{here}.resources.requests.{resource}", "extended-resource", message))
+        elif request is not None and limit is not None and request != limit:
+            message = f"{resource} request and limit must be equal for an extended resource"
+            out.append(error(f"{here}.resources.requests.{resource}", "extended-resource", message))
+    return out
+
+
+_IANA_SVC_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+
+
+def port_name_problem(name: str) -> str | None:
+    """Why ``name`` is not a port name (IANA_SVC_NAME: at most 15 lower-case letters, digits and
+    '-', a letter among them, no '--', no '-' at either end)."""
+    if len(name) > 15:
+        return f"port name {name!r} is {len(name)} characters; at most 15"
+    if not _IANA_SVC_NAME.match(name) or "--" in name:
+        return f"port name {name!r} must be lower-case letters, digits and single '-', not at either end"
+    if name.isdigit():
+        return f"port name {name!r} must contain a letter: digits alone would read as a port number"
+    return None
 
 
 def _templates(obj: dict) -> list[tuple[str, dict]]:
@@ -367,8 +429,69 @@ def _templates(obj: dict) -> list[tuple[str, dict]]:
     return []
 
 
-def workload_findings(obj: dict) -> list[Finding]:
+_ALWAYS_RESTART = {"Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "ReplicationController"}
+_JOB_KINDS = {"Job", "CronJob"}
+
+
+def _controller_findings(obj: dict) -> list[Finding]:
+    """What the apiserver checks between a built-in controller and its pod template."""
+    kind, spec = obj.get("kind"), _dict(obj.get("spec"))
+    api = str(obj.get("apiVersion", ""))
+    if "." in api.split("/")[0] and not api.split("/")[0].endswith("k8s.io"):
+        return []  # custom resources have their operators' own rules
+    if kind not in _ALWAYS_RESTART | _JOB_KINDS:
+        return []
     out = []
+    template_path = "spec.jobTemplate.spec.template" if kind == "CronJob" else "spec.template"
+    template = (
+        _dict(_dict(_dict(spec.get("jobTemplate")).get("spec")).get("template"))
+        if kind == "CronJob"
+        else _dict(spec.get("template"))
+    )
+    if not isinstance(template.get("spec"), dict):
+        return [error(template_path, "pod-template", f"a {kind} needs a pod template with a spec and containers")]
+    pod = template["spec"]
+    policy = pod.get("restartPolicy")
+    if policy is not None and policy not in RESTART_POLICIES:
+        policy = "Always" if kind in _ALWAYS_RESTART else "OnFailure"  # the enum rule reports it
+    if kind in _ALWAYS_RESTART and policy not in (None, "Always"):
+        message = f"a {kind}'s pods must restart Always, got {policy!r}"
+        out.append(error(f"{template_path}.spec.restartPolicy", "restart-policy", message))
+    if kind in _JOB_KINDS and policy not in ("OnFailure", "Never"):
+        message = f"a {kind}'s pods restart OnFailure or Never (the default Always is refused), got {json_text(policy)}"
+        out.append(error(f"{template_path}.spec.restartPolicy", "restart-policy", message))
+    labels = _dict(_dict(template.get("metadata")).get("labels"))
+    for key, value in labels.items():
+        out += _key_findings(f"{template_path}.metadata.labels.{key}", key, "label")
+        if isinstance(value, str) and (len(value) > 63 or not LABEL_VALUE.match(value)):
+            message = f"label value {value!r} must be at most 63 characters of letters, digits, '-', '_' or '.'"
+            out.append(error(f"{template_path}.metadata.labels.{key}", "label-value", message))
+    selector = (
+        _dict(_dict(spec.get("selector")).get("matchLabels"))
+        if kind != "ReplicationController"
+        else _dict(spec.get("selector"))
+    )
+    for key, value in selector.items():
+        if labels.get(key) != value:
+            message = (
+                f"selector {key}={value} does not match the pod template's labels: the controller would own no pod"
+            )
+            out.append(
+                error(
+                    f"spec.selector.matchLabels.{key}" if kind != "ReplicationController" else f"spec.selector.{key}",
+                    "selector",
+                    message,
+                )
+            )
+    return out
+
+
+def json_text(value) -> str:
+    return "none" if value is None else repr(value)
+
+
+def workload_findings(obj: dict) -> list[Finding]:
+    out = _controller_findings(obj)
     claims = frozenset()
     if obj.get("kind") == "StatefulSet":  # the controller adds a volume per claim template to each pod
         templates = _list(_dict(obj.get("spec")).get("volumeClaimTemplates"))

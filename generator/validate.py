@@ -8,6 +8,7 @@ Each schema is compiled once per run and reused for every document.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import os
@@ -136,11 +137,12 @@ class ObjectChecker:
             self._custom_validators[key] = CustomResourceValidator(schema, strict=True)
         return self._custom_validators[key]
 
-    def check(self, obj) -> list[Finding]:
-        """Every finding once: the schema and a rule may say the same thing (a bad quantity)."""
-        return list(dict.fromkeys(self._check(obj)))
+    def check(self, obj, nulls: bool = True) -> list[Finding]:
+        """Every finding once: the schema and a rule may say the same thing (a bad quantity).
+        ``nulls=False`` says the object holds no null (the reader knows), so none is pruned."""
+        return list(dict.fromkeys(self._check(obj, nulls)))
 
-    def _check(self, obj) -> list[Finding]:
+    def _check(self, obj, nulls: bool = True) -> list[Finding]:
         if not isinstance(obj, dict):
             return [
                 rules.error(
@@ -157,7 +159,7 @@ class ObjectChecker:
         if kind.endswith("List") and isinstance(obj.get("items"), list):
             out = []
             for i, item in enumerate(obj["items"]):
-                out += [_prefixed(f, f"items[{i}]") for f in self._check(item)]
+                out += [_prefixed(f, f"items[{i}]") for f in self._check(item, nulls)]
             return out
         if (api_version, kind) in LEGACY:
             return [rules.error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
@@ -165,16 +167,19 @@ class ObjectChecker:
             # the apiserver prunes a custom resource's non-nullable nulls from 1.20 (apiextensions
             # PruneNonNullableNullsWithoutDefaults); before, a null fails the schema. Its metadata
             # is ObjectMeta, where null is absent on every release.
-            if self.minor >= NULLS_PRUNED_SINCE:
+            if nulls and self.minor >= NULLS_PRUNED_SINCE:
                 obj = without_nulls(obj)
-            elif isinstance(obj.get("metadata"), dict):
+            elif nulls and isinstance(obj.get("metadata"), dict):
                 obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
         if (api_version, kind) in kube.kinds(self.minor):
-            return self._builtin(without_nulls(obj))  # Go's JSON decoding: null is the zero value
+            return self._builtin(without_nulls(obj) if nulls else obj)  # Go's JSON decoding: null is the zero value
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
             return [rules.error("apiVersion", "api-not-served", served)]
+        mistake = _known_group_mistake(api_version, kind, self.minor)
+        if mistake:
+            return [mistake]
         severity = "error" if self.strict_kinds else "warning"
         return [
             Finding(
@@ -228,6 +233,32 @@ def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
     if max(served) < minor:
         return f"{api_version} {kind} was removed in Kubernetes 1.{max(served) + 1}{instead}"
     return f"{api_version} {kind} is not served before Kubernetes 1.{min(served)}{instead}"
+
+
+def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | None:
+    """In a group this tool knows, a kind in the wrong case or an unserved version is what the
+    apiserver answers with "no matches for kind": an error, not an unchecked unknown kind."""
+    group = api_version.rpartition("/")[0]
+    known = [*CUSTOM_KINDS, *LEGACY, *kube.kinds(minor)]
+    in_group = [(av, k) for av, k in known if av.rpartition("/")[0] == group]
+    if not in_group:
+        return None
+    same_case = [(av, k) for av, k in in_group if k.lower() == kind.lower()]
+    if any(av == api_version for av, _ in same_case):
+        right = next(k for av, k in same_case if av == api_version)
+        return rules.error(
+            "kind", "kind", f"kind {kind!r} has the wrong case: the kind is {right!r} (kubectl: no matches for kind)"
+        )
+    if same_case:
+        versions = ", ".join(sorted({av for av, _ in same_case}))
+        message = (
+            f"{api_version} has no kind {same_case[0][1]}: it is served as {versions} (kubectl: no matches for kind)"
+        )
+        return rules.error("apiVersion", "api-not-served", message)
+    kinds = sorted({k for _, k in in_group if not k.endswith("List")})
+    close = difflib.get_close_matches(kind, kinds, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; it has {', '.join(kinds[:12])}"
+    return rules.error("kind", "kind", f"group {group or 'core'} has no kind {kind!r}{hint}")
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:
@@ -287,7 +318,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
             return
         if doc.data is not None:
             report.documents += 1
-        findings = checker.check(doc.data) if doc.data is not None else []
+        findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
         if not findings and not doc.problems:
             continue
         ident = _identity(doc.data)
