@@ -16,28 +16,24 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, rules, structural
+from . import bundles, crdschema, discover, kube, rules, structural, thirdparty
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, split_path
 from .kubevalidate import KubeValidator
-from .paths import PADDLEJOB_SCHEMA, SCHEMA_DIR
+from .paths import PADDLEJOB_SCHEMA
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
 
 EXTENSIONS = discover.EXTENSIONS
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
-# Custom resources this project knows: their API file and the rules of their operator.
+# Custom resources this project knows: where their schema comes from (our API file, or the
+# project's own CRD of a release: thirdparty.py) and the rules of their operator or webhook.
 CUSTOM_KINDS = {
     ("batch.paddlepaddle.org/v1", "PaddleJob"): (PADDLEJOB_SCHEMA, rules.paddlejob_findings),
-    ("batch.volcano.sh/v1alpha1", "Job"): (
-        SCHEMA_DIR / "thirdparty/volcano-job.v1alpha1.yaml",
-        rules.volcano_job_findings,
-    ),
-    ("scheduling.volcano.sh/v1beta1", "PodGroup"): (SCHEMA_DIR / "thirdparty/volcano-podgroup.v1beta1.yaml", None),
-    ("kubeflow.org/v1", "PaddleJob"): (
-        SCHEMA_DIR / "thirdparty/kubeflow-paddlejob.v1.yaml",
-        rules.kubeflow_paddlejob_findings,
-    ),
+    ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", rules.volcano_job_findings),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup"): ("volcano", None),
+    ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", rules.volcano_queue_findings),
+    ("kubeflow.org/v1", "PaddleJob"): ("kubeflow", rules.kubeflow_paddlejob_findings),
 }
 
 LEGACY = {
@@ -113,6 +109,8 @@ class ObjectChecker:
         strict_kinds: bool = False,
         releases: list[int] | None = None,
         skip_kinds: frozenset[str] = frozenset(),
+        volcano: tuple[int, int] | None = None,
+        kubeflow: tuple[int, int] | None = None,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
         against all it serves); by default ``minor`` alone."""
@@ -120,6 +118,10 @@ class ObjectChecker:
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
         self.skip_kinds = skip_kinds  # Kind, or apiVersion/Kind: not checked (kubeconform's -skip)
+        self.project_releases = {
+            "volcano": volcano or thirdparty.newest("volcano"),
+            "kubeflow": kubeflow or thirdparty.newest("kubeflow"),
+        }
         self.kube = KubeValidator()
         self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
 
@@ -129,11 +131,15 @@ class ObjectChecker:
         return crdschema.Target(apiextensions, self.minor, self.minor)
 
     def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
-        """Compiled once per kind and run: the schema derived for this checker's release."""
+        """Compiled once per kind and run: our API derived for this checker's Kubernetes release,
+        or the project's CRD of the chosen release."""
         key = (api_version, kind)
         if key not in self._custom_validators:
-            path, _ = CUSTOM_KINDS[key]
-            schema = crdschema.openapi_schema(self.target, path=path)
+            source, _ = CUSTOM_KINDS[key]
+            if isinstance(source, str):
+                schema = thirdparty.schema(api_version, kind, self.project_releases[source])
+            else:
+                schema = crdschema.openapi_schema(self.target, path=source)
             self._custom_validators[key] = CustomResourceValidator(schema, strict=True)
         return self._custom_validators[key]
 

@@ -38,6 +38,7 @@ def test_one_schema_per_kind_in_kubeconforms_layout():
         "batch.volcano.sh/job_v1alpha1.json",
         "kubeflow.org/paddlejob_v1.json",
         "scheduling.volcano.sh/podgroup_v1beta1.json",
+        "scheduling.volcano.sh/queue_v1beta1.json",
     ]
     assert {f: t for f, t in publish.jsonschema_files().items()} == {
         f: (JSONSCHEMA_DIR / f).read_text() for f in files
@@ -55,6 +56,8 @@ def custom_documents():
             docs = load_all(path.read_text())
         except (yaml.YAMLError, UnicodeDecodeError):
             continue
+        if "-version:" in path.read_text(errors="replace"):
+            continue  # a fixture for another release than the newest
         for index, doc in enumerate(docs, 1):
             if isinstance(doc, dict) and (doc.get("apiVersion"), doc.get("kind")) in CUSTOM:
                 yield path, index, doc
@@ -65,7 +68,9 @@ def test_plain_json_schema_validator_agrees_with_validate_on_schema_errors():
     seen = 0
     for path, index, doc in custom_documents():
         schema = json.loads(schema_file(doc["apiVersion"], doc["kind"]).read_text())
-        plain_ok = jsonschema.Draft4Validator(schema).is_valid(doc)
+        plain_ok = jsonschema.Draft4Validator(schema).is_valid(
+            validate.without_nulls(doc)
+        )  # the apiserver prunes nulls
         report = validate.Report()
         validate.validate_text(str(path), yaml.safe_dump(doc), checker, report)
         ours_ok = not any(
@@ -99,7 +104,9 @@ def run_entry(entry: str, files: list[str]) -> subprocess.CompletedProcess:
 def test_pre_commit_validate_hook_on_fixtures():
     hook = hooks()["paddlejob-validate"]
     assert hook["language"] == "python"
-    good = sorted(str(p) for p in (FIXTURES / "validate" / "good").iterdir())
+    good = sorted(  # the hook checks at the default (newest) releases
+        str(p) for p in (FIXTURES / "validate" / "good").iterdir() if "-version:" not in p.read_text()
+    )
     assert run_entry(hook["entry"], good).returncode == 0
     bad = run_entry(hook["entry"], [*good, str(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml")])
     assert bad.returncode == 1 and "spec.cleanPodPolicy" in bad.stdout

@@ -39,8 +39,18 @@ def kube_version(path: Path) -> int:
     return kube.known_versions()[-1]
 
 
+def project_release(path: Path, project: str):
+    for line in header(path):
+        if line.startswith(f"# {project}-version:"):
+            major, minor = line.split(":", 1)[1].strip().split(".")
+            return int(major), int(minor)
+    return None
+
+
 def findings(path: Path):
-    checker = validate.ObjectChecker(kube_version(path))
+    checker = validate.ObjectChecker(
+        kube_version(path), volcano=project_release(path, "volcano"), kubeflow=project_release(path, "kubeflow")
+    )
     return validate.validate_files([str(path)], checker)
 
 

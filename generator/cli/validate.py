@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import cliargs, discover, kube, validate
+from .. import cliargs, discover, kube, thirdparty, validate
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -17,6 +17,11 @@ examples:
 output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
 exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
 """
+
+
+def _newest(project: str) -> str:
+    major, minor = thirdparty.newest(project)
+    return f"{major}.{minor}"
 
 
 def add_parser(sub) -> None:
@@ -33,6 +38,16 @@ def add_parser(sub) -> None:
     p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
     p.add_argument("--output", "-o", choices=["text", "json"], default="text")
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
+    p.add_argument(
+        "--volcano-version",
+        metavar="1.N",
+        help=f"Volcano release whose CRDs check Volcano objects (default: the newest, {_newest('volcano')})",
+    )
+    p.add_argument(
+        "--kubeflow-version",
+        metavar="1.N",
+        help=f"Kubeflow training-operator release for its PaddleJob (default: the newest, {_newest('kubeflow')})",
+    )
     p.add_argument(
         "--skip-kinds",
         metavar="KIND[,KIND...]",
@@ -71,7 +86,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path, why in found.skipped:
         print(f"{path}: skipped: {why}", file=sys.stderr)
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
-    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip)
+    try:
+        projects = {
+            name: thirdparty.parse_release(name, value) if value else None
+            for name, value in (("volcano", args.volcano_version), ("kubeflow", args.kubeflow_version))
+        }
+    except thirdparty.UnknownReleaseError as err:
+        raise cliargs.UsageError(f"--{'volcano' if 'volcano' in str(err) else 'kubeflow'}-version: {err}") from None
+    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, **projects)
     files = found.files
     report = validate.validate_files(files, checker, args.max_errors)
     validate.note_empty(report, files, fail=args.fail_on_empty)
