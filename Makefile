@@ -12,6 +12,7 @@ JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.l
 
 NODE_TOOLS := $(VENV)/node/.installed
 YAML_LANGUAGE_SERVER := yaml-language-server@2.0.0
+SARIF_MULTITOOL := @microsoft/sarif-multitool-linux@5.7.0
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,10 +21,12 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
-# yaml-language-server (what VS Code's YAML extension runs), for the editor tests; skipped without npm.
+# yaml-language-server (what VS Code's YAML extension runs) and Microsoft's SARIF Multitool (it
+# validates SARIF files), for the editor and output tests; skipped without npm.
 $(NODE_TOOLS): $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then \
-	  npm install --silent --no-audit --no-fund --prefix $(VENV)/node $(YAML_LANGUAGE_SERVER) && touch $@; \
+	  npm install --silent --no-audit --no-fund --prefix $(VENV)/node $(YAML_LANGUAGE_SERVER) $(SARIF_MULTITOOL) \
+	    && touch $@; \
 	else echo "npm not found: the yaml-language-server tests will be skipped"; fi
 
 ## Render deploy/ (and the API data the jsonnet library imports), validating everything first.

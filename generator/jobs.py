@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 from . import engine
 from .kube import known_versions
+from .outputs import text as format_text
 from .paths import LIBSONNET
-from .validate import ObjectChecker, Report, format_text, validate_text
+from .validate import ObjectChecker, Report, validate_text
 from .yamlio import dump_documents
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
-import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -360,42 +358,3 @@ def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located
         rule = "yaml-implicit-type" if note else "type"
         finding = Finding(finding.severity, finding.path, rule, note or finding.message)
     return Located(finding, file, doc.index, line, column, *ident)
-
-
-# -- output --------------------------------------------------------------------------------------
-
-
-_COLOURS = {"error": "\033[31m", "warning": "\033[33m"}
-
-
-def use_colour(stream) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
-    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-
-
-def format_text(report: Report, colour: bool = False) -> str:
-    lines = []
-    for item in report.findings:
-        f = item.finding
-        what = f"{item.kind or '?'}/{item.name or '?'}"
-        severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
-        lines.append(
-            f"{item.file}:{item.line}:{item.column}: {severity}: {what}: {f.path or '(document)'}: "
-            f"{f.message} [{f.rule}]"
-        )
-    if report.truncated:
-        lines.append(f"stopped after {report.errors} errors (--max-errors); the rest was not read")
-    verdict = "valid" if report.valid else "invalid"
-    noun = "document" if report.documents == 1 else "documents"
-    lines.append(f"{report.documents} {noun}: {report.errors} errors, {report.warnings} warnings ({verdict})")
-    return "\n".join(lines) + "\n"
-
-
-def format_json(report: Report) -> str:
-    body = {
-        "valid": report.valid,
-        "documents": report.documents,
-        "truncated": report.truncated,
-        "findings": [item.as_dict() for item in report.findings],
-    }
-    return json.dumps(body, indent=2) + "\n"

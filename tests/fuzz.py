@@ -23,7 +23,7 @@ import time
 import traceback
 from pathlib import Path
 
-from generator import cliargs, convert, jobs, kube, params, sandbox, validate
+from generator import cliargs, convert, jobs, kube, outputs, params, sandbox, validate
 from generator.yamlload import read_documents
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,8 +83,8 @@ def run_one(target: str, data: bytes, checker, workdir: Path) -> None:
     if target == "validate":
         report = validate.Report(max_errors=1000)
         validate.validate_stream("fuzz.yaml", data, checker, report)
-        validate.format_json(report)
-        validate.format_text(report)
+        outputs.json_report(report)
+        outputs.text(report)
     elif target == "convert":
         docs, problems = read_documents(data)
         if any(p.severity == "error" for p in problems):

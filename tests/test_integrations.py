@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 import yaml
 
-from generator import cli, publish, validate
+from generator import cli, outputs, publish, validate
 from generator.paths import JSONSCHEMA_DIR
 
 from .conftest import FIXTURES, REPO, load_all
@@ -215,7 +215,7 @@ def test_tanka_environment_evaluates_with_the_vendored_library(tmp_path):
     validate.validate_text(
         "tanka", "---\n".join(yaml.safe_dump(m) for m in manifests), validate.ObjectChecker(37), report
     )
-    assert report.valid, validate.format_text(report)
+    assert report.valid, outputs.text(report)
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
@@ -279,9 +279,9 @@ def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):
 
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm")
-    assert validate.use_colour(Terminal())
+    assert outputs.use_colour(Terminal())
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not validate.use_colour(Terminal())
+    assert not outputs.use_colour(Terminal())
     done = subprocess.run(
         [sys.executable, "-m", "generator", "validate", str(FIXTURES / "validate" / "bad" / "bad-name.yaml")],
         cwd=REPO,

@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import cli, validate
+from generator import cli, outputs, validate
 from generator.paths import DEPLOY
 
 from .conftest import FIXTURES, REPO
@@ -208,8 +208,8 @@ def test_mutated_text_never_crashes(sample, position, junk):
 
 def test_output_formats_never_crash_on_odd_values():
     report = check("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: .nan, b: [1], 3: c}\n")
-    json.loads(validate.format_json(report))
-    assert "errors" in validate.format_text(report)
+    json.loads(outputs.json_report(report))
+    assert "errors" in outputs.text(report)
 
 
 def test_empty_input_is_a_warning_or_with_fail_on_empty_an_error(tmp_path):

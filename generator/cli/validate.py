@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import cliargs, discover, kube, thirdparty, validate
+from .. import cliargs, discover, kube, outputs, thirdparty, validate
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -36,7 +36,13 @@ def add_parser(sub) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="file, directory (recursive) or - for stdin")
     p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
-    p.add_argument("--output", "-o", choices=["text", "json"], default="text")
+    p.add_argument(
+        "--output",
+        "-o",
+        choices=sorted(outputs.FORMATS),
+        default="text",
+        help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions annotations)",
+    )
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
     p.add_argument(
         "--volcano-version",
@@ -97,8 +103,5 @@ def cmd_validate(args: argparse.Namespace) -> int:
     files = found.files
     report = validate.validate_files(files, checker, args.max_errors)
     validate.note_empty(report, files, fail=args.fail_on_empty)
-    if args.output == "json":
-        sys.stdout.write(validate.format_json(report))
-    else:
-        sys.stdout.write(validate.format_text(report, colour=validate.use_colour(sys.stdout)))
+    sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
     return 0 if report.valid else 1

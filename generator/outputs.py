@@ -1,0 +1,175 @@
+"""The formats `validate --output` writes: one function each, one registry (kubeconform's
+pkg/output has the same shape).
+
+- text: FILE:LINE:COLUMN: severity: KIND/NAME: PATH: message [rule], then a summary line;
+- json: {"valid", "documents", "truncated", "findings": [...]};
+- junit: JUnit XML (Jenkins, GitLab, most CI dashboards), a test case per document with findings;
+- sarif: SARIF 2.1.0, for GitHub code scanning and other static-analysis viewers;
+- github: GitHub Actions workflow commands (::error file=...,line=...::...), annotations on the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from xml.etree import ElementTree
+
+from . import __version__
+from .validate import Located, Report
+
+DOCS = "https://github.com/paddleflow/paddlejob-manifests/blob/main/docs/validate.md"
+_COLOURS = {"error": "\033[31m", "warning": "\033[33m"}
+
+
+def use_colour(stream) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+def _what(item: Located) -> str:
+    return f"{item.kind or '?'}/{item.name or '?'}"
+
+
+def text(report: Report, colour: bool = False) -> str:
+    lines = []
+    for item in report.findings:
+        f = item.finding
+        severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
+        lines.append(
+            f"{item.file}:{item.line}:{item.column}: {severity}: {_what(item)}: {f.path or '(document)'}: "
+            f"{f.message} [{f.rule}]"
+        )
+    if report.truncated:
+        lines.append(f"stopped after {report.errors} errors (--max-errors); the rest was not read")
+    verdict = "valid" if report.valid else "invalid"
+    noun = "document" if report.documents == 1 else "documents"
+    lines.append(f"{report.documents} {noun}: {report.errors} errors, {report.warnings} warnings ({verdict})")
+    return "\n".join(lines) + "\n"
+
+
+def json_report(report: Report, colour: bool = False) -> str:
+    body = {
+        "valid": report.valid,
+        "documents": report.documents,
+        "truncated": report.truncated,
+        "findings": [item.as_dict() for item in report.findings],
+    }
+    return json.dumps(body, indent=2) + "\n"
+
+
+def junit(report: Report, colour: bool = False) -> str:
+    """A test case per document with findings (failed when it has an error), and one for the rest."""
+    cases: dict[tuple[str, int], list[Located]] = {}
+    for item in report.findings:
+        cases.setdefault((item.file, item.document), []).append(item)
+    failed = sum(1 for items in cases.values() if any(i.finding.is_error for i in items))
+    clean = max(report.documents - len(cases), 0)
+    suites = ElementTree.Element("testsuites", name="paddlejob-manifests validate")
+    suite = ElementTree.SubElement(
+        suites, "testsuite", name="validate", tests=str(len(cases) + 1), failures=str(failed), errors="0", skipped="0"
+    )
+    for (file, document), items in sorted(cases.items()):
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=file, name=f"document {document}: {_what(items[0])}", file=file
+        )
+        errors = [i for i in items if i.finding.is_error]
+        body = "\n".join(
+            f"{i.line}:{i.column}: {i.finding.severity}: {i.finding.path}: {i.finding.message} [{i.finding.rule}]"
+            for i in items
+        )
+        if errors:
+            first = errors[0].finding
+            failure = ElementTree.SubElement(case, "failure", message=f"{first.path}: {first.message}", type=first.rule)
+            failure.text = body
+        else:
+            ElementTree.SubElement(case, "system-out").text = body
+    ElementTree.SubElement(
+        suite, "testcase", classname="paddlejob-manifests", name=f"{clean} documents without findings"
+    )
+    ElementTree.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
+
+
+def sarif(report: Report, colour: bool = False) -> str:
+    """SARIF 2.1.0: one run, a rule per rule id that occurs, a result per finding."""
+    rules = sorted({item.finding.rule for item in report.findings})
+    results = []
+    for item in report.findings:
+        f = item.finding
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": rules.index(f.rule),
+                "level": "error" if f.is_error else "warning",
+                "message": {"text": f"{_what(item)}: {f.path or '(document)'}: {f.message}"},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": item.file.lstrip("./") if item.file != "<stdin>" else "stdin"},
+                            "region": {"startLine": item.line, "startColumn": item.column},
+                        }
+                    }
+                ],
+            }
+        )
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "paddlejob-manifests",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": "https://github.com/paddleflow/paddlejob-manifests",
+                        "rules": [
+                            {
+                                "id": rule,
+                                "shortDescription": {"text": f"paddlejob-manifests rule {rule}"},
+                                "helpUri": f"{DOCS}#{rule}",
+                            }
+                            for rule in rules
+                        ],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _escape_data(value: str) -> str:
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(report: Report, colour: bool = False) -> str:
+    """GitHub Actions workflow commands: each finding an annotation on its file and line."""
+    lines = []
+    for item in report.findings:
+        f = item.finding
+        command = "error" if f.is_error else "warning"
+        properties = ",".join(
+            f"{key}={_escape_property(str(value))}"
+            for key, value in (("file", item.file), ("line", item.line), ("col", item.column), ("title", f.rule))
+        )
+        message = f"{_what(item)}: {f.path or '(document)'}: {f.message}"
+        lines.append(f"::{command} {properties}::{_escape_data(message)}")
+    verdict = "valid" if report.valid else "invalid"
+    lines.append(f"{report.documents} documents: {report.errors} errors, {report.warnings} warnings ({verdict})")
+    return "\n".join(lines) + "\n"
+
+
+FORMATS: dict[str, Callable[..., str]] = {
+    "text": text,
+    "json": json_report,
+    "junit": junit,
+    "sarif": sarif,
+    "github": github,
+}
