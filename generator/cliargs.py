@@ -25,11 +25,9 @@ def pairs(option: str, values: list[str] | None) -> dict[str, str]:
 def labels(option: str, values: list[str] | None) -> dict[str, str]:
     out = pairs(option, values)
     for key, value in out.items():
-        if len(value) > 63 or not rules.LABEL_VALUE.match(value):
-            raise UsageError(
-                f"{option}: label value {value!r} of {key!r} must be at most 63 characters "
-                "of letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
-            )
+        problem = rules.label_value_problem(value, key)
+        if problem:
+            raise UsageError(f"{option}: {problem}")
     return out
 
 

@@ -137,12 +137,7 @@ def _labels(value) -> str | None:
     if not isinstance(value, dict):
         return f"expected a mapping of label keys to values, got {value!r}"
     for key, text in value.items():
-        found = rules.label_key_problem(key) or _string(text)
-        if not found and (len(text) > 63 or not rules.LABEL_VALUE.match(text)):
-            found = (
-                f"label value {text!r} of {key!r} must be at most 63 characters of letters, digits, "
-                "'-', '_' or '.', starting and ending with a letter or digit"
-            )
+        found = rules.label_key_problem(key) or _string(text) or rules.label_value_problem(text, key)
         if found:
             return found
     return None

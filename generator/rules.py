@@ -171,17 +171,7 @@ def metadata_findings(obj: dict, check_name: bool = True) -> list[Finding]:
         problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace (DNS-1123 label)")
         if problem:
             out.append(error("metadata.namespace", "name", problem))
-    for key, value in _dict(meta.get("labels")).items():
-        out += _key_findings(f"metadata.labels.{key}", key, "label")
-        if isinstance(value, str) and (len(value) > 63 or not LABEL_VALUE.match(value)):
-            out.append(
-                error(
-                    f"metadata.labels.{key}",
-                    "label-value",
-                    f"label value {value!r} must be at most 63 characters of letters, digits, '-', '_' "
-                    "or '.', starting and ending with a letter or digit",
-                )
-            )
+    out += label_findings(meta.get("labels"), "metadata.labels")
     for key in _dict(meta.get("annotations")):
         out += _key_findings(f"metadata.annotations.{key}", key, "annotation")
     return out
@@ -190,6 +180,26 @@ def metadata_findings(obj: dict, check_name: bool = True) -> list[Finding]:
 def _key_findings(path: str, key: str, what: str) -> list[Finding]:
     problem = label_key_problem(key, what)
     return [error(path, f"{what}-key", problem)] if problem else []
+
+
+def label_value_problem(value, key) -> str | None:
+    """Why ``value`` is not a label value (the one spelling of that rule: rules, flags, params)."""
+    if isinstance(value, str) and len(value) <= 63 and LABEL_VALUE.match(value):
+        return None
+    return (
+        f"label value {value!r} of {key!r} must be at most 63 characters of letters, digits, '-', '_' "
+        "or '.', starting and ending with a letter or digit"
+    )
+
+
+def label_findings(labels, path: str) -> list[Finding]:
+    """Label keys and values of a labels mapping at ``path``."""
+    out = []
+    for key, value in _dict(labels).items():
+        out += _key_findings(f"{path}.{key}", key, "label")
+        if isinstance(value, str) and label_value_problem(value, key):
+            out.append(error(f"{path}.{key}", "label-value", label_value_problem(value, key)))
+    return out
 
 
 def label_key_problem(key, what: str = "label") -> str | None:
@@ -461,11 +471,7 @@ def _controller_findings(obj: dict) -> list[Finding]:
         message = f"a {kind}'s pods restart OnFailure or Never (the default Always is refused), got {json_text(policy)}"
         out.append(error(f"{template_path}.spec.restartPolicy", "restart-policy", message))
     labels = _dict(_dict(template.get("metadata")).get("labels"))
-    for key, value in labels.items():
-        out += _key_findings(f"{template_path}.metadata.labels.{key}", key, "label")
-        if isinstance(value, str) and (len(value) > 63 or not LABEL_VALUE.match(value)):
-            message = f"label value {value!r} must be at most 63 characters of letters, digits, '-', '_' or '.'"
-            out.append(error(f"{template_path}.metadata.labels.{key}", "label-value", message))
+    out += label_findings(labels, f"{template_path}.metadata.labels")
     selector = (
         _dict(_dict(spec.get("selector")).get("matchLabels"))
         if kind != "ReplicationController"
