@@ -153,13 +153,24 @@ def render(bundles: list[Bundle], params: dict, keep_descriptions: bool = False)
     return out
 
 
-def render_examples(examples_dir: Path) -> dict[str, str]:
-    """deploy/examples/NAME.yaml for every examples/NAME.jsonnet, each validated."""
-    checker = ObjectChecker(kube.known_versions()[-1])
-    files = {}
+def start_examples(examples_dir: Path):
+    """Start evaluating examples/*.jsonnet in the sandbox; render_examples collects them. The
+    child works on the other core while the bundles render."""
     sources = sorted(examples_dir.glob("*.jsonnet"))
     try:
-        evaluated = sandbox.evaluate_files(sources) if sources else []
+        return sources, (sandbox.start(sources) if sources else None)
+    except sandbox.SandboxError as err:
+        raise RenderError(str(err)) from None
+
+
+def render_examples(started) -> dict[str, str]:
+    """deploy/examples/NAME.yaml for every examples/NAME.jsonnet, each validated; ``started`` is
+    what start_examples returned (or a folder, to start and wait here)."""
+    sources, pending = start_examples(started) if isinstance(started, Path) else started
+    checker = ObjectChecker(kube.known_versions()[-1])
+    files = {}
+    try:
+        evaluated = pending.result() if pending is not None else []
     except sandbox.SandboxError as err:
         raise RenderError(str(err)) from None
     for source, data in zip(sources, evaluated, strict=True):

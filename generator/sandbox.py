@@ -52,33 +52,50 @@ class Policy:
 
 def evaluate_files(paths: list[Path], jpath: list[Path] | None = None, allow_anywhere: bool = False) -> list:
     """The data of each file, in one sandboxed child; SandboxError on the first that fails."""
+    return start(paths, jpath, allow_anywhere).result()
+
+
+class Pending:
+    """A sandboxed evaluation under way: the child works while the caller does other things."""
+
+    def __init__(self, paths: list[Path], child: subprocess.Popen, request: str) -> None:
+        self.paths, self.child, self.request = paths, child, request
+
+    def result(self) -> list:
+        try:
+            stdout, stderr = self.child.communicate(self.request, timeout=CPU_SECONDS * 2)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.communicate()
+            raise SandboxError(f"{self.paths[0]}: jsonnet did not finish within {CPU_SECONDS * 2} s") from None
+        if self.child.returncode < 0 or not stdout:
+            raise SandboxError(f"{self.paths[0]}: {_death(self.child.returncode, stderr)}")
+        results = []
+        for path, outcome in zip(self.paths, json.loads(stdout), strict=False):
+            if "error" in outcome:
+                raise SandboxError(f"{path}: {outcome['error']}")
+            results.append(_output(path, outcome["json"]))
+        return results
+
+
+def start(paths: list[Path], jpath: list[Path] | None = None, allow_anywhere: bool = False) -> Pending:
+    """Start evaluating ``paths`` in a sandboxed child; ``.result()`` waits for the data."""
+    for path in paths:
+        _check_source_file(path)
     request = {
         "files": [str(p.resolve()) for p in paths],
         "jpath": [str(LIBSONNET), *(str(Path(j).resolve()) for j in jpath or [])],
         "allow_anywhere": allow_anywhere,
         "engine": os.environ.get("PADDLEJOB_JSONNET", "rjsonnet"),
     }
-    for path in paths:
-        _check_source_file(path)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "generator.sandbox"],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=CPU_SECONDS * 2,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise SandboxError(f"{paths[0]}: jsonnet did not finish within {CPU_SECONDS * 2} s") from None
-    if done.returncode < 0 or not done.stdout:
-        raise SandboxError(f"{paths[0]}: {_death(done.returncode, done.stderr)}")
-    results = []
-    for path, outcome in zip(paths, json.loads(done.stdout), strict=False):
-        if "error" in outcome:
-            raise SandboxError(f"{path}: {outcome['error']}")
-        results.append(_output(path, outcome["json"]))
-    return results
+    child = subprocess.Popen(
+        [sys.executable, "-m", "generator.sandbox"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    return Pending(paths, child, json.dumps(request))
 
 
 def _death(code: int, stderr: str) -> str:

@@ -164,14 +164,18 @@ def cmd_render(args: argparse.Namespace) -> int:
         chosen = bundles.default_bundles(args.kube_version)
     except kube.UnknownVersionError as err:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
+    examples = None
     try:
+        examples = render.start_examples(args.examples) if args.examples else None
         result = render.render(chosen, params, keep_descriptions=args.keep_descriptions)
     except render.RenderError as err:
+        if examples and examples[1] is not None:
+            examples[1].child.kill()  # the sandbox started for the examples is not needed
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
         return 1
     if args.examples:
         try:
-            result.files.update(render.render_examples(args.examples))
+            result.files.update(render.render_examples(examples))
         except render.RenderError as err:
             print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
             return 1
