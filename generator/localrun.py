@@ -163,19 +163,25 @@ def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> l
         ip = ips[pod.name]
         env = resolve_env(pod, ip, lambda text: _localise(text, names, pattern))
         argv = [*(pod.container.get("command") or []), *(pod.container.get("args") or [])]
-        if not argv:
-            raise LocalError(
-                f"{pod.name}: the container has no command: it would run its image's entrypoint, "
-                "which local mode cannot know; give the job a command"
-            )
         argv = [_localise(_expand(a, env), names, pattern) for a in argv]
         notes = list(pod.notes)
-        if argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0]):
+        if argv and (argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0])):
             argv[0] = python
         env.setdefault("PADDLE_LOG_DIR", str(workdir / ".paddlejob-local" / pod.name / "log"))
         env.setdefault("POD_IP", ip)
         processes.append(Process(pod, ip, env, argv, notes))
     return processes
+
+
+def require_commands(processes: list[Process]) -> None:
+    """Running needs each pod's command: an image's entrypoint is unknown here. (``explain``
+    still shows such a pod's environment, which is most of what a user wants to see.)"""
+    missing = [p.pod.name for p in processes if not p.argv]
+    if missing:
+        raise LocalError(
+            f"{', '.join(missing)}: the container has no command: it would run its image's entrypoint, "
+            "which local mode cannot know; give the job a command (--explain shows the environment anyway)"
+        )
 
 
 def explain(processes: list[Process]) -> str:
@@ -190,7 +196,7 @@ def explain(processes: list[Process]) -> str:
             added = key in LOCAL_ONLY and not _in_spec(proc.pod, key)
             marker = "   # local mode only" if added else ""
             lines.append(f"{key}={shlex.quote(proc.env[key])}{marker}")
-        lines.append(shlex.join(proc.argv))
+        lines.append(shlex.join(proc.argv) if proc.argv else "# no command: the image's entrypoint runs")
         lines.append("")
     return "\n".join(lines)
 

@@ -159,6 +159,21 @@ def test_explain_prints_each_pod_and_marks_what_local_mode_adds(tmp_path):
     assert "POD_IP=127.0.0.3   # local mode only" in done.stdout
 
 
+def test_a_job_without_a_command_is_explained_but_not_run(tmp_path):
+    """The seeds' wide-and-deep job runs its image's entrypoint: --explain still shows every
+    pod's wiring; running it is refused with the reason, naming each pod."""
+    job = REPO / "deploy" / "examples" / "wide-and-deep.yaml"
+    explained = local(tmp_path, job, "--explain")
+    assert explained.returncode == 0, explained.stderr
+    assert "# pod wide-and-deep-ps-0 (ps 0, serves until the job ends)" in explained.stdout
+    assert "TRAINING_ROLE=PSERVER" in explained.stdout
+    assert "# no command: the image's entrypoint runs" in explained.stdout
+    ran = local(tmp_path, job)
+    assert ran.returncode == 1
+    assert "wide-and-deep-ps-0, wide-and-deep-ps-1, " in ran.stderr
+    assert "the container has no command" in ran.stderr
+
+
 def test_a_failing_pod_fails_the_job_and_stops_the_others(tmp_path):
     job = render(tmp_path, "kubernetes", "--ps", "1", "--workers", "2", "--command",
                  "python -c 'import os,sys,time; sys.exit(3) if os.environ.get(\"PADDLE_TRAINER_ID\") == \"1\" "

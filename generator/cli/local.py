@@ -73,6 +73,11 @@ def cmd_local(args: argparse.Namespace) -> int:
     if args.explain:
         sys.stdout.write(localrun.explain(processes))
         return 0
+    try:
+        localrun.require_commands(processes)
+    except localrun.LocalError as err:
+        print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
+        return 1
     outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python)
     verdict = "Completed" if outcome.completed else "Failed"
     print(f"paddlejob-manifests local: {verdict}: {outcome.reason}", file=sys.stderr)
