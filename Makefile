@@ -5,7 +5,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples
 GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out schemas/jsonschema \
-             --api-doc docs/api.md --runtimes-doc docs/runtimes.md --examples examples
+             --api-doc docs/api.md --runtimes-doc docs/runtimes.md \
+             --rules-doc docs/validate.md --examples examples
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
 .PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall

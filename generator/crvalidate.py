@@ -13,9 +13,9 @@ import json
 import jsonschema_rs
 
 from .crdschema import QUANTITY_PATTERN
-from .findings import Finding, dotted
+from .findings import Finding, child, dotted
 from .kubevalidate import type_problem
-from .rules import quantity_message
+from .rules.values import quantity_message
 
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
@@ -65,7 +65,7 @@ class CustomResourceValidator:
             path = dotted(error.instance_path)
             if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
                 for name in kind.unexpected:
-                    field = f"{path}.{name}" if path else name
+                    field = child(path, name)
                     out.append(
                         Finding(
                             "error",

@@ -2,40 +2,73 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+
+from . import rulebook
 
 
 @dataclass(frozen=True)
 class Finding:
     severity: str  # "error" or "warning"
     path: str  # dotted, with indexes: spec.template.spec.containers[0].image
-    rule: str  # a short stable id, e.g. "schema", "unknown-field", "crd-size"
+    rule: str  # an id of the rulebook (rulebook.py), e.g. "unknown-field", "crd-size"
     message: str
+
+    def __post_init__(self):
+        if not rulebook.is_known(self.rule, self.severity):  # a typo in a rule id is a bug here
+            raise ValueError(f"finding with rule {self.rule!r} ({self.severity}) is not in the rulebook")
 
     @property
     def is_error(self) -> bool:
         return self.severity == "error"
 
 
+# A path is dotted names and [indexes]: spec.containers[0].image. A key that is not a plain
+# name (dots, slashes, digits first: label keys, resource names, data keys) is quoted in
+# brackets, so the path stays unambiguous: metadata.labels["app.kubernetes.io/name"].
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+
+
+def child(path: str, key) -> str:
+    """The path of ``key`` under ``path``: an int is an index, a string a name."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return f"{path}[{key}]"
+    key = str(key)
+    if _PLAIN_KEY.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def joined(prefix: str, path: str) -> str:
+    """``path`` (relative) under ``prefix``: items[0] + metadata.name, items[0] + ["a.b"]."""
+    if not prefix or not path:
+        return prefix or path
+    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
+
+
 def dotted(parts) -> str:
     """['spec', 'containers', 0, 'image'] -> 'spec.containers[0].image'."""
     out = ""
     for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
+        out = child(out, part)
     return out
 
 
 def split_path(path: str) -> list:
-    """'spec.containers[0].image' -> ['spec', 'containers', 0, 'image']."""
+    """'spec.containers[0].image' -> ['spec', 'containers', 0, 'image'] (the inverse of dotted)."""
     parts: list = []
-    for piece in path.replace("]", "").split(".") if path else []:
-        name, *indexes = piece.split("[")
-        if name:
-            parts.append(name)
-        parts.extend(int(i) if i.isdigit() else i for i in indexes)
+    position = 0
+    while position < len(path):
+        match = _TOKEN.match(path, position)
+        if not match:  # not a path we wrote: keep the rest as one name rather than fail
+            parts.append(path[position:].lstrip("."))
+            break
+        name, index, quoted = match.groups()
+        parts.append(name if name is not None else int(index) if index is not None else json.loads(quoted))
+        position = match.end()
     return parts
 
 

@@ -15,7 +15,7 @@ from collections import defaultdict
 import jsonschema_rs
 
 from . import kube
-from .findings import Finding, dotted, version_span
+from .findings import Finding, child, dotted, joined, version_span
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -47,7 +47,7 @@ class KubeValidator:
         out = []
         for error in validator.iter_errors(value):
             for path, rule, message in _describe(error):
-                out.append(Finding("error", f"{prefix}.{path}" if path else prefix, rule, message))
+                out.append(Finding("error", joined(prefix, path), rule, message))
         return out
 
     def validate(self, obj: dict, minors: list[int]) -> list[Finding]:
@@ -78,7 +78,7 @@ def _describe(error) -> list[tuple[str, str, str]]:
     if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
         return [
             (
-                f"{path}.{name}" if path else name,
+                child(path, name),
                 "unknown-field",
                 f"unknown field {name!r}: not in the schema, the apiserver rejects or drops it",
             )

@@ -234,7 +234,7 @@ def run(processes: list[Process], workdir: Path, timeout: float, python: str, ou
                 start_new_session=True,  # its own process group: stopping it stops what it started
             )
             running[child.pid] = (proc, child)
-            selector.register(child.stdout, selectors.EVENT_READ, proc.pod.name)
+            selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
         return _supervise(running, selector, width, started, timeout, out)
     finally:
         for _proc, child in running.values():
@@ -265,17 +265,8 @@ def _python_bin(workdir: Path, python: str) -> Path:
 
 def _supervise(running, selector, width, started, timeout, out) -> Outcome:
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
-    open_streams = len(running)
     while True:
-        for key, _ in selector.select(timeout=0.2):
-            line = key.fileobj.readline()
-            if not line:
-                selector.unregister(key.fileobj)
-                open_streams -= 1
-                continue
-            text = line.decode("utf-8", "replace").rstrip("\n")
-            out.write(f"{key.data:<{width}} | {text}\n")
-            out.flush()
+        _pump(selector, width, out, wait=0.2)
         for pid, (proc, child) in running.items():
             code = child.poll()
             if code is None:
@@ -291,19 +282,37 @@ def _supervise(running, selector, width, started, timeout, out) -> Outcome:
             return Outcome(False, f"the job did not finish within {timeout:.0f} s (--timeout)")
 
 
+def _pump(selector, width, out, wait: float) -> bool:
+    """Print the complete lines the pods wrote; False when nothing was readable within ``wait``.
+    Raw reads of the pipe, not readline(): a buffered reader would keep lines that select()
+    no longer reports, and they would be lost when the pod is stopped."""
+    events = selector.select(timeout=wait)
+    for key, _ in events:
+        name, pending = key.data
+        chunk = os.read(key.fileobj.fileno(), 65536)
+        if not chunk:
+            selector.unregister(key.fileobj)
+            if pending:
+                _write(out, name, width, bytes(pending))
+            continue
+        pending += chunk
+        *lines, rest = pending.split(b"\n")
+        for line in lines:
+            _write(out, name, width, line)
+        pending[:] = rest
+    out.flush()
+    return bool(events)
+
+
+def _write(out, name: str, width: int, line: bytes) -> None:
+    out.write(f"{name:<{width}} | {line.decode('utf-8', 'replace').rstrip()}\n")
+
+
 def _drain(selector, width, out) -> None:
-    """The last lines of the pods that stopped, before everything is stopped."""
+    """The last lines of every pod, before everything is stopped."""
     deadline = time.monotonic() + 1
-    while time.monotonic() < deadline and selector.get_map():
-        events = selector.select(timeout=0.1)
-        if not events:
-            break
-        for key, _ in events:
-            line = key.fileobj.readline()
-            if not line:
-                selector.unregister(key.fileobj)
-                continue
-            out.write(f"{key.data:<{width}} | {line.decode('utf-8', 'replace').rstrip()}\n")
+    while time.monotonic() < deadline and selector.get_map() and _pump(selector, width, out, wait=0.1):
+        pass
 
 
 def _describe(code: int) -> str:

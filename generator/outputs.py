@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from xml.etree import ElementTree
 
-from . import __version__
+from . import __version__, rulebook
 from .validate import Located, Report
 
 DOCS = "https://github.com/paddleflow/paddlejob-manifests/blob/main/docs/validate.md"
@@ -124,14 +124,7 @@ def sarif(report: Report, colour: bool = False) -> str:
                         "version": __version__,
                         "semanticVersion": __version__,
                         "informationUri": "https://github.com/paddleflow/paddlejob-manifests",
-                        "rules": [
-                            {
-                                "id": rule,
-                                "shortDescription": {"text": f"paddlejob-manifests rule {rule}"},
-                                "helpUri": f"{DOCS}#{rule}",
-                            }
-                            for rule in rules
-                        ],
+                        "rules": [_sarif_rule(rule) for rule in rules],
                     }
                 },
                 "results": results,
@@ -139,6 +132,29 @@ def sarif(report: Report, colour: bool = False) -> str:
         ],
     }
     return json.dumps(log, indent=2) + "\n"
+
+
+def _sarif_rule(rule_id: str) -> dict:
+    """A rule's reportingDescriptor, from the rulebook: what it checks, who enforces it, where
+    it is documented, and its usual level."""
+    rule = rulebook.RULES[rule_id]
+    return {
+        "id": rule.id,
+        "name": _sarif_name(rule),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": f"{rule.summary} (enforced by: {rulebook.OWNERS[rule.owner]})"},
+        "helpUri": f"{DOCS}#{rule.anchor}",
+        "defaultConfiguration": {"level": rule.severities[0]},
+        "properties": {"tags": [rule.owner]},
+    }
+
+
+def _sarif_name(rule: rulebook.Rule) -> str:
+    """A PascalCase name that is not the id (SARIF1001): owner first, PodImage, YamlSyntax."""
+    parts = rule.id.split("-")
+    if parts[0] != rule.owner:
+        parts.insert(0, rule.owner)
+    return "".join(part.capitalize() for part in parts)
 
 
 def _escape_data(value: str) -> str:

@@ -14,9 +14,10 @@ import difflib
 import functools
 from pathlib import Path
 
-from . import engine, rules
+from . import engine
 from .cliargs import UsageError
 from .paths import OPERATOR_LIB
+from .rules import values
 from .yamlload import read_documents
 
 # config field -> the flag that sets it
@@ -90,11 +91,11 @@ def _string(value) -> str | None:
 def _namespace(value, allow_empty: bool = False) -> str | None:
     if allow_empty and value == "":
         return None
-    return _string(value) or rules.name_problem(value, rules.DNS1123_LABEL, 63, "namespace name")
+    return _string(value) or values.name_problem(value, values.DNS1123_LABEL, 63, "namespace name")
 
 
 def _image(value) -> str | None:
-    return _string(value) or rules.image_problem(value)
+    return _string(value) or values.image_problem(value)
 
 
 def _choice(*allowed):
@@ -117,8 +118,8 @@ def _resources(value) -> str | None:
         if not isinstance(amounts, dict):
             return f"{kind}: expected a mapping of resource names to quantities"
         for name, amount in amounts.items():
-            if rules.parse_quantity(amount) is None:
-                return f"{kind}.{name}: {rules.quantity_message(amount)}"
+            if values.parse_quantity(amount) is None:
+                return f"{kind}.{name}: {values.quantity_message(amount)}"
     return None
 
 
@@ -127,7 +128,7 @@ def _secret_names(value) -> str | None:
         return f"expected a list of Secret names, got {value!r}"
     for name in value:
         name = name.get("name") if isinstance(name, dict) else name
-        problem = _string(name) or rules.name_problem(name, rules.DNS1123_SUBDOMAIN, 253, "Secret name")
+        problem = _string(name) or values.name_problem(name, values.DNS1123_SUBDOMAIN, 253, "Secret name")
         if problem:
             return problem
     return None
@@ -137,7 +138,7 @@ def _labels(value) -> str | None:
     if not isinstance(value, dict):
         return f"expected a mapping of label keys to values, got {value!r}"
     for key, text in value.items():
-        found = rules.label_key_problem(key) or _string(text) or rules.label_value_problem(text, key)
+        found = values.label_key_problem(key) or _string(text) or values.label_value_problem(text, key)
         if found:
             return found
     return None
@@ -161,7 +162,7 @@ _CHECKS = {
     "watchNamespace": lambda v: _namespace(v, allow_empty=True),
     "image": _image,
     "initImage": _image,
-    "imagePullPolicy": _choice(*rules.PULL_POLICIES),
+    "imagePullPolicy": _choice(*values.PULL_POLICIES),
     "scheduling": _choice("", "volcano"),
     "replicas": _replicas,
     "resources": _resources,

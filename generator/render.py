@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bundles, crdschema, engine, kube, publish, sandbox
+from . import bundles, crdschema, engine, kube, publish, rulebook, sandbox
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -205,6 +205,7 @@ def outputs(
     jsonschema_out: Path | None,
     api_doc: Path | None,
     runtimes_doc: Path | None = None,
+    rules_doc: Path | None = None,
 ) -> list[tuple[Path, dict[str, str]]]:
     """Everything a render writes, as (base folder, {path under base: text}): deploy/ and the
     other generated files asked for. The top-level name under each base (a folder, or the API
@@ -218,12 +219,14 @@ def outputs(
             found.append((folder.parent, {f"{folder.name}/{name}": text for name, text in make().items()}))
     if api_doc:
         found.append((api_doc.parent, {api_doc.name: publish.api_markdown()}))
-    if runtimes_doc:  # prose around a generated table: the file's own text, the table anew
-        try:
-            text = publish.with_runtimes_table(runtimes_doc.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise RenderError(f"{runtimes_doc}: {err}") from None
-        found.append((runtimes_doc.parent, {runtimes_doc.name: text}))
+    # prose around a generated table: the file's own text, the table anew
+    for doc, rewrite in ((runtimes_doc, publish.with_runtimes_table), (rules_doc, rulebook.with_index)):
+        if doc:
+            try:
+                text = rewrite(doc.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as err:
+                raise RenderError(f"{doc}: {err}") from None
+            found.append((doc.parent, {doc.name: text}))
     return found
 
 

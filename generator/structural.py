@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 
-from .findings import Finding
-from .rules import dig
+from .findings import Finding, child
+from .rules.base import dig
 
 # `kubectl apply` (client-side) stores the object in an annotation of at most this many bytes.
 APPLY_ANNOTATION_LIMIT = 262_144
@@ -84,8 +84,7 @@ class _Checker:
         self.out.append(Finding("error", path, rule, message))
 
     def node(self, node: dict, path: str, root: bool = False, in_junctor: bool = False) -> None:
-        if not isinstance(node, dict):
-            self.error(path, "crd-schema", f"a schema must be an object, got {node!r}")
+        if not isinstance(node, dict):  # the JSONSchemaProps schema reports it (a `type` finding)
             return
         if in_junctor and self.structural:
             for key in _FORBIDDEN_IN_JUNCTORS:
@@ -111,10 +110,10 @@ class _Checker:
         if is_set and items.get("type") not in _SCALARS and items.get("x-kubernetes-map-type") != "atomic":
             self.error(path, "crd-list-set", "the items of a list-set must be scalars or atomic maps")
         for name, sub in props.items():
-            child = f"{path}.properties[{name}]"
+            sub_path = child(f"{path}.properties", name)
             if root and name == "metadata":
-                self._root_metadata(sub, child)
-            self.node(sub, child)
+                self._root_metadata(sub, sub_path)
+            self.node(sub, sub_path)
         if isinstance(node.get("additionalProperties"), dict):
             self.node(node["additionalProperties"], f"{path}.additionalProperties")
         if items:

@@ -14,11 +14,15 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, rules, structural, thirdparty
+from . import bundles, crdschema, discover, kube, structural, thirdparty
 from .crvalidate import CustomResourceValidator
-from .findings import Finding, dotted, split_path
+from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
+from .rules import kubeflow, paddlejob, volcano
+from .rules.base import error
+from .rules.meta import metadata_findings
+from .rules.pod import workload_findings
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
 
 EXTENSIONS = discover.EXTENSIONS
@@ -27,11 +31,11 @@ OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 # Custom resources this project knows: where their schema comes from (our API file, or the
 # project's own CRD of a release: thirdparty.py) and the rules of their operator or webhook.
 CUSTOM_KINDS = {
-    ("batch.paddlepaddle.org/v1", "PaddleJob"): (PADDLEJOB_SCHEMA, rules.paddlejob_findings),
-    ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", rules.volcano_job_findings),
+    ("batch.paddlepaddle.org/v1", "PaddleJob"): (PADDLEJOB_SCHEMA, paddlejob.paddlejob_findings),
+    ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", volcano.volcano_job_findings),
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): ("volcano", None),
-    ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", rules.volcano_queue_findings),
-    ("kubeflow.org/v1", "PaddleJob"): ("kubeflow", rules.kubeflow_paddlejob_findings),
+    ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", volcano.volcano_queue_findings),
+    ("kubeflow.org/v1", "PaddleJob"): ("kubeflow", kubeflow.kubeflow_paddlejob_findings),
 }
 
 LEGACY = {
@@ -149,15 +153,15 @@ class ObjectChecker:
     def _check(self, obj, nulls: bool = True) -> list[Finding]:
         if not isinstance(obj, dict):
             return [
-                rules.error(
+                error(
                     "", "not-an-object", f"a manifest is a mapping with apiVersion and kind, not {type(obj).__name__}"
                 )
             ]
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(api_version, str) or not api_version:
-            return [rules.error("apiVersion", "required", "apiVersion is required (e.g. apps/v1)")]
+            return [error("apiVersion", "required", "apiVersion is required (e.g. apps/v1)")]
         if not isinstance(kind, str) or not kind:
-            return [rules.error("kind", "required", "kind is required (e.g. Deployment)")]
+            return [error("kind", "required", "kind is required (e.g. Deployment)")]
         if kind in self.skip_kinds or f"{api_version}/{kind}" in self.skip_kinds:
             return []
         if kind.endswith("List") and isinstance(obj.get("items"), list):
@@ -166,7 +170,7 @@ class ObjectChecker:
                 out += [_prefixed(f, f"items[{i}]") for f in self._check(item, nulls)]
             return out
         if (api_version, kind) in LEGACY:
-            return [rules.error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
+            return [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
         if (api_version, kind) in CUSTOM_KINDS:
             # the apiserver prunes a custom resource's non-nullable nulls from 1.20 (apiextensions
             # PruneNonNullableNullsWithoutDefaults); before, a null fails the schema. Its metadata
@@ -180,7 +184,7 @@ class ObjectChecker:
             return self._builtin(without_nulls(obj) if nulls else obj)  # Go's JSON decoding: null is the zero value
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
-            return [rules.error("apiVersion", "api-not-served", served)]
+            return [error("apiVersion", "api-not-served", served)]
         mistake = _known_group_mistake(api_version, kind, self.minor)
         if mistake:
             return [mistake]
@@ -193,8 +197,8 @@ class ObjectChecker:
 
     def _builtin(self, obj: dict) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
-        out += rules.metadata_findings(obj)
-        out += rules.workload_findings(obj)
+        out += metadata_findings(obj)
+        out += workload_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
             out += structural.crd_findings(obj, self.minor)
         return out
@@ -204,8 +208,8 @@ class ObjectChecker:
         meta = obj.get("metadata")
         if isinstance(meta, dict):
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
-        out += rules.metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
-        out += rules.workload_findings(obj)
+        out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
+        out += workload_findings(obj)
         _, semantic = CUSTOM_KINDS[(api_version, kind)]
         if semantic is not None:
             out += semantic(obj)
@@ -250,7 +254,7 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
     same_case = [(av, k) for av, k in in_group if k.lower() == kind.lower()]
     if any(av == api_version for av, _ in same_case):
         right = next(k for av, k in same_case if av == api_version)
-        return rules.error(
+        return error(
             "kind", "kind", f"kind {kind!r} has the wrong case: the kind is {right!r} (kubectl: no matches for kind)"
         )
     if same_case:
@@ -258,16 +262,15 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
         message = (
             f"{api_version} has no kind {same_case[0][1]}: it is served as {versions} (kubectl: no matches for kind)"
         )
-        return rules.error("apiVersion", "api-not-served", message)
+        return error("apiVersion", "api-not-served", message)
     kinds = sorted({k for _, k in in_group if not k.endswith("List")})
     close = difflib.get_close_matches(kind, kinds, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f"; it has {', '.join(kinds[:12])}"
-    return rules.error("kind", "kind", f"group {group or 'core'} has no kind {kind!r}{hint}")
+    return error("kind", "kind", f"group {group or 'core'} has no kind {kind!r}{hint}")
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:
-    path = f"{prefix}.{finding.path}" if finding.path else prefix
-    return Finding(finding.severity, path, finding.rule, finding.message)
+    return Finding(finding.severity, joined(prefix, finding.path), finding.rule, finding.message)
 
 
 # -- reading -------------------------------------------------------------------------------------

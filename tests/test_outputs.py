@@ -78,3 +78,18 @@ def test_github_annotations_are_workflow_commands(tmp_path):
     odd.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {k: 1}\n")
     line = validate("github", str(odd)).stdout.splitlines()[0]
     assert "file=" + str(odd).replace(",", "%2C").replace(":", "%3A") + "," in line
+
+
+def test_sarif_describes_each_rule_from_the_rulebook_with_a_link_that_resolves():
+    from generator import rulebook
+
+    log = json.loads(validate("sarif", *BAD).stdout)
+    rules = log["runs"][0]["tool"]["driver"]["rules"]
+    assert len(rules) >= 3
+    doc = (REPO / "docs" / "validate.md").read_text()
+    for rule in rules:
+        entry = rulebook.RULES[rule["id"]]
+        assert rule["shortDescription"]["text"] == entry.summary
+        assert rule["defaultConfiguration"]["level"] == entry.severities[0]
+        anchor = rule["helpUri"].rpartition("#")[2]
+        assert rule["helpUri"].startswith("https://") and f'<a id="{anchor}"></a>`{entry.id}`' in doc

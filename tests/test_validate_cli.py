@@ -259,3 +259,26 @@ def test_skip_kinds_and_ignore_as_kubeconform_has_them(tmp_path, capsys):
     assert cli.main(["validate", "--skip-kinds", kind, str(tmp_path)]) == 0
     assert cli.main(["validate", "--ignore", "(", str(tmp_path)]) == 2
     capsys.readouterr()
+
+
+def test_a_kind_some_targeted_releases_do_not_serve_is_kind_not_served():
+    """render checks a bundle against every release it targets: batch/v1 CronJob came in 1.21."""
+    cron = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {
+            "schedule": "0 1 * * *",
+            "jobTemplate": {
+                "spec": {
+                    "template": {
+                        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox:1.36"}]}
+                    }
+                }
+            },
+        },
+    }
+    across = validate.ObjectChecker(37, releases=[19, 20, 21, 37]).check(cron)
+    assert [(f.rule, f.path) for f in across] == [("kind-not-served", "apiVersion")]
+    assert "(on Kubernetes 1.19-1.20)" in across[0].message
+    assert validate.ObjectChecker(37, releases=[21, 37]).check(cron) == []

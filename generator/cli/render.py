@@ -106,6 +106,12 @@ def add_parser(sub) -> None:
         help="also write the runtime table (features.libsonnet) into FILE, between its markers",
     )
     p.add_argument(
+        "--rules-doc",
+        type=Path,
+        metavar="FILE",
+        help="also write the rule index (generator/rulebook.py) into FILE, between its markers",
+    )
+    p.add_argument(
         "--examples",
         type=Path,
         metavar="DIR",
@@ -181,7 +187,13 @@ def cmd_render(args: argparse.Namespace) -> int:
             return 1
     try:
         outputs = render.outputs(
-            args.out, result.files, args.lib_out, args.jsonschema_out, args.api_doc, args.runtimes_doc
+            args.out,
+            result.files,
+            args.lib_out,
+            args.jsonschema_out,
+            args.api_doc,
+            args.runtimes_doc,
+            args.rules_doc,
         )
     except render.RenderError as err:
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)

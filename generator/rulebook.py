@@ -1,0 +1,197 @@
+"""The rulebook: every rule id a finding can carry, with its owner, severity and summary.
+
+One home for these facts. A Finding with an id that is not here is a bug (findings.py refuses
+it); docs/validate.md's rule index is written from this table (`make manifests`), the SARIF
+output describes its rules from it, and the fixture coverage test reads it, so a new rule
+cannot go without a bad and a good fixture.
+
+Owners follow who enforces the rule: how kubectl reads the file (yaml), the apiserver's
+generic object handling (object) and the kind's schema (schema), its pod validation (pod),
+the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training operator's
+webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
+owner's rules lives in generator/rules/OWNER.py, yamlload.py (yaml), validate.py and the
+schema validators (object, schema) and structural.py (crd).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OWNERS = {
+    "yaml": "how kubectl reads the file (sigs.k8s.io/yaml over go-yaml v2)",
+    "object": "what the apiserver checks of every object: apiVersion, kind, metadata",
+    "schema": "the kind's OpenAPI schema for the targeted release",
+    "pod": "the apiserver's pod and workload validation that schemas cannot express",
+    "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
+    "volcano": "Volcano's admission webhooks (Job, Queue)",
+    "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
+    "crd": "the apiextensions apiserver's rules for CustomResourceDefinitions",
+}
+
+ERROR, WARNING = ("error",), ("warning",)
+EITHER = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    owner: str
+    severities: tuple[str, ...]  # what a finding of this rule may be; the first is the usual one
+    summary: str
+    # Where the bad case is tested when no fixture file can hold it (empty: a fixture does).
+    bad_case_elsewhere: str = ""
+
+    @property
+    def anchor(self) -> str:
+        return f"rule-{self.id}"
+
+
+_RULES = [
+    # -- yaml -------------------------------------------------------------------------------
+    Rule("yaml-syntax", "yaml", ERROR, "the text does not parse as YAML (or has content after a `---`)"),
+    Rule("json-syntax", "yaml", ERROR, "the text does not parse as JSON"),
+    Rule("yaml-encoding", "yaml", ERROR, "a byte that is not UTF-8: kubectl reads UTF-8 only"),
+    Rule("duplicate-key", "yaml", ERROR, "a key twice in one mapping: kubectl's strict decoding refuses it"),
+    Rule(
+        "yaml-implicit-type",
+        "yaml",
+        EITHER,
+        "an unquoted `y`, `on`, `0777`, `1e3` where a string is needed, or a key kubectl renames",
+    ),
+    Rule("yaml-json", "yaml", ERROR, "`.nan` or `.inf`: numbers JSON cannot carry"),
+    Rule("yaml-tag", "yaml", EITHER, "a tag: `!!int abc` fails in kubectl; custom tags are ignored there"),
+    Rule("yaml-key", "yaml", ERROR, "a list, mapping or null as a mapping key"),
+    Rule("yaml-merge", "yaml", ERROR, "a `<<` merge of something that is not a mapping"),
+    Rule("yaml-alias", "yaml", ERROR, "an alias cycle, or aliases expanding beyond go-yaml's limit"),
+    Rule("yaml-depth", "yaml", ERROR, "nesting deeper than 200 levels"),
+    Rule(
+        "yaml-size",
+        "yaml",
+        ERROR,
+        "a document over 3 MiB, the apiserver's request limit",
+        "tests/test_hostile_input.py: a 60 MB document",
+    ),
+    Rule("file", "yaml", ERROR, "a file that cannot be read", "tests/test_validate_cli.py: a file that does not exist"),
+    Rule(
+        "empty",
+        "yaml",
+        (*WARNING, "error"),
+        "no document at all (`--fail-on-empty`: an error)",
+        "tests/test_validate_cli.py: an empty pipe",
+    ),
+    # -- object -----------------------------------------------------------------------------
+    Rule("not-an-object", "object", ERROR, "a document that is not a mapping"),
+    Rule("required", "object", ERROR, "a required field is missing (apiVersion, kind, metadata, or per schema)"),
+    Rule("legacy-api", "object", ERROR, "the legacy paddlepaddle.org/v1 PaddleJob, which no operator serves"),
+    Rule("api-not-served", "object", ERROR, "an apiVersion the targeted release does not serve for the kind"),
+    Rule(
+        "kind-not-served",
+        "object",
+        ERROR,
+        "a kind not served by every release a rendered bundle targets",
+        "tests/test_validate_cli.py: a kind checked against several releases",
+    ),
+    Rule("kind", "object", ERROR, "a kind in a known group that does not exist, or in the wrong case"),
+    Rule("unknown-kind", "object", (*WARNING, "error"), "a kind no schema is known for (`--strict-kinds`: an error)"),
+    Rule("name", "object", ERROR, "a name or namespace that breaks the kind's naming rule"),
+    Rule("label-key", "object", ERROR, "a label key that is not [DNS-1123 subdomain/]name"),
+    Rule("label-value", "object", ERROR, "a label value longer than 63 characters or with other characters"),
+    Rule("annotation-key", "object", ERROR, "an annotation key that is not [DNS-1123 subdomain/]name"),
+    # -- schema -----------------------------------------------------------------------------
+    Rule("unknown-field", "schema", ERROR, "a field the schema does not have: the apiserver drops it silently"),
+    Rule("type", "schema", ERROR, "a value of the wrong type"),
+    Rule("enum", "schema", ERROR, "a value outside the allowed set"),
+    Rule("quantity", "schema", ERROR, "a value that is not a Kubernetes quantity"),
+    Rule("schema", "schema", ERROR, "any other schema constraint (minimum, pattern, ...)"),
+    # -- pod --------------------------------------------------------------------------------
+    Rule("pod-template", "pod", ERROR, "a workload whose pod template has no spec"),
+    Rule("containers", "pod", ERROR, "a pod without containers"),
+    Rule("container-name", "pod", ERROR, "two containers of a pod with one name"),
+    Rule("image", "pod", ERROR, "a missing image, or one that is not an image reference"),
+    Rule("port", "pod", ERROR, "a port number outside 1-65535"),
+    Rule("port-name", "pod", ERROR, "a port name that is not an IANA service name (15 characters, a letter)"),
+    Rule("mount-path", "pod", ERROR, "two volumeMounts of a container at one mountPath"),
+    Rule("volume-mount", "pod", ERROR, "a volumeMount naming no volume of the pod"),
+    Rule("volume-name", "pod", ERROR, "two volumes of a pod with one name"),
+    Rule("env-duplicate", "pod", WARNING, "an environment variable set twice: the last one wins"),
+    Rule("resources", "pod", ERROR, "a request above its limit"),
+    Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
+    Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),
+    Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels"),
+    # -- paddlejob --------------------------------------------------------------------------
+    Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
+    Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),
+    Rule("paddlejob-containers", "paddlejob", ERROR, "a role without template.spec"),
+    Rule("paddlejob-container-order", "paddlejob", WARNING, "the 'paddle' container is not containers[0]"),
+    Rule("paddlejob-elastic", "paddlejob", EITHER, "elastic without worker (error) or without an etcd endpoint"),
+    Rule("paddlejob-elastic-bounds", "paddlejob", ERROR, "not requests <= replicas <= limits"),
+    Rule("paddlejob-min-available", "paddlejob", ERROR, "a gang larger than the job: it never starts"),
+    Rule("paddlejob-scheduler", "paddlejob", ERROR, "a schedulerName that ignores the schedulingPolicy"),
+    Rule("paddlejob-gloo", "paddlejob", WARNING, "withGloo in collective mode, where the operator ignores it"),
+    Rule("paddlejob-host-network", "paddlejob", WARNING, "intranet Host without dnsPolicy ClusterFirstWithHostNet"),
+    # -- volcano ----------------------------------------------------------------------------
+    Rule("volcano-tasks", "volcano", ERROR, "a Volcano Job without tasks"),
+    Rule("volcano-task-name", "volcano", ERROR, "a task name that is no DNS-1123 label, or used twice"),
+    Rule("volcano-min-available", "volcano", ERROR, "minAvailable above the replicas there are"),
+    Rule("volcano-policy", "volcano", ERROR, "a lifecycle policy the webhook refuses (events, actions, exit codes)"),
+    # -- kubeflow ---------------------------------------------------------------------------
+    Rule("kubeflow-name", "kubeflow", ERROR, "a job name that is no DNS-1035 label"),
+    Rule("kubeflow-replica-type", "kubeflow", ERROR, "a replica type other than Master or Worker"),
+    Rule("kubeflow-containers", "kubeflow", ERROR, "a replica without template.spec.containers"),
+    Rule("kubeflow-container-name", "kubeflow", ERROR, "no container named 'paddle'"),
+    Rule("kubeflow-elastic", "kubeflow", ERROR, "elasticPolicy minReplicas above maxReplicas"),
+    # -- crd --------------------------------------------------------------------------------
+    Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
+    Rule("crd-default", "crd", ERROR, "`default` in a v1beta1 CRD"),
+    Rule("crd-int-or-string", "crd", ERROR, "an x-kubernetes-int-or-string node with a type or other junctors"),
+    Rule("crd-list-set", "crd", ERROR, "a list-set of objects that are not atomic"),
+    Rule("crd-list-map", "crd", ERROR, "a list-map without keys, or keys that are not scalar properties (1.18+)"),
+    Rule("crd-metadata", "crd", ERROR, "a root metadata schema restricting more than name and generateName"),
+    Rule(
+        "crd-size",
+        "crd",
+        WARNING,
+        "a CRD close to the 256 KiB `kubectl apply` limit",
+        "tests/test_validate_cli.py: a CRD rendered with --keep-descriptions",
+    ),
+]
+
+RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+
+# Ids a checker uses on the way but never reports: validate turns "type-string" into
+# yaml-implicit-type or type once it has seen the source.
+INTERNAL = frozenset({"type-string"})
+
+
+def is_known(rule_id: str, severity: str) -> bool:
+    if rule_id in INTERNAL:
+        return True
+    rule = RULES.get(rule_id)
+    return rule is not None and severity in rule.severities
+
+
+# -- docs/validate.md ----------------------------------------------------------------------------
+
+INDEX_BEGIN = "<!-- begin: rule index, written by `make manifests` from generator/rulebook.py -->"
+INDEX_END = "<!-- end: rule index -->"
+
+
+def index_markdown() -> str:
+    """The rule index: one table row per rule, grouped by owner, each with its anchor."""
+    lines = []
+    for owner, what in OWNERS.items():
+        lines += [f"**{owner}**: {what}", "", "| rule | severity | what |", "| --- | --- | --- |"]
+        for rule in _RULES:
+            if rule.owner == owner:
+                severity = " or ".join(rule.severities)
+                lines.append(f'| <a id="{rule.anchor}"></a>`{rule.id}` | {severity} | {rule.summary} |')
+        lines.append("")
+    return "\n".join(lines)
+
+
+def with_index(text: str) -> str:
+    """``text`` (docs/validate.md) with the rule index region written anew."""
+    start, end = text.find(INDEX_BEGIN), text.find(INDEX_END)
+    if start < 0 or end < start:
+        raise ValueError(f"the validate doc has no {INDEX_BEGIN!r} ... {INDEX_END!r} region")
+    return text[: start + len(INDEX_BEGIN)] + "\n\n" + index_markdown() + text[end:]

@@ -1,0 +1,54 @@
+"""What every rule module uses: the finding constructors, defensive access to input of any
+shape (bad shapes are the schema's business, a rule must never crash on them), and the check
+that the items of a list have unique, well-formed names."""
+
+from __future__ import annotations
+
+from ..findings import Finding
+from .values import DNS1123_LABEL, name_problem
+
+
+def error(path: str, rule: str, message: str) -> Finding:
+    return Finding("error", path, rule, message)
+
+
+def warning(path: str, rule: str, message: str) -> Finding:
+    return Finding("warning", path, rule, message)
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def dig(value, *keys):
+    """value[k1][k2]... or None, whatever the shapes on the way."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def as_int(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def json_text(value) -> str:
+    return "none" if value is None else repr(value)
+
+
+def unique_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:
+    """Each item's name is a DNS-1123 label, and no two items share one."""
+    out, seen = [], set()
+    for i, item in enumerate(items):
+        name = as_dict(item).get("name")
+        problem = name_problem(name, DNS1123_LABEL, 63, f"{what} name (DNS-1123 label)")
+        if problem:
+            out.append(error(path_of(i), bad_rule, problem))
+        elif name in seen:
+            out.append(error(path_of(i), twice_rule, f"{what} name {name!r} is used twice"))
+        if isinstance(name, str):
+            seen.add(name)
+    return out

@@ -1,0 +1,42 @@
+"""Owner `kubeflow`: the training operator's webhook rules for kubeflow.org/v1 PaddleJob
+(pkg/webhooks/paddlepaddle)."""
+
+from __future__ import annotations
+
+from ..findings import Finding, child
+from .base import as_dict, as_int, as_list, error
+from .values import DNS1035_LABEL, name_problem
+
+
+def kubeflow_paddlejob_findings(obj: dict) -> list[Finding]:
+    out = []
+    name = as_dict(obj.get("metadata")).get("name")
+    problem = name_problem(name, DNS1035_LABEL, 63, "PaddleJob name (DNS-1035 label)")
+    if problem and name is not None:
+        out.append(error("metadata.name", "kubeflow-name", problem))
+    specs = as_dict(as_dict(obj.get("spec")).get("paddleReplicaSpecs"))
+    for rtype, rspec in specs.items():
+        here = child("spec.paddleReplicaSpecs", rtype)
+        if rtype not in ("Master", "Worker"):
+            out.append(error(here, "kubeflow-replica-type", f"replica type {rtype!r} must be Master or Worker"))
+        pod = as_dict(as_dict(as_dict(rspec).get("template")).get("spec"))
+        containers = [c for c in as_list(pod.get("containers")) if isinstance(c, dict)]
+        if not isinstance(pod.get("containers"), list):  # an empty list is the pod rule's finding
+            out.append(error(here, "kubeflow-containers", f"{rtype} needs template.spec.containers"))
+        elif containers and not any(c.get("name") == "paddle" for c in containers):
+            out.append(
+                error(
+                    f"{here}.template.spec.containers",
+                    "kubeflow-container-name",
+                    f"{rtype} has no container named 'paddle'; the training operator requires one",
+                )
+            )
+    elastic = as_dict(as_dict(obj.get("spec")).get("elasticPolicy"))
+    low, high = as_int(elastic.get("minReplicas")), as_int(elastic.get("maxReplicas"))
+    if low is not None and high is not None and low > high:
+        out.append(
+            error(
+                "spec.elasticPolicy.minReplicas", "kubeflow-elastic", f"minReplicas {low} is above maxReplicas {high}"
+            )
+        )
+    return out

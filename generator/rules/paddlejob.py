@@ -1,0 +1,147 @@
+"""Owner `paddlejob`: what the paddle-operator (v0.3.5, controllers/ and api/v1) needs of a
+batch.paddlepaddle.org/v1 PaddleJob beyond its schema."""
+
+from __future__ import annotations
+
+from ..findings import Finding
+from .base import as_dict, as_int, as_list, error, warning
+from .values import DNS1035_LABEL, name_problem
+from .volcano import gang_findings
+
+PADDLE_ROLES = ("ps", "worker", "heter")
+
+
+def _containers_of(spec: dict, role: str) -> list[dict]:
+    pod = as_dict(as_dict(as_dict(spec.get(role)).get("template")).get("spec"))
+    return [c for c in as_list(pod.get("containers")) if isinstance(c, dict)]
+
+
+def paddlejob_findings(obj: dict) -> list[Finding]:
+    spec = as_dict(obj.get("spec"))
+    roles = [r for r in PADDLE_ROLES if isinstance(spec.get(r), dict)]
+    out = []
+    if not roles:
+        out.append(
+            error("spec", "paddlejob-roles", "set at least one of ps, worker, heter (worker alone is collective mode)")
+        )
+    if "ps" in roles and "worker" not in roles:
+        out.append(error("spec.ps", "paddlejob-roles", "ps needs worker: PS mode runs parameter servers and trainers"))
+    if "heter" in roles and not {"ps", "worker"} <= set(roles):
+        out.append(error("spec.heter", "paddlejob-roles", "heter needs ps and worker"))
+    elastic = spec.get("elastic")
+    if elastic not in (None, 0) and "worker" not in roles:
+        out.append(error("spec.elastic", "paddlejob-elastic", "elastic training needs worker"))
+    if elastic not in (None, 0):
+        env = {
+            e.get("name")
+            for r in roles
+            for c in _containers_of(spec, r)
+            for e in as_list(c.get("env"))
+            if isinstance(e, dict)
+        }
+        if "PADDLE_ELASTIC_SERVER" not in env:
+            out.append(
+                warning(
+                    "spec.elastic",
+                    "paddlejob-elastic",
+                    "elastic is set but no container sets PADDLE_ELASTIC_SERVER, the etcd endpoint the "
+                    "pods register with (unless the operator runs with --etcd-server)",
+                )
+            )
+    name = as_dict(obj.get("metadata")).get("name")
+    problem = name_problem(name, DNS1035_LABEL, 63, "PaddleJob name (DNS-1035 label)")
+    if problem and name is not None:
+        out.append(error("metadata.name", "paddlejob-name", problem))
+    total = 0
+    for role in roles:
+        out += _role_findings(spec, role, name if not problem else None)
+        total += as_int(spec[role].get("replicas")) or 0
+    policy = spec.get("schedulingPolicy")
+    if isinstance(policy, dict):
+        minimum = as_int(policy.get("minAvailable"))
+        out += gang_findings(minimum, total, "spec.schedulingPolicy.minAvailable", "paddlejob-min-available", "the job")
+        for role in roles:
+            pod = as_dict(as_dict(spec[role].get("template")).get("spec"))
+            scheduler = pod.get("schedulerName")
+            if scheduler not in (None, "", "volcano"):
+                out.append(
+                    error(
+                        f"spec.{role}.template.spec.schedulerName",
+                        "paddlejob-scheduler",
+                        f"schedulerName {scheduler!r} ignores the schedulingPolicy; leave it empty or use volcano",
+                    )
+                )
+    gloo = spec.get("withGloo")
+    if gloo in (1, 2) and "ps" not in roles:
+        out.append(
+            warning(
+                "spec.withGloo",
+                "paddlejob-gloo",
+                "withGloo only acts in PS mode (with ps); the operator ignores it here",
+            )
+        )
+    if spec.get("intranet") == "Host":
+        for role in roles:
+            pod = as_dict(as_dict(spec[role].get("template")).get("spec"))
+            if pod.get("dnsPolicy") != "ClusterFirstWithHostNet":
+                out.append(
+                    warning(
+                        f"spec.{role}.template.spec.dnsPolicy",
+                        "paddlejob-host-network",
+                        "intranet Host runs the pods on the host network; set dnsPolicy: ClusterFirstWithHostNet "
+                        "or they cannot resolve cluster names",
+                    )
+                )
+    return out
+
+
+def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]:
+    out = []
+    rs = spec[role]
+    replicas, low, high = as_int(rs.get("replicas")), as_int(rs.get("requests")), as_int(rs.get("limits"))
+    if replicas is not None:
+        if low is not None and low > replicas:
+            out.append(
+                error(
+                    f"spec.{role}.requests",
+                    "paddlejob-elastic-bounds",
+                    f"requests {low} is above replicas {replicas}; need requests <= replicas <= limits",
+                )
+            )
+        if high is not None and high < replicas:
+            out.append(
+                error(
+                    f"spec.{role}.limits",
+                    "paddlejob-elastic-bounds",
+                    f"limits {high} is below replicas {replicas}; need requests <= replicas <= limits",
+                )
+            )
+        most = max(replicas, high or 0)
+        if job_name and most >= 1:
+            pod = f"{job_name}-{role}-{most - 1}"
+            if len(pod) > 63:
+                out.append(
+                    error(
+                        "metadata.name",
+                        "paddlejob-name",
+                        f"pod and host name {pod!r} is {len(pod)} characters, more than 63; "
+                        f"shorten the job name to at most {63 - len(pod) + len(job_name)}",
+                    )
+                )
+    containers = _containers_of(spec, role)
+    if not isinstance(as_dict(rs.get("template")).get("spec"), dict):
+        out.append(
+            error(f"spec.{role}", "paddlejob-containers", f"{role} needs template.spec with the containers to run")
+        )
+    elif (
+        containers and containers[0].get("name") != "paddle" and any(c.get("name") == "paddle" for c in containers[1:])
+    ):
+        out.append(
+            warning(
+                f"spec.{role}.template.spec.containers[0]",
+                "paddlejob-container-order",
+                f"the operator sets the PADDLE_* environment on containers[0] ({containers[0].get('name')!r}); "
+                "put the 'paddle' container first",
+            )
+        )
+    return out

@@ -1,0 +1,166 @@
+"""The value grammar of Kubernetes: names, labels, quantities, image references, port names.
+
+Used by the rules, by the CLI's flag checks and by `render --params`, so each grammar (and its
+message) is written once. Sources: apimachinery's validation package (names, labels),
+resource.Quantity (quantities), distribution/reference (images)."""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
+
+_SUFFIX = {
+    "": 1,
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
+    "m": Decimal("1e-3"),
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+    "Ei": 2**60,
+}
+
+PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+
+RESTART_POLICIES = ("Always", "OnFailure", "Never")
+
+DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+
+PROTOCOLS = ("TCP", "UDP", "SCTP")
+
+
+def parse_quantity(text) -> Decimal | None:
+    """A Kubernetes quantity ('100m', '1.5Gi', '2e3', '1Ei', 4) as a number; None if it is not one
+    (or its exponent is beyond ±1000, which no resource needs and Decimal arithmetic would choke on)."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, float) and not math.isfinite(text):
+        return None
+    if isinstance(text, int | float):
+        return Decimal(str(text))
+    if not isinstance(text, str):
+        return None
+    match = _QUANTITY.match(text)
+    if not match:
+        return None
+    try:
+        number = Decimal(match.group(1))
+    except InvalidOperation:
+        return None
+    suffix = match.group(2)
+    if suffix[:1] in ("e", "E") and len(suffix) > 1 and suffix[1] != "i":
+        if len(suffix) > 6:  # more than ±99999: beyond any quantity (and int() of it can be slow)
+            return None
+        exponent = int(suffix[1:])
+        return number.scaleb(exponent) if abs(exponent) <= 1000 else None
+    return number * _SUFFIX[suffix]
+
+
+# The image reference grammar (github.com/distribution/reference, regexp.go): the kubelet
+# fails a pod with InvalidImageName on anything else.
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+
+_HOST_PART = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
+
+_DOMAIN = rf"(?:{_HOST_PART}(?:\.{_HOST_PART})*|\[[0-9a-fA-F:]+\])"
+
+IMAGE_REFERENCE = re.compile(
+    rf"^(?:{_DOMAIN}(?::[0-9]+)?/)?{_COMPONENT}(?:/{_COMPONENT})*"
+    r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?$"
+)
+
+
+def image_problem(image) -> str | None:
+    """Why ``image`` is not a usable container image reference, or None."""
+    if not isinstance(image, str) or not image.strip():
+        return "image is required"
+    if image != image.strip():
+        return f"image {image!r} has leading or trailing whitespace, which the apiserver rejects"
+    if len(image) > 4096 or not IMAGE_REFERENCE.match(image):
+        return (
+            f"{image[:80]!r} is not an image reference (REGISTRY/PATH:TAG or @sha256:DIGEST, lower-case path); "
+            "the kubelet would fail the pod with InvalidImageName"
+        )
+    return None
+
+
+def quantity_message(value) -> str:
+    return f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)"
+
+
+def name_problem(value, pattern: re.Pattern, limit: int, what: str) -> str | None:
+    if not isinstance(value, str) or not value:
+        return f"{what} is required"
+    if len(value) > limit:
+        return f"{value!r} is {len(value)} characters; a {what} has at most {limit}"
+    if not pattern.match(value):
+        return f"{value!r} is not a valid {what}: use {_SPELLING[pattern]}"
+    return None
+
+
+_SPELLING = {
+    DNS1123_LABEL: "lower-case letters, digits and '-', starting and ending with a letter or digit",
+    DNS1123_SUBDOMAIN: "lower-case letters, digits, '-' and '.', starting and ending with a letter or digit",
+    DNS1035_LABEL: "lower-case letters, digits and '-', starting with a letter and ending with a letter or digit",
+}
+
+
+def label_value_problem(value, key) -> str | None:
+    """Why ``value`` is not a label value (the one spelling of that rule: rules, flags, params)."""
+    if isinstance(value, str) and len(value) <= 63 and LABEL_VALUE.match(value):
+        return None
+    return (
+        f"label value {value!r} of {key!r} must be at most 63 characters of letters, digits, '-', '_' "
+        "or '.', starting and ending with a letter or digit"
+    )
+
+
+def label_key_problem(key, what: str = "label") -> str | None:
+    """Why ``key`` is not a label (or annotation) key: [DNS-1123 subdomain/]qualified name."""
+    if not isinstance(key, str):
+        return f"{what} key {key!r} must be a string"
+    prefix, _, name = key.rpartition("/")
+    if prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix)):
+        return f"{what} key prefix {prefix!r} must be a DNS-1123 subdomain"
+    if len(name) > 63 or not _QUALIFIED.match(name):
+        return (
+            f"{what} key name {name!r} must be at most 63 characters of letters, "
+            "digits, '-', '_' or '.', starting and ending with a letter or digit"
+        )
+    return None
+
+
+_IANA_SVC_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+
+
+def port_name_problem(name: str) -> str | None:
+    """Why ``name`` is not a port name (IANA_SVC_NAME: at most 15 lower-case letters, digits and
+    '-', a letter among them, no '--', no '-' at either end)."""
+    if len(name) > 15:
+        return f"port name {name!r} is {len(name)} characters; at most 15"
+    if not _IANA_SVC_NAME.match(name) or "--" in name:
+        return f"port name {name!r} must be lower-case letters, digits and single '-', not at either end"
+    if name.isdigit():
+        return f"port name {name!r} must contain a letter: digits alone would read as a port number"
+    return None

@@ -1,0 +1,111 @@
+"""Owner `volcano`: Volcano's admission webhooks for batch.volcano.sh/v1alpha1 Job and
+scheduling.volcano.sh/v1beta1 Queue (pkg/webhooks/admission/jobs/validate, queues/validate),
+and the gang rule PaddleJobs share."""
+
+from __future__ import annotations
+
+from ..findings import Finding, child
+from .base import as_dict, as_int, as_list, error, unique_names
+from .values import parse_quantity, quantity_message
+
+
+def gang_findings(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
+    """A gang larger than every pod there is never gets scheduled."""
+    if minimum is not None and minimum > total:
+        return [
+            error(path, rule, f"minAvailable {minimum} is more than the {total} pods of {whose}: it would never start")
+        ]
+    return []
+
+
+# What Volcano's job webhook lets users write (v1.15.1, pkg/webhooks/admission/jobs/validate/util.go:
+# policyEventMap and policyActionMap entries allowed for external use).
+VOLCANO_EVENTS = ("*", "PodFailed", "PodEvicted", "PodPending", "Unknown", "TaskCompleted", "TaskFailed", "JobUpdated")
+
+VOLCANO_ACTIONS = ("AbortJob", "RestartJob", "RestartTask", "RestartPod", "RestartPartition", "TerminateJob",
+                   "CompleteJob", "ResumeJob")  # fmt: skip
+
+
+def _policy_findings(policies, path: str) -> list[Finding]:
+    """Volcano's webhook rules for one list of lifecycle policies (validatePolicies)."""
+    out = []
+    seen_events: dict[str, int] = {}
+    seen_codes: dict[int, int] = {}
+    for i, policy in enumerate(as_list(policies)):
+        policy = as_dict(policy)
+        here = f"{path}[{i}]"
+        events = [e for e in [policy.get("event"), *as_list(policy.get("events"))] if e]
+        if events and policy.get("exitCode") is not None:
+            out.append(error(here, "volcano-policy", "set either event(s) or exitCode in a policy, not both"))
+        if not events and policy.get("exitCode") is None:
+            out.append(error(here, "volcano-policy", "a policy needs an event, events or an exitCode"))
+        if policy.get("exitCode") == 0:
+            out.append(
+                error(f"{here}.exitCode", "volcano-policy", "exitCode 0 means success; it cannot trigger an action")
+            )
+        code = as_int(policy.get("exitCode"))
+        if code:
+            if code in seen_codes:
+                out.append(
+                    error(f"{here}.exitCode", "volcano-policy", f"exitCode {code} is also in policy {seen_codes[code]}")
+                )
+            seen_codes.setdefault(code, i)
+        action = policy.get("action")
+        if events and isinstance(action, str) and action not in VOLCANO_ACTIONS:
+            message = f"action {action!r} is not one the webhook accepts: {', '.join(VOLCANO_ACTIONS)}"
+            out.append(error(f"{here}.action", "volcano-policy", message))
+        for event in dict.fromkeys(events):
+            if not isinstance(event, str):
+                continue
+            if event not in VOLCANO_EVENTS:
+                message = f"event {event!r} is not one the webhook accepts: {', '.join(VOLCANO_EVENTS)}"
+                out.append(error(f"{here}.event", "volcano-policy", message))
+            elif event in seen_events:
+                message = f"event {event} is also in policy {seen_events[event]}: each event once across the policies"
+                out.append(error(here, "volcano-policy", message))
+            seen_events.setdefault(event, i)
+    if "*" in seen_events and len(seen_events) > 1:
+        out.append(error(path, "volcano-policy", "with the event * no other event may have a policy"))
+    return out
+
+
+def volcano_job_findings(obj: dict) -> list[Finding]:
+    spec = as_dict(obj.get("spec"))
+    tasks = as_list(spec.get("tasks"))
+    out = []
+    if not tasks:
+        out.append(error("spec.tasks", "volcano-tasks", "a Volcano Job needs at least one task"))
+    out += unique_names(tasks, lambda i: f"spec.tasks[{i}].name", "task", "volcano-task-name", "volcano-task-name")
+    total = 0
+    for i, task in enumerate(tasks):
+        task = as_dict(task)
+        replicas = as_int(task.get("replicas")) or 0
+        total += replicas
+        task_min = as_int(task.get("minAvailable"))
+        if task_min is not None and task_min > replicas:
+            out.append(
+                error(
+                    f"spec.tasks[{i}].minAvailable",
+                    "volcano-min-available",
+                    f"minAvailable {task_min} is more than the task's {replicas} replicas",
+                )
+            )
+        out += _policy_findings(task.get("policies"), f"spec.tasks[{i}].policies")
+    out += gang_findings(
+        as_int(spec.get("minAvailable")), total, "spec.minAvailable", "volcano-min-available", "all tasks"
+    )
+    out += _policy_findings(spec.get("policies"), "spec.policies")
+    return out
+
+
+def volcano_queue_findings(obj: dict) -> list[Finding]:
+    """A Queue's resource lists must be quantities (Volcano's queue webhook parses them)."""
+    spec = as_dict(obj.get("spec"))
+    out = []
+    lists = [("capability", spec.get("capability")), ("deserved", spec.get("deserved"))]
+    lists.append(("guarantee.resource", as_dict(spec.get("guarantee")).get("resource")))
+    for where, amounts in lists:
+        for name, amount in as_dict(amounts).items():
+            if parse_quantity(amount) is None:
+                out.append(error(child(f"spec.{where}", name), "quantity", quantity_message(amount)))
+    return out
