@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .rules import values
+from .rules import grammar
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -25,15 +25,15 @@ def pairs(option: str, values: list[str] | None) -> dict[str, str]:
 def labels(option: str, values: list[str] | None) -> dict[str, str]:
     out = pairs(option, values)
     for key, value in out.items():
-        problem = values.label_value_problem(value, key)
+        problem = grammar.label_value_problem(value, key)
         if problem:
             raise UsageError(f"{option}: {problem}")
     return out
 
 
 def quantity(option: str, value: str | None) -> str | None:
-    if value is not None and values.parse_quantity(value) is None:
-        raise UsageError(f"{option}: {values.quantity_message(value)}")
+    if value is not None and grammar.parse_quantity(value) is None:
+        raise UsageError(f"{option}: {grammar.quantity_message(value)}")
     return value
 
 
@@ -60,6 +60,6 @@ def toleration(value: str) -> dict:
 
 
 def namespace(option: str, value: str, allow_empty: bool = False) -> str:
-    if (value == "" and allow_empty) or values.name_problem(value, values.DNS1123_LABEL, 63, "namespace") is None:
+    if (value == "" and allow_empty) or grammar.name_problem(value, grammar.DNS1123_LABEL, 63, "namespace") is None:
         return value
     raise UsageError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")

@@ -42,10 +42,19 @@ def text(report: Report, colour: bool = False) -> str:
         )
     if report.truncated:
         lines.append(f"stopped after {report.errors} errors (--max-errors); the rest was not read")
-    verdict = "valid" if report.valid else "invalid"
-    noun = "document" if report.documents == 1 else "documents"
-    lines.append(f"{report.documents} {noun}: {report.errors} errors, {report.warnings} warnings ({verdict})")
+    lines.append(summary(report))
     return "\n".join(lines) + "\n"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def summary(report: Report) -> str:
+    """17 documents: 4 errors, 1 warning (invalid)."""
+    verdict = "valid" if report.valid else "invalid"
+    counts = f"{_count(report.errors, 'error')}, {_count(report.warnings, 'warning')}"
+    return f"{_count(report.documents, 'document')}: {counts} ({verdict})"
 
 
 def json_report(report: Report, colour: bool = False) -> str:
@@ -177,8 +186,7 @@ def github(report: Report, colour: bool = False) -> str:
         )
         message = f"{_what(item)}: {f.path or '(document)'}: {f.message}"
         lines.append(f"::{command} {properties}::{_escape_data(message)}")
-    verdict = "valid" if report.valid else "invalid"
-    lines.append(f"{report.documents} documents: {report.errors} errors, {report.warnings} warnings ({verdict})")
+    lines.append(summary(report))
     return "\n".join(lines) + "\n"
 
 

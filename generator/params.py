@@ -17,7 +17,7 @@ from pathlib import Path
 from . import engine
 from .cliargs import UsageError
 from .paths import OPERATOR_LIB
-from .rules import values
+from .rules import grammar
 from .yamlload import read_documents
 
 # config field -> the flag that sets it
@@ -91,11 +91,11 @@ def _string(value) -> str | None:
 def _namespace(value, allow_empty: bool = False) -> str | None:
     if allow_empty and value == "":
         return None
-    return _string(value) or values.name_problem(value, values.DNS1123_LABEL, 63, "namespace name")
+    return _string(value) or grammar.name_problem(value, grammar.DNS1123_LABEL, 63, "namespace name")
 
 
 def _image(value) -> str | None:
-    return _string(value) or values.image_problem(value)
+    return _string(value) or grammar.image_problem(value)
 
 
 def _choice(*allowed):
@@ -118,8 +118,8 @@ def _resources(value) -> str | None:
         if not isinstance(amounts, dict):
             return f"{kind}: expected a mapping of resource names to quantities"
         for name, amount in amounts.items():
-            if values.parse_quantity(amount) is None:
-                return f"{kind}.{name}: {values.quantity_message(amount)}"
+            if grammar.parse_quantity(amount) is None:
+                return f"{kind}.{name}: {grammar.quantity_message(amount)}"
     return None
 
 
@@ -128,7 +128,7 @@ def _secret_names(value) -> str | None:
         return f"expected a list of Secret names, got {value!r}"
     for name in value:
         name = name.get("name") if isinstance(name, dict) else name
-        problem = _string(name) or values.name_problem(name, values.DNS1123_SUBDOMAIN, 253, "Secret name")
+        problem = _string(name) or grammar.name_problem(name, grammar.DNS1123_SUBDOMAIN, 253, "Secret name")
         if problem:
             return problem
     return None
@@ -138,7 +138,7 @@ def _labels(value) -> str | None:
     if not isinstance(value, dict):
         return f"expected a mapping of label keys to values, got {value!r}"
     for key, text in value.items():
-        found = values.label_key_problem(key) or _string(text) or values.label_value_problem(text, key)
+        found = grammar.label_key_problem(key) or _string(text) or grammar.label_value_problem(text, key)
         if found:
             return found
     return None
@@ -162,7 +162,7 @@ _CHECKS = {
     "watchNamespace": lambda v: _namespace(v, allow_empty=True),
     "image": _image,
     "initImage": _image,
-    "imagePullPolicy": _choice(*values.PULL_POLICIES),
+    "imagePullPolicy": _choice(*grammar.PULL_POLICIES),
     "scheduling": _choice("", "volcano"),
     "replicas": _replicas,
     "resources": _resources,

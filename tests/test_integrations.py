@@ -73,7 +73,8 @@ def test_plain_json_schema_validator_agrees_with_validate_on_schema_errors():
             validate.without_nulls(doc)
         )  # the apiserver prunes nulls
         report = validate.Report()
-        validate.validate_text(str(path), yaml.safe_dump(doc), checker, report)
+        # as JSON: PyYAML would write the string "1e-1" unquoted, which kubectl (and we) read as 0.1
+        validate.validate_text(str(path), json.dumps(doc), checker, report)
         ours_ok = not any(
             f.finding.rule in SCHEMA_RULES and not f.finding.path.startswith("metadata") for f in report.findings
         )
@@ -323,6 +324,8 @@ def test_installed_package_works_outside_a_checkout(tmp_path):
     (wheel,) = tmp_path.glob("*.whl")
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
+    for init in (REPO / "generator").rglob("__init__.py"):  # every Python package of the source
+        assert (site / init.relative_to(REPO)).exists(), f"pyproject.toml's packages miss {init.parent.name}"
     assert (site / "generator" / "_data" / "schemas" / "kubernetes" / "v1.11.json.gz").exists()
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); import generator, generator.paths as p;"

@@ -1,5 +1,5 @@
 """The rules beyond the JSON schemas, one module per owner (see rulebook.py for the owners and
-every rule id): values.py is the value grammar they share, base.py the finding helpers;
+every rule id): grammar.py is the value grammar they share, base.py the finding helpers;
 meta.py (object), pod.py, paddlejob.py, volcano.py and kubeflow.py hold each owner's rules.
 
 Each rule function takes one object (schema-checked or not: every access is defensive) and

@@ -5,7 +5,7 @@ that the items of a list have unique, well-formed names."""
 from __future__ import annotations
 
 from ..findings import Finding
-from .values import DNS1123_LABEL, name_problem
+from .grammar import DNS1123_LABEL, name_problem
 
 
 def error(path: str, rule: str, message: str) -> Finding:

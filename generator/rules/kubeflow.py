@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..findings import Finding, child
 from .base import as_dict, as_int, as_list, error
-from .values import DNS1035_LABEL, name_problem
+from .grammar import DNS1035_LABEL, name_problem
 
 
 def kubeflow_paddlejob_findings(obj: dict) -> list[Finding]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..findings import Finding, child
 from .base import as_dict, error
-from .values import (
+from .grammar import (
     DNS1035_LABEL,
     DNS1123_LABEL,
     DNS1123_SUBDOMAIN,

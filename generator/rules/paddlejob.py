@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..findings import Finding
 from .base import as_dict, as_int, as_list, error, warning
-from .values import DNS1035_LABEL, name_problem
+from .grammar import DNS1035_LABEL, name_problem
 from .volcano import gang_findings
 
 PADDLE_ROLES = ("ps", "worker", "heter")

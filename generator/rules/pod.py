@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from ..findings import Finding, child
 from .base import as_dict, as_int, as_list, error, json_text, unique_names, warning
-from .meta import label_findings
-from .paddlejob import PADDLE_ROLES
-from .values import (
+from .grammar import (
     DNS1123_LABEL,
     DNS_POLICIES,
     PROTOCOLS,
@@ -20,6 +18,8 @@ from .values import (
     port_name_problem,
     quantity_message,
 )
+from .meta import label_findings
+from .paddlejob import PADDLE_ROLES
 
 
 def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset = frozenset()) -> list[Finding]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..findings import Finding, child
 from .base import as_dict, as_int, as_list, error, unique_names
-from .values import parse_quantity, quantity_message
+from .grammar import parse_quantity, quantity_message
 
 
 def gang_findings(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
@@ -106,6 +106,6 @@ def volcano_queue_findings(obj: dict) -> list[Finding]:
     lists.append(("guarantee.resource", as_dict(spec.get("guarantee")).get("resource")))
     for where, amounts in lists:
         for name, amount in as_dict(amounts).items():
-            if parse_quantity(amount) is None:
+            if isinstance(amount, str) and parse_quantity(amount) is None:  # other types: the schema
                 out.append(error(child(f"spec.{where}", name), "quantity", quantity_message(amount)))
     return out
