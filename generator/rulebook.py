@@ -134,6 +134,11 @@ _RULES = [
     Rule("volcano-task-name", "volcano", ERROR, "a task name that is no DNS-1123 label, or used twice"),
     Rule("volcano-min-available", "volcano", ERROR, "minAvailable above the replicas there are"),
     Rule("volcano-policy", "volcano", ERROR, "a lifecycle policy the webhook refuses (events, actions, exit codes)"),
+    Rule(
+        "volcano-plugin", "volcano", ERROR, "a job plugin the Volcano release does not have, or mpi without its master"
+    ),
+    Rule("volcano-pod-name", "volcano", ERROR, "a pod name JOB-TASK-INDEX longer than 63 characters"),
+    Rule("volcano-volume", "volcano", ERROR, "a job volume without mountPath, twice, or without exactly one claim"),
     # -- kubeflow ---------------------------------------------------------------------------
     Rule("kubeflow-name", "kubeflow", ERROR, "a job name that is no DNS-1035 label"),
     Rule("kubeflow-replica-type", "kubeflow", ERROR, "a replica type other than Master or Worker"),

@@ -210,9 +210,9 @@ class ObjectChecker:
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
         out += workload_findings(obj)
-        _, semantic = CUSTOM_KINDS[(api_version, kind)]
-        if semantic is not None:
-            out += semantic(obj)
+        source, semantic = CUSTOM_KINDS[(api_version, kind)]
+        if semantic is not None:  # a project's rules take the release it runs
+            out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
         return out
 
 

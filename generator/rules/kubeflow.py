@@ -8,7 +8,7 @@ from .base import as_dict, as_int, as_list, error
 from .grammar import DNS1035_LABEL, name_problem
 
 
-def kubeflow_paddlejob_findings(obj: dict) -> list[Finding]:
+def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) -> list[Finding]:
     out = []
     name = as_dict(obj.get("metadata")).get("name")
     problem = name_problem(name, DNS1035_LABEL, 63, "PaddleJob name (DNS-1035 label)")

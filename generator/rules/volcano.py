@@ -69,18 +69,45 @@ def _policy_findings(policies, path: str) -> list[Finding]:
     return out
 
 
-def volcano_job_findings(obj: dict) -> list[Finding]:
+# The job plugins each Volcano release registers (pkg/controllers/job/plugins/factory.go, from
+# the release it first appears in); the job webhook refuses any other ("unable to find job plugin").
+_PLUGINS_SINCE = {
+    (1, 6): ("env", "mpi", "ssh", "svc", "tensorflow"),
+    (1, 7): ("pytorch",),
+    (1, 13): ("hcclrank", "ray"),
+}
+
+
+def plugins_of(release: tuple[int, int]) -> list[str]:
+    """The job plugins Volcano ``release`` knows (1.6 and later)."""
+    return sorted(name for since, names in _PLUGINS_SINCE.items() if since <= release for name in names)
+
+
+def volcano_job_findings(obj: dict, release: tuple[int, int] = (1, 15)) -> list[Finding]:
+    """Volcano's job webhook (admit_job.go validateJobCreate) for ``release``."""
     spec = as_dict(obj.get("spec"))
     tasks = as_list(spec.get("tasks"))
     out = []
     if not tasks:
         out.append(error("spec.tasks", "volcano-tasks", "a Volcano Job needs at least one task"))
     out += unique_names(tasks, lambda i: f"spec.tasks[{i}].name", "task", "volcano-task-name", "volcano-task-name")
+    out += _plugin_findings(as_dict(spec.get("plugins")), tasks, release)
+    out += _volume_findings(as_list(spec.get("volumes")))
+    job_name = as_dict(obj.get("metadata")).get("name")
     total = 0
     for i, task in enumerate(tasks):
         task = as_dict(task)
         replicas = as_int(task.get("replicas")) or 0
         total += replicas
+        task_name = task.get("name")
+        if isinstance(job_name, str) and isinstance(task_name, str) and replicas >= 1:
+            pod = f"{job_name}-{task_name}-{replicas - 1}"  # jobhelpers.MakePodName: JOB-TASK-INDEX
+            if len(pod) > 63:
+                message = (
+                    f"pod name {pod!r} is {len(pod)} characters, more than 63: shorten the job or task name "
+                    f"by {len(pod) - 63}"
+                )
+                out.append(error(f"spec.tasks[{i}].name", "volcano-pod-name", message))
         task_min = as_int(task.get("minAvailable"))
         if task_min is not None and task_min > replicas:
             out.append(
@@ -98,7 +125,49 @@ def volcano_job_findings(obj: dict) -> list[Finding]:
     return out
 
 
-def volcano_queue_findings(obj: dict) -> list[Finding]:
+def _plugin_findings(plugins: dict, tasks: list, release: tuple[int, int]) -> list[Finding]:
+    out = []
+    known = plugins_of(release)
+    for name in plugins:
+        if name not in known:
+            release_text = f"{release[0]}.{release[1]}"
+            message = f"Volcano {release_text} has no job plugin {name!r}; it has {', '.join(known)}"
+            out.append(error(child("spec.plugins", name), "volcano-plugin", message))
+    mpi = plugins.get("mpi")
+    if "mpi" in plugins:  # the mpi plugin's master task (--master=NAME, default "master") must exist
+        master = "master"
+        for argument in as_list(mpi):
+            if isinstance(argument, str) and argument.startswith("--master="):
+                master = argument.partition("=")[2]
+        if master not in {as_dict(t).get("name") for t in tasks}:
+            message = f"the mpi plugin's master task {master!r} is not a task of the job (--master=NAME names it)"
+            out.append(error("spec.plugins.mpi", "volcano-plugin", message))
+    return out
+
+
+def _volume_findings(volumes: list) -> list[Finding]:
+    """The job's volumes (util.go validateIO): a mountPath each, once; a claim or a claim name."""
+    out, seen = [], set()
+    for i, volume in enumerate(volumes):
+        volume = as_dict(volume)
+        here = f"spec.volumes[{i}]"
+        mount_path = volume.get("mountPath")
+        if not mount_path:
+            out.append(error(f"{here}.mountPath", "volcano-volume", "a job volume needs a mountPath"))
+        elif mount_path in seen:
+            out.append(error(f"{here}.mountPath", "volcano-volume", f"mountPath {mount_path!r} is used twice"))
+        seen.add(mount_path)
+        claim, claim_name = volume.get("volumeClaim"), volume.get("volumeClaimName")
+        if claim is None and not claim_name:
+            message = "give volumeClaimName (an existing PVC) or volumeClaim (a new one)"
+            out.append(error(here, "volcano-volume", message))
+        elif claim is not None and claim_name:
+            message = "volumeClaimName uses an existing PVC and volumeClaim makes a new one: give one of them"
+            out.append(error(here, "volcano-volume", message))
+    return out
+
+
+def volcano_queue_findings(obj: dict, release: tuple[int, int] = (1, 15)) -> list[Finding]:
     """A Queue's resource lists must be quantities (Volcano's queue webhook parses them)."""
     spec = as_dict(obj.get("spec"))
     out = []
