@@ -145,6 +145,7 @@ _RULES = [
     Rule("kubeflow-containers", "kubeflow", ERROR, "a replica without template.spec.containers"),
     Rule("kubeflow-container-name", "kubeflow", ERROR, "no container named 'paddle'"),
     Rule("kubeflow-elastic", "kubeflow", ERROR, "elasticPolicy minReplicas above maxReplicas"),
+    Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
     Rule("crd-default", "crd", ERROR, "`default` in a v1beta1 CRD"),

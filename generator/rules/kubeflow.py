@@ -1,11 +1,15 @@
 """Owner `kubeflow`: the training operator's webhook rules for kubeflow.org/v1 PaddleJob
-(pkg/webhooks/paddlepaddle)."""
+(kubeflow/training-operator v1.9.0: pkg/webhooks/paddlepaddle, pkg/common/util/webhooks.go)."""
 
 from __future__ import annotations
 
 from ..findings import Finding, child
 from .base import as_dict, as_int, as_list, error
 from .grammar import DNS1035_LABEL, name_problem
+
+# The controllers a job's runPolicy.managedBy may name (common_types.go, v1.9): the training
+# operator itself, or Kueue's MultiKueue dispatching it to a worker cluster.
+MANAGERS = ("kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue")
 
 
 def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) -> list[Finding]:
@@ -31,6 +35,10 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
                     f"{rtype} has no container named 'paddle'; the training operator requires one",
                 )
             )
+    manager = as_dict(as_dict(obj.get("spec")).get("runPolicy")).get("managedBy")
+    if isinstance(manager, str) and manager not in MANAGERS:  # a release without the field: the schema says so
+        message = f"managedBy {manager!r} is no controller the training operator hands jobs to: {', '.join(MANAGERS)}"
+        out.append(error("spec.runPolicy.managedBy", "kubeflow-managed-by", message))
     elastic = as_dict(as_dict(obj.get("spec")).get("elasticPolicy"))
     low, high = as_int(elastic.get("minReplicas")), as_int(elastic.get("maxReplicas"))
     if low is not None and high is not None and low > high:
