@@ -84,7 +84,7 @@ def test_kubernetes_validate_accepts_every_builtin_object():
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(CORPUS).as_posix())
 def test_kubectl_decodes_every_file(path):
     done = subprocess.run(
-        ["kubectl", "label", "--local", "-f", str(path), "probe=yes", "-o", "json"],
+        [shutil.which("kubectl"), "label", "--local", "-f", str(path), "probe=yes", "-o", "json"],
         capture_output=True, text=True, timeout=60, env={"KUBECONFIG": "/dev/null", "PATH": "/usr/bin:/bin"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
