@@ -82,6 +82,11 @@ class Report:
     findings: list[Located] = field(default_factory=list)
     max_errors: int = 0  # stop reading after this many errors (0: never)
     truncated: bool = False
+    skip_rules: frozenset[str] = frozenset()  # rule ids the user silenced (--skip-rules)
+
+    def add(self, item: Located) -> None:
+        if item.finding.rule not in self.skip_rules:
+            self.findings.append(item)
 
     @property
     def full(self) -> bool:
@@ -281,11 +286,14 @@ def expand(paths: Iterable[str]) -> list[str]:
     return discover.find(list(paths)).files
 
 
-def validate_files(names: list[str], checker: ObjectChecker, max_errors: int = 0) -> Report:
+def validate_files(
+    names: list[str], checker: ObjectChecker, max_errors: int = 0, skip_rules: frozenset[str] = frozenset()
+) -> Report:
     """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
     checked one at a time, so the memory does not grow with the number of documents; after
-    ``max_errors`` errors (0: no limit) the rest is not read."""
-    report = Report(max_errors=max_errors)
+    ``max_errors`` errors (0: no limit) the rest is not read. Findings of ``skip_rules`` are
+    dropped (and do not count towards ``max_errors``)."""
+    report = Report(max_errors=max_errors, skip_rules=skip_rules)
     for name in names:
         if report.full:
             break
@@ -297,7 +305,7 @@ def validate_files(names: list[str], checker: ObjectChecker, max_errors: int = 0
                 validate_stream(name, stream, checker, report)
         except OSError as err:
             problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
-            report.findings.append(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+            report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
 
@@ -310,7 +318,7 @@ def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
     where = ", ".join(names) or "(no files)"
     severity = "error" if fail else "warning"
     message = f"no documents in {where}: nothing was checked"
-    report.findings.append(Located(Finding(severity, "", "empty", message), names[0] if names else "-", 1, 1, 1))
+    report.add(Located(Finding(severity, "", "empty", message), names[0] if names else "-", 1, 1, 1))
 
 
 def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:
@@ -335,10 +343,10 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
             if problem.severity == "error":
                 explained.add(path)
             finding = Finding(problem.severity, path, problem.rule, problem.message)
-            report.findings.append(Located(finding, name, doc.index, problem.line, problem.column, *ident))
+            report.add(Located(finding, name, doc.index, problem.line, problem.column, *ident))
         for finding in findings:
             if finding.path not in explained:
-                report.findings.append(_locate(finding, doc, name, ident))
+                report.add(_locate(finding, doc, name, ident))
 
 
 def _shortened(path: list, keep: int = 12) -> list:

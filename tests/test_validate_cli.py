@@ -282,3 +282,29 @@ def test_a_kind_some_targeted_releases_do_not_serve_is_kind_not_served():
     assert [(f.rule, f.path) for f in across] == [("kind-not-served", "apiVersion")]
     assert "(on Kubernetes 1.19-1.20)" in across[0].message
     assert validate.ObjectChecker(37, releases=[21, 37]).check(cron) == []
+
+
+def test_skip_rules_drops_those_findings_and_refuses_an_unknown_id():
+    bad = str(BAD / "kubeflow-paddlejob.yaml")
+    code, out, _ = run(["--output", "json", bad])
+    everything = {f["rule"] for f in json.loads(out)["findings"]}
+    assert code == 1 and {"kubeflow-name", "kubeflow-replica-type"} <= everything
+    code, out, _ = run(["--output", "json", "--skip-rules", "kubeflow-name, kubeflow-replica-type", bad])
+    assert {f["rule"] for f in json.loads(out)["findings"]} == everything - {"kubeflow-name", "kubeflow-replica-type"}
+    code, out, err = run(["--skip-rules", "kubeflow-nam", bad])
+    assert code == 2 and "no rule 'kubeflow-nam'; did you mean 'kubeflow-name'?" in err
+
+
+def test_list_rules_prints_the_rulebook():
+    from generator import rulebook
+
+    code, out, _ = run(["--list-rules"])
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()[1:]] == list(rulebook.RULES)
+    code, out, _ = run(["--list-rules", "--output", "json"])
+    listed = json.loads(out)
+    assert code == 0 and [r["id"] for r in listed] == list(rulebook.RULES)
+    assert all(r["help"].endswith(f"#rule-{r['id']}") for r in listed)
+    assert run(["--list-rules", "--output", "sarif"])[0] == 2
+    code, _, err = run([])
+    assert code == 2 and "give a PATH" in err

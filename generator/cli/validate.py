@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 
-from .. import cliargs, discover, kube, outputs, thirdparty, validate
+from .. import cliargs, discover, kube, outputs, rulebook, thirdparty, validate
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -13,6 +14,8 @@ examples:
   paddlejob-manifests validate --kube-version 1.20 job.yaml
   kustomize build overlays/prod | paddlejob-manifests validate -
   paddlejob-manifests validate --output json deploy/ > findings.json
+  paddlejob-manifests validate --skip-rules env-duplicate,paddlejob-gloo jobs/
+  paddlejob-manifests validate --list-rules
 
 output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
 exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
@@ -34,7 +37,7 @@ def add_parser(sub) -> None:
         epilog=VALIDATE_EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="file, directory (recursive) or - for stdin")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="file, directory (recursive) or - for stdin")
     p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
     p.add_argument(
         "--output",
@@ -67,6 +70,17 @@ def add_parser(sub) -> None:
         help="skip files under the folders named whose path matches REGEX; repeatable",
     )
     p.add_argument(
+        "--skip-rules",
+        metavar="RULE[,RULE...]",
+        default="",
+        help="drop the findings of these rules (ids of --list-rules), as hadolint's --ignore",
+    )
+    p.add_argument(
+        "--list-rules",
+        action="store_true",
+        help="print every rule (id, owner, severity, summary; --output json for data) and exit",
+    )
+    p.add_argument(
         "--fail-on-empty",
         action="store_true",
         help="exit 1 when the input holds no document (an empty pipe from a failed kustomize build)",
@@ -81,7 +95,25 @@ def add_parser(sub) -> None:
     p.set_defaults(func=cmd_validate)
 
 
+def _rule_ids(text: str) -> frozenset[str]:
+    ids = frozenset(r.strip() for r in text.split(",") if r.strip())
+    unknown = sorted(ids - set(rulebook.RULES))
+    if unknown:
+        hint = difflib.get_close_matches(unknown[0], list(rulebook.RULES), n=1)
+        also = f"; did you mean {hint[0]!r}?" if hint else " (--list-rules shows them)"
+        raise cliargs.UsageError(f"--skip-rules: no rule {unknown[0]!r}{also}")
+    return ids
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.list_rules:
+        if args.output not in outputs.RULE_LISTS:
+            raise cliargs.UsageError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
+        sys.stdout.write(outputs.RULE_LISTS[args.output]())
+        return 0
+    if not args.paths:
+        raise cliargs.UsageError("give a PATH to check (a file, a folder, or - for stdin)")
+    skip_rules = _rule_ids(args.skip_rules)
     try:
         minor = kube.require_known(kube.parse_version(args.kube_version))
     except kube.UnknownVersionError as err:
@@ -101,7 +133,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--{'volcano' if 'volcano' in str(err) else 'kubeflow'}-version: {err}") from None
     checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, **projects)
     files = found.files
-    report = validate.validate_files(files, checker, args.max_errors)
+    report = validate.validate_files(files, checker, args.max_errors, skip_rules)
     validate.note_empty(report, files, fail=args.fail_on_empty)
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
     return 0 if report.valid else 1
