@@ -8,15 +8,10 @@ every such field into an error (what a user wants before ``kubectl apply``);
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
-
 import jsonschema_rs
 
-from .crdschema import QUANTITY_PATTERN
-from .findings import Finding, child, dotted
-from .kubevalidate import type_problem
-from .rules.grammar import quantity_message
+from .findings import Finding
+from .schemaerrors import describe
 
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
@@ -60,49 +55,7 @@ class CustomResourceValidator:
         self._validator = jsonschema_rs.Draft4Validator(root)
 
     def findings(self, obj: dict) -> list[Finding]:
-        out = []
-        for error in self._validator.iter_errors(obj):
-            kind = error.kind
-            path = dotted(error.instance_path)
-            if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
-                for name in kind.unexpected:
-                    field = child(path, name)
-                    out.append(
-                        Finding(
-                            "error",
-                            field,
-                            "unknown-field",
-                            f"unknown field {name!r}: the apiserver would drop it without a word",
-                        )
-                    )
-            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Enum):
-                allowed = ", ".join(str(option) for option in kind.options)
-                out.append(
-                    Finding("error", path, "enum", f"{json.dumps(error.instance)} is not allowed; use one of {allowed}")
-                )
-            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Pattern) and kind.pattern == QUANTITY_PATTERN:
-                out.append(Finding("error", path, "quantity", quantity_message(error.instance)))
-            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.AnyOf) and _neither_int_nor_string(error.instance):
-                out.append(Finding("error", path, "type", int_or_string_message(error.instance)))
-            elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
-                out.append(Finding("error", path, *type_problem(error.instance, kind.types)))
-            else:
-                out.append(Finding("error", path, "schema", error.message))
-        return sorted(out, key=lambda f: (f.path, f.message))
-
-
-def _neither_int_nor_string(value) -> bool:
-    return isinstance(value, bool) or not isinstance(value, int | str)
-
-
-def int_or_string_message(instance) -> str:
-    """An int-or-string field (quantities, ports) given another type. `cpu: 0.5` is the one users
-    meet: a Deployment takes it, a custom resource's schema does not (integer or string only)."""
-    if isinstance(instance, float):
-        milli = Decimal(str(instance)) * 1000
-        hint = f'"{milli.normalize():f}m" or ' if milli == milli.to_integral_value() else ""
-        return (
-            f"{instance} is a number with a fraction: a custom resource takes an integer or a string here "
-            f'(the apiserver refuses it); write {hint}"{instance}"'
-        )
-    return type_problem(instance, ["integer", "string"])[1]
+        found = [
+            Finding("error", *problem) for error in self._validator.iter_errors(obj) for problem in describe(error)
+        ]
+        return sorted(found, key=lambda f: (f.path, f.message))

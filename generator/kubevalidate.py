@@ -9,13 +9,13 @@ twenty releases costs about as much as checking it against the few that differ.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 
 import jsonschema_rs
 
 from . import kube
-from .findings import Finding, child, dotted, joined, version_span
+from .findings import Finding, joined, version_span
+from .schemaerrors import describe
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -46,7 +46,7 @@ class KubeValidator:
         validator = self._validator(minor, definition)
         out = []
         for error in validator.iter_errors(value):
-            for path, rule, message in _describe(error):
+            for path, rule, message in describe(error):
                 out.append(Finding("error", joined(prefix, path), rule, message))
         return out
 
@@ -62,7 +62,7 @@ class KubeValidator:
                 continue
             validator = self._validator(minor, definition)
             if validator not in verdicts:
-                verdicts[validator] = [found for error in validator.iter_errors(obj) for found in _describe(error)]
+                verdicts[validator] = [found for error in validator.iter_errors(obj) for found in describe(error)]
             for problem in verdicts[validator]:
                 problems[problem].append(minor)
         findings = []
@@ -70,52 +70,3 @@ class KubeValidator:
             scope = "" if len(minors) == 1 else f" (on {version_span(where)})"
             findings.append(Finding("error", path, rule, message + scope))
         return sorted(findings, key=lambda f: (f.path, f.message))
-
-
-def _describe(error) -> list[tuple[str, str, str]]:
-    path = dotted(error.instance_path)
-    kind = error.kind
-    if isinstance(kind, jsonschema_rs.ValidationErrorKind.AdditionalProperties):
-        return [
-            (
-                child(path, name),
-                "unknown-field",
-                f"unknown field {name!r}: not in the schema, the apiserver rejects or drops it",
-            )
-            for name in kind.unexpected
-        ]
-    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Required):
-        return [(path, "required", error.message)]
-    if isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
-        return [(path, *type_problem(error.instance, kind.types))]
-    return [(path, "schema", error.message)]
-
-
-def type_problem(instance, expected) -> tuple[str, str]:
-    """(rule, message) for a value of the wrong type; "type-string" when a string was wanted,
-    so the report can explain YAML 1.1 surprises (`yes`, `0777`) once it sees the source."""
-    wanted = sorted(
-        {str(t).lower().rsplit(".", 1)[-1] for t in (expected if isinstance(expected, list) else [expected])} - {"null"}
-    )
-    found = {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        dict: "an object",
-        list: "a list",
-        type(None): "null",
-    }.get(type(instance), type(instance).__name__)
-    rule = "type-string" if wanted == ["string"] else "type"
-    if instance is None:
-        return rule, f"null is not allowed here: give {' or '.join(wanted)} or remove the field"
-    return rule, f"{_shown(instance)} is {found}, but {' or '.join(wanted)} is required here"
-
-
-def _shown(value) -> str:
-    """A value as the user wrote it in YAML/JSON terms (null, true), cut short."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, RecursionError):
-        text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

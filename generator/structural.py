@@ -27,7 +27,7 @@ APPLY_ANNOTATION_LIMIT = 262_144
 
 _JUNCTORS = ("allOf", "anyOf", "oneOf", "not")
 _FORBIDDEN_IN_JUNCTORS = ("type", "default", "description", "nullable", "additionalProperties")
-_SCALARS = {"string", "integer", "number", "boolean"}
+_SCALARS = ("string", "integer", "number", "boolean")  # a tuple: `type` may be any value here
 
 
 def compact_size(obj: dict) -> int:

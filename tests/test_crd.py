@@ -272,7 +272,7 @@ def test_strict_mode_catches_the_seeds_misspelt_clean_policy(api_schema):
         ({"intranet": "HostNetwork"}, "spec.intranet", "enum"),
         ({"withGloo": 3}, "spec.withGloo", "enum"),
         ({"worker": {"replicas": 0}}, "spec.worker.replicas", "schema"),
-        ({"worker": {"template": {}}}, "spec.worker", "schema"),
+        ({"worker": {"template": {}}}, "spec.worker", "required"),
         ({"schedulingPolicy": {"minResources": {"cpu": "lots"}}}, "spec.schedulingPolicy.minResources.cpu", "quantity"),
     ],
 )

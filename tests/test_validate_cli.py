@@ -308,3 +308,45 @@ def test_list_rules_prints_the_rulebook():
     assert run(["--list-rules", "--output", "sarif"])[0] == 2
     code, _, err = run([])
     assert code == 2 and "give a PATH" in err
+
+
+ODD_VALUES = [None, True, 0, -1, 1.5, "", "x", [], {}, [1, "a", None], {"a": [1]}, {"name": ["x"]}, [{"name": {}}]]
+
+
+def _nodes(data, path=()):
+    yield path
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _nodes(value, (*path, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _nodes(value, (*path, index))
+
+
+def test_every_node_of_every_fixture_replaced_by_each_odd_value_never_crashes():
+    """A sweep, not a sample: each field of each fixture and corpus object in turn becomes a
+    list, a mapping, null, a bool, a number... and every rule must cope (about 100,000 objects).
+    It found three crashes the random mutations above had not (unhashable names and types)."""
+    docs = []
+    for path in sorted(FIXTURES.rglob("*.yaml")):
+        try:
+            loaded = list(yaml.safe_load_all(path.read_text(errors="replace")))
+        except yaml.YAMLError:
+            continue
+        for doc in loaded:
+            try:  # keys as kubectl makes them: strings (PyYAML would give `true:` a bool key)
+                docs.append(json.loads(json.dumps(doc, default=str)))
+            except (ValueError, RecursionError):  # the alias-cycle fixture
+                continue
+    checked = 0
+    for doc in (d for d in docs if isinstance(d, dict)):
+        for where in list(_nodes(doc))[1:]:
+            for value in ODD_VALUES:
+                mutated = json.loads(json.dumps(doc))
+                parent = mutated
+                for key in where[:-1]:
+                    parent = parent[key]
+                parent[where[-1]] = json.loads(json.dumps(value))
+                CHECKER.check(mutated)
+                checked += 1
+    assert checked > 50_000

@@ -32,13 +32,13 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
     if elastic not in (None, 0) and "worker" not in roles:
         out.append(error("spec.elastic", "paddlejob-elastic", "elastic training needs worker"))
     if elastic not in (None, 0):
-        env = {
+        env = [
             e.get("name")
             for r in roles
             for c in _containers_of(spec, r)
             for e in as_list(c.get("env"))
             if isinstance(e, dict)
-        }
+        ]
         if "PADDLE_ELASTIC_SERVER" not in env:
             out.append(
                 warning(

@@ -34,10 +34,11 @@ def _policy_findings(policies, path: str) -> list[Finding]:
     for i, policy in enumerate(as_list(policies)):
         policy = as_dict(policy)
         here = f"{path}[{i}]"
-        events = [e for e in [policy.get("event"), *as_list(policy.get("events"))] if e]
-        if events and policy.get("exitCode") is not None:
+        given = [e for e in [policy.get("event"), *as_list(policy.get("events"))] if e]
+        events = [e for e in given if isinstance(e, str)]  # another type is the schema's finding
+        if given and policy.get("exitCode") is not None:
             out.append(error(here, "volcano-policy", "set either event(s) or exitCode in a policy, not both"))
-        if not events and policy.get("exitCode") is None:
+        if not given and policy.get("exitCode") is None:
             out.append(error(here, "volcano-policy", "a policy needs an event, events or an exitCode"))
         if policy.get("exitCode") == 0:
             out.append(
@@ -139,7 +140,7 @@ def _plugin_findings(plugins: dict, tasks: list, release: tuple[int, int]) -> li
         for argument in as_list(mpi):
             if isinstance(argument, str) and argument.startswith("--master="):
                 master = argument.partition("=")[2]
-        if master not in {as_dict(t).get("name") for t in tasks}:
+        if master not in [as_dict(t).get("name") for t in tasks]:
             message = f"the mpi plugin's master task {master!r} is not a task of the job (--master=NAME names it)"
             out.append(error("spec.plugins.mpi", "volcano-plugin", message))
     return out
@@ -154,9 +155,10 @@ def _volume_findings(volumes: list) -> list[Finding]:
         mount_path = volume.get("mountPath")
         if not mount_path:
             out.append(error(f"{here}.mountPath", "volcano-volume", "a job volume needs a mountPath"))
-        elif mount_path in seen:
-            out.append(error(f"{here}.mountPath", "volcano-volume", f"mountPath {mount_path!r} is used twice"))
-        seen.add(mount_path)
+        elif isinstance(mount_path, str):  # another type is the schema's finding
+            if mount_path in seen:
+                out.append(error(f"{here}.mountPath", "volcano-volume", f"mountPath {mount_path!r} is used twice"))
+            seen.add(mount_path)
         claim, claim_name = volume.get("volumeClaim"), volume.get("volumeClaimName")
         if claim is None and not claim_name:
             message = "give volumeClaimName (an existing PVC) or volumeClaim (a new one)"
