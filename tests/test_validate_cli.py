@@ -350,3 +350,15 @@ def test_every_node_of_every_fixture_replaced_by_each_odd_value_never_crashes():
                 CHECKER.check(mutated)
                 checked += 1
     assert checked > 50_000
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 10**6), st.text(max_size=12)), max_size=8))
+def test_a_finding_path_reads_back_as_the_same_keys(parts):
+    """dotted() quotes a key that is not a plain name, so split_path() (which finds the line)
+    gets back exactly the keys: app.kubernetes.io/name is one key, not three."""
+    from generator.findings import dotted, split_path
+
+    if parts and isinstance(parts[0], int):
+        parts = ["items", *parts]  # a path starts with a field name
+    assert split_path(dotted(parts)) == parts
