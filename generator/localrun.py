@@ -57,8 +57,6 @@ class Process:
 
 def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
     """(pod name -> loopback IP, DNS name -> IP) for every name the pods can reach each other by."""
-    if len(pods) > 250:
-        raise LocalError(f"{len(pods)} pods: local mode runs at most 250")
     ips = {pod.name: f"127.0.0.{i + 2}" for i, pod in enumerate(pods)}
     names: dict[str, str] = {}
     for pod in pods:
@@ -115,6 +113,8 @@ def resolve_env(pod: Pod, ip: str, localise=lambda text: text) -> dict[str, str]
     env: dict[str, str] = {}
     container = pod.container
     for source in container.get("envFrom") or []:
+        if not isinstance(source, dict):
+            continue
         ref = (source.get("configMapRef") or {}).get("name")
         if ref is None:
             raise LocalError(f"{pod.name}: envFrom other than a ConfigMap is not supported locally")
@@ -123,6 +123,8 @@ def resolve_env(pod: Pod, ip: str, localise=lambda text: text) -> dict[str, str]
         prefix = source.get("prefix", "")
         env.update({prefix + k: localise(str(v)) for k, v in pod.config_maps[ref].items()})
     for entry in container.get("env") or []:
+        if not isinstance(entry, dict):  # a null item: Go's zero value, an env without a name
+            continue
         name = entry.get("name")
         if "value" in entry:
             env[name] = localise(_expand(str(entry["value"]), env))
@@ -163,7 +165,7 @@ def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> l
         ip = ips[pod.name]
         env = resolve_env(pod, ip, lambda text: _localise(text, names, pattern))
         argv = [*(pod.container.get("command") or []), *(pod.container.get("args") or [])]
-        argv = [_localise(_expand(a, env), names, pattern) for a in argv]
+        argv = [_localise(_expand("" if a is None else str(a), env), names, pattern) for a in argv]  # null: ""
         notes = list(pod.notes)
         if argv and (argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0])):
             argv[0] = python

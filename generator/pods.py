@@ -37,6 +37,20 @@ class ExpandError(ValueError):
     pass
 
 
+# Loopback addresses 127.0.0.2-251, one per pod; also what keeps a huge `replicas` from
+# building millions of pods in memory before anything runs.
+MAX_PODS = 250
+
+
+def _count(value, what: str) -> int:
+    """A replicas or completions count, checked before any pod is built."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ExpandError(f"{what}: {value!r} is not a count of pods")
+    if value > MAX_PODS:
+        raise ExpandError(f"{what}: {value} pods; local mode runs at most {MAX_PODS}")
+    return value
+
+
 @dataclass
 class Pod:
     name: str
@@ -65,7 +79,7 @@ def _pod(name, namespace, role, index, finishes, template, hostname, subdomain, 
     meta = template.get("metadata") or {}
     spec = template.get("spec") or {}
     containers = spec.get("containers") or []
-    if not containers:
+    if not containers or not isinstance(containers[0], dict):
         raise ExpandError(f"{name}: the pod template has no container")
     notes = []
     if len(containers) > 1:
@@ -112,7 +126,7 @@ def _paddle_operator(job: dict) -> list[Pod]:
     intranet = spec.get("intranet", "PodIP")
     elastic = spec.get("elastic") is not None
     roles = [r for r in ("ps", "worker", "heter") if isinstance(spec.get(r), dict)]
-    replicas = {r: int(spec[r].get("replicas", 0)) for r in roles}
+    replicas = {r: _count(spec[r].get("replicas", 0), f"{name} {r} replicas") for r in roles}
     names = {r: [f"{name}-{r}-{i}" for i in range(replicas[r])] for r in roles}
     port = OPERATOR_PORT + LOCAL_PORT_OFFSET
     config = {"TRAINER_PORTS_NUM": str(OPERATOR_PORTS_NUM), "PADDLE_PORT": str(port)}
@@ -180,7 +194,7 @@ def _volcano(job: dict, volcano_version: tuple[int, int]) -> list[Pod]:
     } or {t.get("name") for t in tasks}
     pods = []
     for task in tasks:
-        for i in range(int(task.get("replicas", 0))):
+        for i in range(_count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")):
             pod_name = f"{name}-{task['name']}-{i}"
             svc = "svc" in plugins
             pod = _pod(pod_name, namespace, task["name"], i, task["name"] in completing, task.get("template"),
@@ -210,7 +224,7 @@ def _kubeflow_port(spec: dict, rtype: str) -> int:
 def _kubeflow(job: dict) -> list[Pod]:
     name, namespace = _meta(job)
     specs = (job.get("spec") or {}).get("paddleReplicaSpecs") or {}
-    total = sum(int((s or {}).get("replicas", 1)) for s in specs.values())
+    total = sum(_count((s or {}).get("replicas", 1), f"{name} {t} replicas") for t, s in specs.items())
     ps_mode = "Master" in specs
     rendezvous = "Master" if ps_mode else "Worker"
     master = f"{name}-{rendezvous.lower()}-0:{_kubeflow_port(specs, rendezvous)}"
@@ -218,7 +232,7 @@ def _kubeflow(job: dict) -> list[Pod]:
     for rtype in ("Master", "Worker"):
         if rtype not in specs:
             continue
-        for i in range(int(specs[rtype].get("replicas", 1))):
+        for i in range(_count(specs[rtype].get("replicas", 1), f"{name} {rtype} replicas")):
             pod_name = f"{name}-{rtype.lower()}-{i}"
             pod = _pod(pod_name, namespace, rtype.lower(), i, rtype == "Worker", specs[rtype].get("template"),
                        pod_name, name)  # fmt: skip
@@ -245,7 +259,7 @@ def _statefulset(obj: dict) -> list[Pod]:
     name, namespace = _meta(obj)
     spec = obj.get("spec") or {}
     pods = []
-    for i in range(int(spec.get("replicas", 1))):
+    for i in range(_count(spec.get("replicas", 1), f"StatefulSet {name} replicas")):
         pod = _pod(
             f"{name}-{i}", namespace, name, i, False, spec.get("template"), f"{name}-{i}", spec.get("serviceName")
         )
@@ -262,7 +276,7 @@ def _indexed_job(obj: dict) -> list[Pod]:
     template = spec.get("template") or {}
     subdomain = (template.get("spec") or {}).get("subdomain")
     pods = []
-    for i in range(int(spec.get("completions", 1))):
+    for i in range(_count(spec.get("completions", 1), f"Job {name} completions")):
         pod = _pod(f"{name}-{i}", namespace, name, i, True, template, f"{name}-{i}", subdomain)
         pod.hostname = f"{name}-{i}"  # Indexed Job pods: <job>-<index> (1.22+)
         pod.annotations["batch.kubernetes.io/job-completion-index"] = str(i)
@@ -303,6 +317,8 @@ def expand(manifests: list[dict], volcano_version: tuple[int, int] = (1, 15)) ->
             config_maps[_meta(obj)[0]] = dict(obj.get("data") or {})
         elif obj.get("kind") not in NOT_PODS:
             raise ExpandError(f"{key[0]} {key[1]}: not a kind `local` knows how to run")
+    if len(pods) > MAX_PODS:
+        raise ExpandError(f"{len(pods)} pods: local mode runs at most {MAX_PODS}")
     for pod in pods:
         for name, data in config_maps.items():
             pod.config_maps.setdefault(name, data)
