@@ -186,7 +186,14 @@ class ObjectChecker:
                 obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
         if (api_version, kind) in kube.kinds(self.minor):
-            return self._builtin(without_nulls(obj) if nulls else obj)  # Go's JSON decoding: null is the zero value
+            if not nulls:
+                return self._builtin(obj)
+            # Go's JSON decoding: a null is the zero value. A null field is absent; a null list
+            # item is a zero struct ({}: `containers: [~]` lacks a name, as the apiserver says) or
+            # a zero scalar ("" or 0: fine), so a type finding on such an item is dropped.
+            zeroed: set[str] = set()
+            found = self._builtin(_go_zero_values(obj, [], zeroed))
+            return [f for f in found if not (f.rule in ("type", "type-string") and f.path in zeroed)]
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
             return [error("apiVersion", "api-not-served", served)]
@@ -222,6 +229,23 @@ class ObjectChecker:
 
 
 NULLS_PRUNED_SINCE = 20
+
+
+def _go_zero_values(data, path: list, zeroed: set[str]):
+    """``data`` as Go decodes it into built-in types: null fields absent, null list items {}
+    (their paths added to ``zeroed``)."""
+    if isinstance(data, dict):
+        return {k: _go_zero_values(v, [*path, k], zeroed) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        out = []
+        for i, item in enumerate(data):
+            if item is None:
+                zeroed.add(dotted([*path, i]))
+                out.append({})
+            else:
+                out.append(_go_zero_values(item, [*path, i], zeroed))
+        return out
+    return data
 
 
 def without_nulls(data):
