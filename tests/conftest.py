@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,19 @@ from generator import bundles, render
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+KUBECTL = shutil.which("kubectl")
+needs_kubectl = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+
+
+def kubectl_decode_error(path: Path) -> str | None:
+    """kubectl's complaint about reading ``path`` (offline, no cluster), or None if it reads it."""
+    done = subprocess.run(
+        [KUBECTL, "label", "--local", "-f", str(path), "probe=yes", "-o", "json"],
+        capture_output=True, text=True, timeout=60, env={"KUBECONFIG": os.devnull, "PATH": os.defpath},
+    )  # fmt: skip
+    return None if done.returncode == 0 else done.stderr
 
 
 def load_all(text: str) -> list[dict]:

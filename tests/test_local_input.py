@@ -4,7 +4,6 @@ the expansion into pods. (No Paddle needed: nothing here runs a pod.)"""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from generator import localrun, pods, validate
 from generator.yamlload import read_documents
 
 from .conftest import FIXTURES, REPO
+from .sweep import mutations
 
 RUNTIME_JOBS = [
     ("paddle-operator", "--ps", "1", "--workers", "2"),
@@ -60,19 +60,6 @@ def test_a_file_larger_than_any_job_is_refused(tmp_path):
     assert done.returncode == 1 and "more than 16 MiB" in done.stderr
 
 
-ODD_VALUES = [None, True, 0, -1, 1.5, "", "x", [], {}, [1, "a", None], {"a": [1]}, {"name": ["x"]}, [{"name": {}}]]
-
-
-def _nodes(data, path=()):
-    yield path
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from _nodes(value, (*path, key))
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from _nodes(value, (*path, index))
-
-
 @pytest.mark.parametrize("case", RUNTIME_JOBS + [("examples",)], ids=lambda c: "-".join(c))
 def test_every_field_of_a_job_replaced_by_each_odd_value_expands_or_says_why(case):
     """A sweep: each field of a rendered job (and of every example) in turn becomes null, a
@@ -84,20 +71,13 @@ def test_every_field_of_a_job_replaced_by_each_odd_value_expands_or_says_why(cas
     checker = validate.ObjectChecker(37)
     expanded = 0
     for docs in sources:
-        for index, doc in enumerate(docs):
-            for where in list(_nodes(doc))[1:]:
-                for value in ODD_VALUES:
-                    mutated = json.loads(json.dumps(docs))
-                    parent = mutated[index]
-                    for key in where[:-1]:
-                        parent = parent[key]
-                    parent[where[-1]] = json.loads(json.dumps(value))
-                    if any(f.is_error for d in mutated for f in checker.check(d)):
-                        continue  # `local` stops at the checker
-                    try:
-                        found, services = pods.expand([validate.without_nulls(d) for d in mutated])
-                        localrun.plan(found, services, sys.executable, Path("/nonexistent"))
-                        expanded += 1
-                    except (pods.ExpandError, localrun.LocalError):
-                        pass
+        for mutated in mutations(docs):
+            if any(f.is_error for d in mutated for f in checker.check(d)):
+                continue  # `local` stops at the checker
+            try:
+                found, services = pods.expand([validate.without_nulls(d) for d in mutated])
+                localrun.plan(found, services, sys.executable, Path("/nonexistent"))
+                expanded += 1
+            except (pods.ExpandError, localrun.LocalError):
+                pass
     assert expanded >= 10  # the sweep reached the expansion, not only the checker
