@@ -23,9 +23,10 @@ def pairs(option: str, values: list[str] | None) -> dict[str, str]:
 
 
 def labels(option: str, values: list[str] | None) -> dict[str, str]:
+    """KEY=VALUE pairs that are labels (also node selectors): both spelt as the apiserver wants."""
     out = pairs(option, values)
     for key, value in out.items():
-        problem = grammar.label_value_problem(value, key)
+        problem = grammar.label_key_problem(key) or grammar.label_value_problem(value, key)
         if problem:
             raise UsageError(f"{option}: {problem}")
     return out

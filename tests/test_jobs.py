@@ -206,6 +206,8 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
         (["--cpu", "lots"], "--cpu: 'lots' is not a Kubernetes quantity"),
         (["--pvc", "data"], "--pvc: expected SOURCE:/MOUNT/PATH"),
         (["--elastic"], "--elastic: give the etcd endpoint"),
+        (["--label", "tier=a b"], "--label: label value 'a b' of 'tier' must be"),
+        (["--node-selector", "bad key!=v"], "--node-selector: label key name 'bad key!' must be"),
         (
             ["--ps", "1", "--runtime", "kubeflow"],
             "--ps: parameter-server mode (ps) cannot be expressed on the kubeflow runtime",

@@ -92,7 +92,7 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         args=shlex.split(args.args) if args.args else None,
         working_dir=args.working_dir,
         env=cliargs.pairs("--env", args.env),
-        labels=cliargs.pairs("--label", args.label),
+        labels=cliargs.labels("--label", args.label),
         clean_pod_policy=args.clean_pod_policy,
         intranet=args.intranet,
         with_gloo=args.with_gloo,
@@ -100,7 +100,7 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         volcano=Volcano(args.queue, args.priority_class, args.min_available, None, args.podgroup)
         if args.volcano
         else None,
-        node_selector=cliargs.pairs("--node-selector", args.node_selector),
+        node_selector=cliargs.labels("--node-selector", args.node_selector),
         tolerations=[cliargs.toleration(t) for t in args.toleration or []],
         shm=args.shm if args.shm is not None else False,
         volumes=volumes,

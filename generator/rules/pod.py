@@ -62,6 +62,7 @@ def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset 
     dns = spec.get("dnsPolicy")
     if isinstance(dns, str) and dns not in DNS_POLICIES:
         out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
+    out += label_findings(spec.get("nodeSelector"), f"{path}.nodeSelector")  # ValidateLabels, as pod labels
     volumes = as_list(spec.get("volumes"))
     out += unique_names(volumes, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
     return out
