@@ -41,7 +41,10 @@ def describe(error) -> list[tuple[str, str, str]]:
     if isinstance(kind, _KIND.AnyOf | _KIND.OneOfNotValid) and _neither_int_nor_string(error.instance):
         return [(path, "type", int_or_string_message(error.instance))]
     if isinstance(kind, _KIND.Type):
-        return [(path, *type_problem(error.instance, kind.types))]
+        rule, message = type_problem(error.instance, kind.types)
+        if error.instance is None and path.endswith("]"):  # a null list item (a stray `-`)
+            message = message.replace("remove the field", "remove the item")
+        return [(path, rule, message)]
     return [(path, "schema", error.message)]
 
 
