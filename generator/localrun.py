@@ -29,7 +29,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import kube, outputs, pods, validate
 from .pods import Pod
+from .yamlload import read_documents
 
 # What local mode adds, only where the pod's spec does not set it: each pod logs into a folder of
 # its own (the pods share one working directory here), and POD_IP stands in for the pod's host
@@ -42,6 +44,37 @@ _FIELD = re.compile(r"^metadata\.(labels|annotations)\['([^']+)'\]$")
 
 class LocalError(Exception):
     """The job cannot run locally; the message says why."""
+
+
+class InvalidManifests(LocalError):
+    """The manifests do not validate; ``report`` is validate's text report of why."""
+
+    def __init__(self, report: str):
+        super().__init__("the manifests do not validate; nothing was run")
+        self.report = report
+
+
+MAX_INPUT = 16 << 20  # a job's manifests, read whole: they are checked before anything runs
+
+
+def prepare(
+    data: bytes, name: str, python: str, workdir: Path, volcano_version: tuple[int, int] = (1, 15)
+) -> list[Process]:
+    """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First
+    the one checker: what the apiserver or a webhook would refuse never starts here either."""
+    if len(data) > MAX_INPUT:
+        raise LocalError(f"{name}: more than {MAX_INPUT >> 20} MiB: no job is that large")
+    report = validate.Report()
+    validate.validate_stream(name, data, validate.ObjectChecker(kube.known_versions()[-1]), report)
+    if not report.valid:
+        raise InvalidManifests(outputs.text(report))
+    docs, _ = read_documents(data)
+    docs = [validate.without_nulls(doc) for doc in docs]  # null is absent, as the apiserver reads it
+    try:
+        found, services = pods.expand(docs, volcano_version)
+    except pods.ExpandError as err:
+        raise LocalError(str(err)) from None
+    return plan(found, services, python, workdir)
 
 
 @dataclass

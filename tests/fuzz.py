@@ -1,5 +1,5 @@
-"""A seeded mutation fuzzer over the inputs users hand us: `validate`, `convert`, `render --params`
-and `render FILE.jsonnet`.
+"""A seeded mutation fuzzer over the inputs users hand us: `validate`, `convert`, `local --explain`,
+`render --params` and `render FILE.jsonnet`.
 
     python -m tests.fuzz --seconds 60 --seed 1     # what CI runs (tests/test_fuzz.py)
     python -m tests.fuzz --seconds 3600            # longer, by hand
@@ -23,7 +23,7 @@ import time
 import traceback
 from pathlib import Path
 
-from generator import cliargs, convert, jobs, kube, outputs, params, sandbox, validate
+from generator import cliargs, convert, jobs, kube, localrun, outputs, params, sandbox, validate
 from generator.yamlload import read_documents
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,6 +31,7 @@ CORPUS = sorted(
     p for folder in ("tests/fixtures/validate", "tests/fixtures/seeds") for p in (ROOT / folder).rglob("*.y*ml")
 )
 JSONNET = sorted((ROOT / "examples").glob("*.jsonnet"))
+JOBS = sorted((ROOT / "deploy" / "examples").glob("*.yaml"))  # rendered jobs of every runtime, for `local`
 TIME_LIMIT = 2.0
 MEMORY_LIMIT_MB = 300
 
@@ -107,6 +108,9 @@ def run_one(target: str, data: bytes, checker, workdir: Path) -> None:
                 job.render("paddle-operator")
             except (convert.ConvertError, jobs.JobError):
                 pass
+    elif target == "local":
+        with contextlib.suppress(localrun.LocalError):
+            localrun.explain(localrun.prepare(data, "fuzz.yaml", sys.executable, workdir))
     elif target == "params":
         path = workdir / "params.yaml"
         path.write_bytes(data)
@@ -127,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     checker = validate.ObjectChecker(kube.known_versions()[-1])
     corpus = [p.read_bytes() for p in CORPUS]
+    jobs_corpus = [p.read_bytes() for p in JOBS]
     sources = [p.read_text() for p in JSONNET]
     deadline = time.monotonic() + args.seconds
     counts: dict[str, int] = {}
@@ -137,9 +142,11 @@ def main(argv: list[str] | None = None) -> int:
         while time.monotonic() < deadline:
             case_seed = rng.randrange(1 << 30)
             case = random.Random(case_seed)
-            target = case.choices(["validate", "convert", "params", "jsonnet"], weights=[60, 20, 15, 5])[0]
+            target = case.choices(["validate", "convert", "local", "params", "jsonnet"], weights=[50, 15, 15, 15, 5])[0]
             if target == "jsonnet":
                 data = mutate_jsonnet(case.choice(sources), case).encode()
+            elif target == "local":
+                data = mutate(case.choice(jobs_corpus), case)
             else:
                 data = mutate(case.choice(corpus), case)
             started = time.perf_counter()

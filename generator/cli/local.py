@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import cliargs, kube, localrun, outputs, pods, validate
-from ..yamlload import read_documents
+from .. import cliargs, localrun
 
 EXAMPLE = """\
 examples:
@@ -18,9 +17,6 @@ examples:
 
 exit: 0 the job completed, 1 it failed (or cannot run locally), 2 usage error
 """
-
-
-MAX_INPUT = 16 << 20  # a job's manifests; read whole, as they are checked before anything runs
 
 
 def add_parser(sub) -> None:
@@ -60,27 +56,13 @@ def cmd_local(args: argparse.Namespace) -> int:
     if not args.workdir.is_dir():
         raise cliargs.UsageError(f"--workdir: {args.workdir} is not a folder")
     with open(sys.stdin.fileno(), "rb", closefd=False) if args.file == "-" else open(args.file, "rb") as stream:
-        data = stream.read(MAX_INPUT + 1)
-    if len(data) > MAX_INPUT:
-        print(
-            f"paddlejob-manifests local: error: {args.file}: more than {MAX_INPUT >> 20} MiB: no job is that large",
-            file=sys.stderr,
-        )
-        return 1
-    # the one checker first: what the apiserver or a webhook would refuse never starts here either
-    report = validate.Report()
+        data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file
-    validate.validate_stream(name, data, validate.ObjectChecker(kube.known_versions()[-1]), report)
-    if not report.valid:
-        sys.stderr.write(outputs.text(report))
-        print("paddlejob-manifests local: error: the manifests do not validate; nothing was run", file=sys.stderr)
-        return 1
-    docs, _ = read_documents(data)
-    docs = [validate.without_nulls(doc) for doc in docs]  # null is absent, as the apiserver reads it
     try:
-        found, services = pods.expand(docs, _version(args.volcano_version))
-        processes = localrun.plan(found, services, args.python, args.workdir.resolve())
-    except (pods.ExpandError, localrun.LocalError) as err:
+        processes = localrun.prepare(data, name, args.python, args.workdir.resolve(), _version(args.volcano_version))
+    except localrun.LocalError as err:
+        if isinstance(err, localrun.InvalidManifests):
+            sys.stderr.write(err.report)
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 1
     if args.explain:
