@@ -266,12 +266,25 @@ def test_api_reference_is_generated_and_complete():
     assert "kubectl apply --server-side" in text
 
 
-@pytest.mark.parametrize("command", ["render", "validate", "job", "convert"])
+@pytest.mark.parametrize("command", ["render", "validate", "job", "convert", "local"])
 def test_every_subcommand_has_help_with_an_example(command, capsys):
     with pytest.raises(SystemExit) as done:
         cli.main([command, "--help"])
     assert done.value.code == 0
     assert "example" in capsys.readouterr().out
+
+
+def test_every_option_of_every_subcommand_says_what_it_does():
+    import argparse
+
+    (subcommands,) = [a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    undocumented = [
+        f"{name} {'/'.join(action.option_strings) or action.dest}"
+        for name, parser in subcommands.choices.items()
+        for action in parser._actions
+        if not action.help
+    ]
+    assert undocumented == []
 
 
 def test_colour_only_on_a_terminal_and_never_with_no_color(monkeypatch):

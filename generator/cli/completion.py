@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("shell", choices=SHELLS)
+    p.add_argument("shell", choices=SHELLS, help="the shell to write the completion code for")
     p.set_defaults(func=cmd_completion)
 
 

@@ -51,6 +51,8 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
-    c.add_argument("--to", choices=jobs.runtimes(), default="paddle-operator")
-    c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
+    c.add_argument(
+        "--to", choices=jobs.runtimes(), default="paddle-operator", help="the runtime to write (default: %(default)s)"
+    )
+    c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="default: %(default)s")
     c.set_defaults(func=cmd_convert)

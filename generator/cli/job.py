@@ -170,7 +170,7 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", metavar="NAME", help="job name: a DNS-1035 label; pods are NAME-ROLE-INDEX")
-    p.add_argument("--image", required=True)
+    p.add_argument("--image", required=True, help="container image of every role (REGISTRY/PATH:TAG)")
     p.add_argument("--workers", type=int, required=True, help="trainers (workers)")
     p.add_argument("--ps", type=int, default=0, help="parameter servers (PS mode)")
     p.add_argument("--heter", type=int, default=0, help="heter workers (heter mode; needs --ps)")
@@ -180,15 +180,25 @@ def add_parser(sub) -> None:
     p.add_argument("--memory", help="memory per pod, requested and limited (e.g. 4Gi)")
     p.add_argument("--command", help='entry point, split like a shell does: "python train.py"')
     p.add_argument("--args", help="arguments after the command, split like a shell does")
-    p.add_argument("--working-dir")
+    p.add_argument("--working-dir", help="working directory of the container (where the code is)")
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="repeatable")
     p.add_argument("--label", action="append", metavar="KEY=VALUE", help="repeatable")
-    p.add_argument("--namespace")
+    p.add_argument("--namespace", help="namespace of every object (default: none, kubectl's current one)")
     p.add_argument("--node-selector", action="append", metavar="KEY=VALUE", help="repeatable")
     p.add_argument("--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="repeatable")
-    p.add_argument("--intranet", choices=["PodIP", "Service", "Host"])
-    p.add_argument("--with-gloo", type=int, choices=[0, 1, 2])
-    p.add_argument("--clean-pod-policy", choices=["Always", "Never", "OnFailure", "OnCompletion"])
+    p.add_argument(
+        "--intranet",
+        choices=["PodIP", "Service", "Host"],
+        help="how pods reach each other (paddle-operator runtime; default PodIP)",
+    )
+    p.add_argument(
+        "--with-gloo", type=int, choices=[0, 1, 2], help="Gloo in PS mode: 1 on the workers, 2 also on the servers"
+    )
+    p.add_argument(
+        "--clean-pod-policy",
+        choices=["Always", "Never", "OnFailure", "OnCompletion"],
+        help="when the operator deletes the pods after the job ends (Never: keep them to debug)",
+    )
     p.add_argument("--volcano", action="store_true", help="gang-schedule with Volcano")
     p.add_argument("--queue", help="Volcano queue (with --volcano)")
     p.add_argument("--priority-class", help="priority class (with --volcano)")
@@ -197,22 +207,29 @@ def add_parser(sub) -> None:
     p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
     p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")
     p.add_argument("--cephfs", metavar="MONITOR[,MONITOR...]", help="mount CephFS")
-    p.add_argument("--cephfs-mount", default="/mnt/cephfs")
-    p.add_argument("--cephfs-path", default="/")
-    p.add_argument("--cephfs-user", default="admin")
-    p.add_argument("--cephfs-secret", default="cephfs-secret")
+    p.add_argument("--cephfs-mount", default="/mnt/cephfs", help="where CephFS is mounted (default: %(default)s)")
+    p.add_argument("--cephfs-path", default="/", help="the CephFS folder to mount (default: %(default)s)")
+    p.add_argument("--cephfs-user", default="admin", help="the CephFS user (default: %(default)s)")
+    p.add_argument(
+        "--cephfs-secret", default="cephfs-secret", help="the Secret with the CephFS key (default: %(default)s)"
+    )
     p.add_argument("--shm", nargs="?", const=True, metavar="SIZE", help="/dev/shm in memory (GPU jobs need it)")
     p.add_argument("--elastic", action="store_true", help="elastic, fault-tolerant training")
     p.add_argument("--etcd", metavar="HOST:PORT", help="etcd endpoint for --elastic")
-    p.add_argument("--min-workers", type=int, help="with --elastic")
-    p.add_argument("--max-workers", type=int, help="with --elastic")
+    p.add_argument("--min-workers", type=int, help="fewest workers the job runs with (with --elastic)")
+    p.add_argument("--max-workers", type=int, help="most workers the job scales to (with --elastic)")
     p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes; default 36543)")
-    p.add_argument("--runtime", choices=jobs.runtimes(), default="paddle-operator")
+    p.add_argument(
+        "--runtime",
+        choices=jobs.runtimes(),
+        default="paddle-operator",
+        help="the controller that runs the job (docs/runtimes.md; default: %(default)s)",
+    )
     p.add_argument(
         "--schema-modeline",
         metavar="SCHEMAS",
         help="start each custom-kind document with a yaml-language-server comment naming its schema "
         "under SCHEMAS (a path or URL of schemas/jsonschema), for editors",
     )
-    p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml")
+    p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="default: %(default)s")
     p.set_defaults(func=cmd_job)

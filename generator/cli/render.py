@@ -138,7 +138,9 @@ def add_parser(sub) -> None:
     g.add_argument("--namespace", help="namespace to install into (default: paddle-system)")
     g.add_argument("--watch-namespace", help="namespace whose jobs the operator runs ('' = all; default: --namespace)")
     g.add_argument("--image", help="controller image")
-    g.add_argument("--image-pull-policy", choices=["Always", "IfNotPresent", "Never"])
+    g.add_argument(
+        "--image-pull-policy", choices=["Always", "IfNotPresent", "Never"], help="of the operator's container"
+    )
     g.add_argument("--init-image", help="init container image the operator adds to job pods")
     g.add_argument("--scheduling", choices=["volcano", "none"], help="gang-schedule jobs with Volcano")
     g.add_argument("--replicas", type=int, help="controller replicas")
