@@ -331,7 +331,10 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
             line = lines + good.count("\n") + 1
             column = len(good) - good.rfind("\n")
             bad = block[err.start] if err.start < len(block) else 0
-            message = f"byte 0x{bad:02x} is not UTF-8; kubectl reads UTF-8 only: save the file as UTF-8"
+            message = (
+                f"byte 0x{bad:02x} is not UTF-8: kubectl would read it as U+FFFD, changing the text; "
+                "save the file as UTF-8"
+            )
             yield good, Problem(line, column, "yaml-encoding", message), True
             return
         lines += text.count("\n")

@@ -3,13 +3,14 @@ every good one must produce none. One file per rule; the seeds' examples are in 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from generator import kube, rulebook, validate
 
-from .conftest import FIXTURES, kubectl_decode_error, needs_kubectl
+from .conftest import FIXTURES, KUBECTL, kubectl_decode_error, needs_kubectl
 
 BAD = sorted(p for p in (FIXTURES / "validate" / "bad").iterdir() if p.suffix in validate.EXTENSIONS)
 GOOD = sorted(p for p in (FIXTURES / "validate" / "good").iterdir() if p.suffix in validate.EXTENSIONS)
@@ -113,3 +114,29 @@ def test_every_rule_id_in_the_code_is_in_the_rulebook():
 def test_kubectl_reads_every_good_fixture(path):
     """A good fixture is good for kubectl too: it decodes every document (offline)."""
     assert kubectl_decode_error(path) is None
+
+
+# Reader rules for which kubectl itself refuses the file (go-yaml v2 and sigs.k8s.io/yaml fail).
+KUBECTL_REFUSES = {"yaml-syntax", "json-syntax", "yaml-json", "yaml-key", "yaml-merge", "yaml-alias", "not-an-object"}
+
+
+@needs_kubectl
+@pytest.mark.parametrize(
+    "path",
+    [p for p in BAD if {rule for _, rule, _ in expectations(p)} & KUBECTL_REFUSES],
+    ids=lambda p: p.name,
+)
+def test_kubectl_refuses_what_the_reader_says_kubectl_refuses(path):
+    assert kubectl_decode_error(path) is not None
+
+
+@needs_kubectl
+def test_kubectl_turns_a_byte_that_is_not_utf8_into_u_fffd(tmp_path):
+    """yaml-encoding's message: kubectl reads the file, but the text is no longer the user's."""
+    import json
+
+    done = subprocess.run(
+        [KUBECTL, "label", "--local", "-f", str(FIXTURES / "validate" / "bad" / "yaml-encoding.yaml"), "probe=yes", "-o", "json"],
+        capture_output=True, text=True, env={"KUBECONFIG": "/dev/null"}, check=True,
+    )  # fmt: skip
+    assert "\ufffd" in json.loads(done.stdout)["data"]["greeting"]
