@@ -51,7 +51,7 @@ _RULES = [
     Rule("yaml-syntax", "yaml", ERROR, "the text does not parse as YAML (or has content after a `---`)"),
     Rule("json-syntax", "yaml", ERROR, "the text does not parse as JSON"),
     Rule("yaml-encoding", "yaml", ERROR, "a byte that is not UTF-8: kubectl reads it as U+FFFD, changing the text"),
-    Rule("duplicate-key", "yaml", ERROR, "a key twice in one mapping: kubectl's strict decoding refuses it"),
+    Rule("duplicate-key", "yaml", ERROR, "a key twice in one mapping: strict field validation refuses it"),
     Rule(
         "yaml-implicit-type",
         "yaml",

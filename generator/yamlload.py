@@ -241,8 +241,8 @@ class _Builder:
                 self.problem(
                     key_node,
                     "duplicate-key",
-                    f"duplicate key {key!r}: kubectl rejects it (strict decoding) and "
-                    "other tools keep only the last one; remove one of them",
+                    f"duplicate key {key!r}: the apiserver's strict field validation (kubectl's default) "
+                    "refuses it, and lenient readers keep only the last one; remove one of them",
                 )
             merged.discard(key)
             out[key] = self.build(value_node)
@@ -453,7 +453,7 @@ def _json_documents(text: str) -> Iterator[Document]:
     """A stream of JSON objects, as kubectl reads input that starts with `{`."""
     duplicates: list[str] = []
 
-    def pairs(items):  # kubectl's strict decoding rejects duplicate keys; json keeps the last
+    def pairs(items):  # strict field validation refuses duplicate keys; json keeps the last
         out = {}
         for key, value in items:
             if key in out:
@@ -482,7 +482,12 @@ def _json_documents(text: str) -> Iterator[Document]:
             yield Document(index, None, [problem])
             return
         problems = [
-            Problem(line + 1, 1, "duplicate-key", f"duplicate key {key!r}: kubectl rejects it (strict decoding)")
+            Problem(
+                line + 1,
+                1,
+                "duplicate-key",
+                f"duplicate key {key!r}: the apiserver's strict field validation refuses it",
+            )
             for key in duplicates
         ]
         duplicates.clear()
