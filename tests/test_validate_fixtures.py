@@ -135,8 +135,9 @@ def test_kubectl_turns_a_byte_that_is_not_utf8_into_u_fffd(tmp_path):
     """yaml-encoding's message: kubectl reads the file, but the text is no longer the user's."""
     import json
 
+    fixture = FIXTURES / "validate" / "bad" / "yaml-encoding.yaml"
     done = subprocess.run(
-        [KUBECTL, "label", "--local", "-f", str(FIXTURES / "validate" / "bad" / "yaml-encoding.yaml"), "probe=yes", "-o", "json"],
+        [KUBECTL, "label", "--local", "-f", str(fixture), "probe=yes", "-o", "json"],
         capture_output=True, text=True, env={"KUBECONFIG": "/dev/null"}, check=True,
     )  # fmt: skip
     assert "\ufffd" in json.loads(done.stdout)["data"]["greeting"]

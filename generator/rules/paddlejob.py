@@ -63,7 +63,7 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
         for role in roles:
             pod = as_dict(as_dict(spec[role].get("template")).get("spec"))
             scheduler = pod.get("schedulerName")
-            if scheduler not in (None, "", "volcano"):
+            if isinstance(scheduler, str) and scheduler not in ("", "volcano"):
                 out.append(
                     error(
                         f"spec.{role}.template.spec.schedulerName",
@@ -134,7 +134,10 @@ def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]
             error(f"spec.{role}", "paddlejob-containers", f"{role} needs template.spec with the containers to run")
         )
     elif (
-        containers and containers[0].get("name") != "paddle" and any(c.get("name") == "paddle" for c in containers[1:])
+        containers
+        and isinstance(containers[0].get("name"), str)
+        and containers[0]["name"] != "paddle"
+        and any(c.get("name") == "paddle" for c in containers[1:])
     ):
         out.append(
             warning(

@@ -137,7 +137,7 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
     for kind in ("requests", "limits"):
         for resource, quantity in as_dict(resources.get(kind)).items():
             value = parse_quantity(quantity)
-            if value is None and quantity is not None:
+            if value is None and isinstance(quantity, str):  # another type: the schema's finding
                 out.append(error(child(f"{here}.resources.{kind}", resource), "quantity", quantity_message(quantity)))
             parsed[(kind, resource)] = value
     out += _extended_resource_findings(resources, parsed, here)
@@ -252,7 +252,7 @@ def _controller_findings(obj: dict) -> list[Finding]:
         else as_dict(spec.get("selector"))
     )
     for key, value in selector.items():
-        if labels.get(key) != value:
+        if isinstance(value, str) and labels.get(key) != value:  # another type: the schema's finding
             message = (
                 f"selector {key}={value} does not match the pod template's labels: the controller would own no pod"
             )
