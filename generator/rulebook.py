@@ -129,6 +129,7 @@ _RULES = [
     Rule("paddlejob-scheduler", "paddlejob", ERROR, "a schedulerName that ignores the schedulingPolicy"),
     Rule("paddlejob-gloo", "paddlejob", WARNING, "withGloo in collective mode, where the operator ignores it"),
     Rule("paddlejob-host-network", "paddlejob", WARNING, "intranet Host without dnsPolicy ClusterFirstWithHostNet"),
+    Rule("paddlejob-sampleset", "paddlejob", WARNING, "sampleSetRef, which the released operator (v0.3.5) ignores"),
     # -- volcano ----------------------------------------------------------------------------
     Rule("volcano-tasks", "volcano", ERROR, "a Volcano Job without tasks"),
     Rule("volcano-task-name", "volcano", ERROR, "a task name that is no DNS-1123 label, or used twice"),

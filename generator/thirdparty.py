@@ -1,4 +1,5 @@
-"""The Volcano and Kubeflow CRD schemas, per release, as the projects publish them.
+"""The Volcano and Kubeflow CRD schemas, per release, as the projects publish them (and the
+released paddle-operator's PaddleJob CRD, for the tests).
 
 Extracted by thirdparty_extract.py into schemas/thirdparty/PROJECT/1.N/ (SOURCES.json records
 each file's tag, commit and SHA-256). `validate --volcano-version 1.N` / `--kubeflow-version 1.N`
@@ -58,7 +59,11 @@ def parse_release(project: str, text: str) -> tuple[int, int]:
 @functools.cache
 def schema(api_version: str, kind: str, release: tuple[int, int]) -> dict:
     """The openAPIV3Schema of (apiVersion, kind) in its project's ``release``."""
-    project = KINDS[(api_version, kind)]
+    return project_schema(KINDS[(api_version, kind)], api_version, kind, release)
+
+
+def project_schema(project: str, api_version: str, kind: str, release: tuple[int, int]) -> dict:
+    """The openAPIV3Schema of (apiVersion, kind) as ``project`` published it in ``release``."""
     name = f"{kind.lower()}_{api_version.rsplit('/', 1)[-1]}.json.gz"
     path = THIRDPARTY / project / f"{release[0]}.{release[1]}" / name
     return orjson.loads(gzip.decompress(path.read_bytes()))

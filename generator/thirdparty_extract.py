@@ -1,9 +1,11 @@
-"""Extract the Volcano and Kubeflow CRD schemas `validate` checks against, per release.
+"""Extract the Volcano and Kubeflow CRD schemas `validate` checks against, per release, and the
+released paddle-operator's own PaddleJob CRD, which the tests hold our API against.
 
-    python -m generator.thirdparty_extract --volcano GIT_DIR --kubeflow GIT_DIR
+    python -m generator.thirdparty_extract --volcano GIT_DIR --kubeflow GIT_DIR --paddle-operator GIT_DIR
 
-GIT_DIR is a clone (bare is fine) of github.com/volcano-sh/volcano or
-github.com/kubeflow/training-operator with its release tags. For the newest patch release of
+GIT_DIR is a clone (bare is fine) of github.com/volcano-sh/volcano,
+github.com/kubeflow/training-operator or github.com/PaddleFlow/paddle-operator with its
+release tags. For the newest patch release of
 each minor version listed below, the CRD files are read at their tag, their openAPIV3Schema
 taken as the projects publish it, and written to schemas/thirdparty/PROJECT/1.N/KIND_VERSION.json.gz;
 SOURCES.json records repository, tag, commit, path and the SHA-256 of each file read. The output
@@ -46,6 +48,13 @@ PROJECTS = {
         "https://github.com/kubeflow/training-operator",
         [(1, m) for m in range(6, 10)],
         {("kubeflow.org/v1", "PaddleJob"): "manifests/base/crds/kubeflow.org_paddlejobs.yaml"},
+    ),
+    # not a validation source (schemas/paddlejob.v1.yaml is ours): tests/test_crd.py checks that
+    # our API serves every field of the released operator's CRD
+    "paddle-operator": (
+        "https://github.com/PaddleFlow/paddle-operator",
+        [(0, 3)],
+        {("batch.paddlepaddle.org/v1", "PaddleJob"): "config/crd/bases/batch.paddlepaddle.org_paddlejobs.yaml"},
     ),
 }
 
@@ -108,8 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--volcano", type=Path, required=True, metavar="GIT_DIR")
     parser.add_argument("--kubeflow", type=Path, required=True, metavar="GIT_DIR")
+    parser.add_argument("--paddle-operator", type=Path, required=True, metavar="GIT_DIR")
     args = parser.parse_args(argv)
-    sources = extract("volcano", args.volcano) + extract("kubeflow", args.kubeflow)
+    sources = [
+        *extract("volcano", args.volcano),
+        *extract("kubeflow", args.kubeflow),
+        *extract("paddle-operator", args.paddle_operator),
+    ]
     (THIRDPARTY / "SOURCES.json").write_text(json.dumps(sources, indent=1) + "\n")
     print(f"wrote {len(sources)} schemas under {THIRDPARTY}", file=sys.stderr)
     return 0

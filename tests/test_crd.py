@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import bundles, crdschema, structural
+from generator import bundles, crdschema, structural, thirdparty
 from generator.crdschema import Target
 from generator.crvalidate import CustomResourceValidator
 from generator.kubevalidate import KubeValidator
@@ -116,6 +116,33 @@ def test_api_validation_beyond_upstream(crd_v1):
     for role in ("ps", "worker", "heter"):
         assert spec[role]["required"] == ["replicas"]
         assert spec[role]["properties"]["replicas"]["minimum"] == 1
+
+
+def _field_paths(schema: dict, prefix: str = "") -> set[str]:
+    """Every field path a schema names: spec.worker.replicas, spec.worker.template.spec...."""
+    found = set()
+    for name, sub in (schema.get("properties") or {}).items():
+        path = f"{prefix}.{name}" if prefix else name
+        found |= {path} | _field_paths(sub, path)
+    for key, mark in (("items", "[]"), ("additionalProperties", ".*")):
+        if isinstance(schema.get(key), dict):
+            found |= _field_paths(schema[key], prefix + mark)
+    return found
+
+
+def test_our_api_serves_every_field_of_the_released_operators_crd(crd_v1):
+    """The paddle-operator's own CRD (v0.3.5, extracted with its SHA-256 into
+    schemas/thirdparty/): a field it has and ours lacked would be a false 'unknown field'. Outside
+    the pod templates (ours follow newer Kubernetes releases) ours adds only sampleSetRef, which
+    the released controller ignores: validate warns about it (paddlejob-sampleset)."""
+    upstream = _field_paths(
+        thirdparty.project_schema("paddle-operator", "batch.paddlepaddle.org/v1", "PaddleJob", (0, 3))
+    )
+    ours = _field_paths(schema_of(crd_v1))
+    assert len(upstream) > 2000
+    assert upstream - ours == set()
+    beyond = {p for p in ours - upstream if ".template." not in p}
+    assert beyond == {f"spec.sampleSetRef{f}" for f in ("", ".name", ".namespace", ".mountPath")}
 
 
 def test_pod_template_is_structural_and_derived(crd_v1):

@@ -71,6 +71,16 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
                         f"schedulerName {scheduler!r} ignores the schedulingPolicy; leave it empty or use volcano",
                     )
                 )
+    if "sampleSetRef" in spec:  # in the API from the sampleset branch, never in a release
+        out.append(
+            warning(
+                "spec.sampleSetRef",
+                "paddlejob-sampleset",
+                "the released paddle-operator (v0.3.5, what this project installs) ignores sampleSetRef: "
+                "SampleSet is only on its unreleased sampleset branch, so no data would be mounted; "
+                "mount the data as a volume (job --pvc CLAIM:PATH)",
+            )
+        )
     gloo = spec.get("withGloo")
     if gloo in (1, 2) and "ps" not in roles:
         out.append(
