@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import orjson
 
-from . import bundles, crdschema, engine, jobs, kube, thirdparty
+from . import bundles, crdschema, engine, jobs, kube, rulebook, thirdparty
 from .crvalidate import to_json_schema
 from .paths import PADDLEJOB_SCHEMA
 
@@ -97,11 +97,40 @@ def runtimes_table() -> str:
 
 
 def with_runtimes_table(text: str) -> str:
-    """``text`` (docs/runtimes.md) with the region between the markers written anew."""
-    start, end = text.find(RUNTIMES_BEGIN), text.find(RUNTIMES_END)
-    if start < 0 or end < start:
-        raise ValueError(f"the runtimes doc has no {RUNTIMES_BEGIN!r} ... {RUNTIMES_END!r} region")
-    return text[: start + len(RUNTIMES_BEGIN)] + "\n\n" + runtimes_table() + "\n" + text[end:]
+    """``text`` (docs/runtimes.md) with its runtime table written anew."""
+    return _with_region(text, RUNTIMES_BEGIN, RUNTIMES_END, runtimes_table() + "\n")
+
+
+# -- docs/validate.md's rule index ---------------------------------------------------------------
+
+INDEX_BEGIN = "<!-- begin: rule index, written by `make manifests` from generator/rulebook.py -->"
+INDEX_END = "<!-- end: rule index -->"
+
+
+def rule_index() -> str:
+    """The rule index: one table row per rule, grouped by owner, each with its anchor."""
+    lines = []
+    for owner, what in rulebook.OWNERS.items():
+        lines += [f"**{owner}**: {what}", "", "| rule | severity | what |", "| --- | --- | --- |"]
+        for rule in rulebook.RULES.values():
+            if rule.owner == owner:
+                severity = " or ".join(rule.severities)
+                lines.append(f'| <a id="{rule.anchor}"></a>`{rule.id}` | {severity} | {rule.summary} |')
+        lines.append("")
+    return "\n".join(lines)
+
+
+def with_rule_index(text: str) -> str:
+    """``text`` (docs/validate.md) with its rule index written anew."""
+    return _with_region(text, INDEX_BEGIN, INDEX_END, rule_index())
+
+
+def _with_region(text: str, begin: str, end: str, body: str) -> str:
+    """Prose around a generated part: ``text`` with what stands between the markers replaced."""
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise ValueError(f"no {begin!r} ... {end!r} region")
+    return text[: start + len(begin)] + "\n\n" + body + text[stop:]
 
 
 def pretty_json(data) -> str:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bundles, crdschema, engine, kube, publish, rulebook, sandbox
+from . import bundles, crdschema, engine, kube, publish, sandbox
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -220,7 +220,7 @@ def outputs(
     if api_doc:
         found.append((api_doc.parent, {api_doc.name: publish.api_markdown()}))
     # prose around a generated table: the file's own text, the table anew
-    for doc, rewrite in ((runtimes_doc, publish.with_runtimes_table), (rules_doc, rulebook.with_index)):
+    for doc, rewrite in ((runtimes_doc, publish.with_runtimes_table), (rules_doc, publish.with_rule_index)):
         if doc:
             try:
                 text = rewrite(doc.read_text(encoding="utf-8"))

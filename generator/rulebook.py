@@ -3,7 +3,7 @@
 One home for these facts. A Finding with an id that is not here is a bug (findings.py refuses
 it); docs/validate.md's rule index is written from this table (`make manifests`), the SARIF
 output describes its rules from it, and the fixture coverage test reads it, so a new rule
-cannot go without a bad and a good fixture.
+cannot go without a bad and a good fixture. (publish.py writes the index.)
 
 Owners follow who enforces the rule: how kubectl reads the file (yaml), the apiserver's
 generic object handling (object) and the kind's schema (schema), its pod validation (pod),
@@ -175,30 +175,3 @@ def is_known(rule_id: str, severity: str) -> bool:
         return True
     rule = RULES.get(rule_id)
     return rule is not None and severity in rule.severities
-
-
-# -- docs/validate.md ----------------------------------------------------------------------------
-
-INDEX_BEGIN = "<!-- begin: rule index, written by `make manifests` from generator/rulebook.py -->"
-INDEX_END = "<!-- end: rule index -->"
-
-
-def index_markdown() -> str:
-    """The rule index: one table row per rule, grouped by owner, each with its anchor."""
-    lines = []
-    for owner, what in OWNERS.items():
-        lines += [f"**{owner}**: {what}", "", "| rule | severity | what |", "| --- | --- | --- |"]
-        for rule in _RULES:
-            if rule.owner == owner:
-                severity = " or ".join(rule.severities)
-                lines.append(f'| <a id="{rule.anchor}"></a>`{rule.id}` | {severity} | {rule.summary} |')
-        lines.append("")
-    return "\n".join(lines)
-
-
-def with_index(text: str) -> str:
-    """``text`` (docs/validate.md) with the rule index region written anew."""
-    start, end = text.find(INDEX_BEGIN), text.find(INDEX_END)
-    if start < 0 or end < start:
-        raise ValueError(f"the validate doc has no {INDEX_BEGIN!r} ... {INDEX_END!r} region")
-    return text[: start + len(INDEX_BEGIN)] + "\n\n" + index_markdown() + text[end:]
