@@ -209,7 +209,7 @@ class ObjectChecker:
 
     def _builtin(self, obj: dict) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
-        out += metadata_findings(obj)
+        out += metadata_findings(obj, releases=self.releases)
         out += workload_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
             out += structural.crd_findings(obj, self.minor)

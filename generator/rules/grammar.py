@@ -126,6 +126,20 @@ _SPELLING = {
 }
 
 
+def path_segment_problem(value, what: str) -> str | None:
+    """Why ``value`` cannot be a name in a URL path segment (apimachinery's
+    path.IsValidPathSegmentName, which the apiserver's storage key functions apply to every
+    object's name): '.', '..', or a name with '/' or '%'."""
+    if not isinstance(value, str) or not value:
+        return f"{what} is required"
+    if value in (".", ".."):
+        return f"{value!r} is not a valid {what}: it may not be '.' or '..'"
+    bad = [c for c in ("/", "%") if c in value]
+    if bad:
+        return f"{value!r} is not a valid {what}: it may not contain " + " or ".join(repr(c) for c in bad)
+    return None
+
+
 def label_value_problem(value, key) -> str | None:
     """Why ``value`` is not a label value (the one spelling of that rule: rules, flags, params)."""
     if isinstance(value, str) and len(value) <= 63 and LABEL_VALUE.match(value):
