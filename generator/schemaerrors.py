@@ -32,7 +32,8 @@ def describe(error) -> list[tuple[str, str, str]]:
             for name in kind.unexpected
         ]
     if isinstance(kind, _KIND.Required):
-        return [(path, "required", f"the required field {kind.property!r} is missing")]
+        # at the missing field itself (its line is its parent's): the apiserver's own path
+        return [(child(path, kind.property), "required", f"the required field {kind.property!r} is missing")]
     if isinstance(kind, _KIND.Enum):
         allowed = ", ".join(option if isinstance(option, str) else _shown(option) for option in kind.options)
         return [(path, "enum", f"{_shown(error.instance)} is not allowed; use one of {allowed}")]

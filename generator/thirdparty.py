@@ -1,8 +1,10 @@
-"""The Volcano and Kubeflow CRD schemas, per release, as the projects publish them (and the
-released paddle-operator's PaddleJob CRD, for the tests).
+"""The CRD schemas of the projects whose custom resources `validate` knows, per release, as the
+projects publish them: Volcano, Kubeflow's training-operator (all its v1 kinds), Kubeflow
+Trainer v2 and JobSet (and the released paddle-operator's PaddleJob CRD, for the tests).
 
-Extracted by thirdparty_extract.py into schemas/thirdparty/PROJECT/1.N/ (SOURCES.json records
-each file's tag, commit and SHA-256). `validate --volcano-version 1.N` / `--kubeflow-version 1.N`
+Extracted by thirdparty_extract.py into schemas/thirdparty/PROJECT/MAJOR.MINOR/ (SOURCES.json
+records each file's tag, commit and SHA-256, and so which kinds each release has).
+`validate --volcano-version 1.N` (--kubeflow-version, --trainer-version, --jobset-version)
 picks a release; the default is the newest.
 """
 
@@ -16,13 +18,43 @@ import orjson
 from .paths import SCHEMA_DIR
 
 THIRDPARTY = SCHEMA_DIR / "thirdparty"
-# (apiVersion, kind) -> the project whose CRD defines it
-KINDS = {
-    ("batch.volcano.sh/v1alpha1", "Job"): "volcano",
-    ("scheduling.volcano.sh/v1beta1", "PodGroup"): "volcano",
-    ("scheduling.volcano.sh/v1beta1", "Queue"): "volcano",
-    ("kubeflow.org/v1", "PaddleJob"): "kubeflow",
+# the projects whose CRDs check custom resources (paddle-operator's is only held against ours)
+VALIDATED = ("volcano", "kubeflow", "trainer", "jobset")
+NAMES = {
+    "volcano": "Volcano",
+    "kubeflow": "Kubeflow training-operator",
+    "trainer": "Kubeflow Trainer",
+    "jobset": "JobSet",
 }
+
+
+@functools.cache
+def _sources() -> tuple[dict, ...]:
+    return tuple(orjson.loads((THIRDPARTY / "SOURCES.json").read_bytes()))
+
+
+@functools.cache
+def kinds(project: str, release: tuple[int, int]) -> frozenset[tuple[str, str]]:
+    """(apiVersion, kind) of every CRD version ``project`` serves in ``release``."""
+    name = f"{release[0]}.{release[1]}"
+    found = [s for s in _sources() if s["project"] == project and s["release"] == name]
+    return frozenset((s["apiVersion"], s["kind"]) for s in found)
+
+
+@functools.cache
+def all_kinds() -> dict[tuple[str, str], str]:
+    """(apiVersion, kind) -> the project whose CRDs define it, in any release we have."""
+    return {(s["apiVersion"], s["kind"]): s["project"] for s in _sources() if s["project"] in VALIDATED}
+
+
+@functools.cache
+def groups() -> frozenset[str]:
+    """The API groups the projects' CRDs define kinds in."""
+    return frozenset(api_version.rpartition("/")[0] for api_version, _ in all_kinds())
+
+
+def release_name(project: str, release: tuple[int, int]) -> str:
+    return f"{NAMES.get(project, project)} {release[0]}.{release[1]}"
 
 
 class UnknownReleaseError(ValueError):
@@ -59,7 +91,7 @@ def parse_release(project: str, text: str) -> tuple[int, int]:
 @functools.cache
 def schema(api_version: str, kind: str, release: tuple[int, int]) -> dict:
     """The openAPIV3Schema of (apiVersion, kind) in its project's ``release``."""
-    return project_schema(KINDS[(api_version, kind)], api_version, kind, release)
+    return project_schema(all_kinds()[(api_version, kind)], api_version, kind, release)
 
 
 def project_schema(project: str, api_version: str, kind: str, release: tuple[int, int]) -> dict:

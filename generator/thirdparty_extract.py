@@ -1,15 +1,18 @@
-"""Extract the Volcano and Kubeflow CRD schemas `validate` checks against, per release, and the
-released paddle-operator's own PaddleJob CRD, which the tests hold our API against.
+"""Extract the CRD schemas `validate` checks custom resources against, per release: every CRD
+of Volcano, of Kubeflow's training-operator (v1: PyTorchJob, TFJob, MPIJob, ... PaddleJob), of
+Kubeflow Trainer v2 and of JobSet, and the released paddle-operator's own PaddleJob CRD, which
+the tests hold our API against.
 
-    python -m generator.thirdparty_extract --volcano GIT_DIR --kubeflow GIT_DIR --paddle-operator GIT_DIR
+    python -m generator.thirdparty_extract --volcano GIT_DIR --kubeflow GIT_DIR --trainer GIT_DIR \
+        --jobset GIT_DIR --paddle-operator GIT_DIR
 
-GIT_DIR is a clone (bare is fine) of github.com/volcano-sh/volcano,
-github.com/kubeflow/training-operator or github.com/PaddleFlow/paddle-operator with its
-release tags. For the newest patch release of
-each minor version listed below, the CRD files are read at their tag, their openAPIV3Schema
-taken as the projects publish it, and written to schemas/thirdparty/PROJECT/1.N/KIND_VERSION.json.gz;
-SOURCES.json records repository, tag, commit, path and the SHA-256 of each file read. The output
-is committed (as schemas/kubernetes/ is), so `validate` needs neither git nor a network.
+GIT_DIR is a clone (bare is fine) of the project's repository (PROJECTS below) with its release
+tags. For the newest patch release of each minor version listed, every CRD file in the
+project's CRD folder is read at its tag, and the openAPIV3Schema of each version it serves is
+written, as the project publishes it, to schemas/thirdparty/PROJECT/MAJOR.MINOR/KIND_VERSION.json.gz;
+SOURCES.json records repository, tag, commit, path and the SHA-256 of each file read, and so
+which kinds each release has (thirdparty.kinds). The output is committed (as schemas/kubernetes/
+is), so `validate` needs neither git nor a network.
 """
 
 from __future__ import annotations
@@ -29,32 +32,34 @@ from .paths import SCHEMA_DIR
 
 THIRDPARTY = SCHEMA_DIR / "thirdparty"
 
-# project -> (repository, minor versions, {(apiVersion, kind): CRD file at the tag})
+# project -> (repository, releases, the folder of its CRD files at each tag)
 PROJECTS = {
     "volcano": (
         "https://github.com/volcano-sh/volcano",
         [(1, m) for m in range(6, 16)],
-        {
-            ("batch.volcano.sh/v1alpha1", "Job"): "installer/helm/chart/volcano/crd/bases/batch.volcano.sh_jobs.yaml",
-            ("scheduling.volcano.sh/v1beta1", "PodGroup"): (
-                "installer/helm/chart/volcano/crd/bases/scheduling.volcano.sh_podgroups.yaml"
-            ),
-            ("scheduling.volcano.sh/v1beta1", "Queue"): (
-                "installer/helm/chart/volcano/crd/bases/scheduling.volcano.sh_queues.yaml"
-            ),
-        },
+        "installer/helm/chart/volcano/crd/bases",
     ),
     "kubeflow": (
         "https://github.com/kubeflow/training-operator",
         [(1, m) for m in range(6, 10)],
-        {("kubeflow.org/v1", "PaddleJob"): "manifests/base/crds/kubeflow.org_paddlejobs.yaml"},
+        "manifests/base/crds",
+    ),
+    "trainer": (
+        "https://github.com/kubeflow/trainer",
+        [(2, m) for m in range(0, 4)],
+        "manifests/base/crds",
+    ),
+    "jobset": (
+        "https://github.com/kubernetes-sigs/jobset",
+        [(0, m) for m in range(8, 13)],
+        "config/components/crd/bases",
     ),
     # not a validation source (schemas/paddlejob.v1.yaml is ours): tests/test_crd.py checks that
     # our API serves every field of the released operator's CRD
     "paddle-operator": (
         "https://github.com/PaddleFlow/paddle-operator",
         [(0, 3)],
-        {("batch.paddlepaddle.org/v1", "PaddleJob"): "config/crd/bases/batch.paddlepaddle.org_paddlejobs.yaml"},
+        "config/crd/bases",
     ),
 }
 
@@ -73,17 +78,26 @@ def newest_patch(repo: Path, major: int, minor: int) -> str | None:
     return max(releases, key=lambda t: int(t.rsplit(".", 1)[1]), default=None)
 
 
-def schema_of(crd_text: bytes, api_version: str) -> dict:
-    crd = yaml.safe_load(crd_text)
-    version = api_version.rsplit("/", 1)[-1]
-    for served in crd["spec"]["versions"]:
-        if served["name"] == version:
-            return served["schema"]["openAPIV3Schema"]
-    raise SystemExit(f"{crd['metadata']['name']}: no version {version}")
+def served_schemas(crd: dict) -> list[tuple[str, str, dict]]:
+    """(apiVersion, kind, openAPIV3Schema) of each version a CRD serves (apiextensions v1, or
+    v1beta1 with one schema for all versions)."""
+    spec = crd["spec"]
+    group, kind = spec["group"], spec["names"]["kind"]
+    shared = (spec.get("validation") or {}).get("openAPIV3Schema")
+    versions = spec.get("versions") or [{"name": spec["version"], "served": True}]
+    out = []
+    for version in versions:
+        if not version.get("served", True):
+            continue
+        schema = (version.get("schema") or {}).get("openAPIV3Schema", shared)
+        if schema is None:
+            raise SystemExit(f"{crd['metadata']['name']} {version['name']}: no openAPIV3Schema")
+        out.append((f"{group}/{version['name']}", kind, schema))
+    return out
 
 
 def extract(project: str, repo: Path) -> list[dict]:
-    url, minors, files = PROJECTS[project]
+    url, minors, folder_at_tag = PROJECTS[project]
     sources = []
     for major, minor in minors:
         tag = newest_patch(repo, major, minor)
@@ -93,23 +107,35 @@ def extract(project: str, repo: Path) -> list[dict]:
         commit = _git(repo, "rev-list", "-n", "1", tag).decode().strip()
         folder = THIRDPARTY / project / f"{major}.{minor}"
         folder.mkdir(parents=True, exist_ok=True)
-        for (api_version, kind), path in files.items():
+        written: set[str] = set()
+        for path in _git(repo, "ls-tree", "-r", "--name-only", tag, folder_at_tag).decode().split():
+            if not path.endswith((".yaml", ".yml")):
+                continue
             raw = _git(repo, "show", f"{tag}:{path}")
-            data = json.dumps(schema_of(raw, api_version), sort_keys=True, separators=(",", ":")).encode()
-            (folder / file_name(api_version, kind)).write_bytes(gzip.compress(data, mtime=0))
-            sources.append(
-                {
-                    "project": project,
-                    "release": f"{major}.{minor}",
-                    "apiVersion": api_version,
-                    "kind": kind,
-                    "repository": url,
-                    "tag": tag,
-                    "commit": commit,
-                    "path": path,
-                    "sha256": hashlib.sha256(raw).hexdigest(),
-                }
-            )
+            crd = yaml.safe_load(raw)
+            if not isinstance(crd, dict) or crd.get("kind") != "CustomResourceDefinition":
+                continue  # kustomization.yaml
+            for api_version, kind, schema in served_schemas(crd):
+                name = file_name(api_version, kind)
+                if name in written:
+                    raise SystemExit(f"{project} {tag}: two CRDs write {name}")
+                written.add(name)
+                data = json.dumps(schema, sort_keys=True, separators=(",", ":")).encode()
+                (folder / name).write_bytes(gzip.compress(data, mtime=0))
+                sources.append(
+                    {
+                        "project": project,
+                        "release": f"{major}.{minor}",
+                        "apiVersion": api_version,
+                        "kind": kind,
+                        "scope": crd["spec"].get("scope", "Namespaced"),
+                        "repository": url,
+                        "tag": tag,
+                        "commit": commit,
+                        "path": path,
+                        "sha256": hashlib.sha256(raw).hexdigest(),
+                    }
+                )
     return sources
 
 
@@ -117,13 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--volcano", type=Path, required=True, metavar="GIT_DIR")
     parser.add_argument("--kubeflow", type=Path, required=True, metavar="GIT_DIR")
+    parser.add_argument("--trainer", type=Path, required=True, metavar="GIT_DIR")
+    parser.add_argument("--jobset", type=Path, required=True, metavar="GIT_DIR")
     parser.add_argument("--paddle-operator", type=Path, required=True, metavar="GIT_DIR")
     args = parser.parse_args(argv)
-    sources = [
-        *extract("volcano", args.volcano),
-        *extract("kubeflow", args.kubeflow),
-        *extract("paddle-operator", args.paddle_operator),
-    ]
+    sources = [source for project in PROJECTS for source in extract(project, getattr(args, project.replace("-", "_")))]
     (THIRDPARTY / "SOURCES.json").write_text(json.dumps(sources, indent=1) + "\n")
     print(f"wrote {len(sources)} schemas under {THIRDPARTY}", file=sys.stderr)
     return 0

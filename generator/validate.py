@@ -20,7 +20,7 @@ from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
 from .rules import kubeflow, paddlejob, volcano
-from .rules.base import error
+from .rules.base import error, warning
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
@@ -118,6 +118,8 @@ class ObjectChecker:
         skip_kinds: frozenset[str] = frozenset(),
         volcano: tuple[int, int] | None = None,
         kubeflow: tuple[int, int] | None = None,
+        trainer: tuple[int, int] | None = None,
+        jobset: tuple[int, int] | None = None,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
         against all it serves); by default ``minor`` alone."""
@@ -125,10 +127,8 @@ class ObjectChecker:
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
         self.skip_kinds = skip_kinds  # Kind, or apiVersion/Kind: not checked (kubeconform's -skip)
-        self.project_releases = {
-            "volcano": volcano or thirdparty.newest("volcano"),
-            "kubeflow": kubeflow or thirdparty.newest("kubeflow"),
-        }
+        chosen = {"volcano": volcano, "kubeflow": kubeflow, "trainer": trainer, "jobset": jobset}
+        self.project_releases = {p: chosen[p] or thirdparty.newest(p) for p in thirdparty.VALIDATED}
         self.kube = KubeValidator()
         self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
 
@@ -142,7 +142,7 @@ class ObjectChecker:
         or the project's CRD of the chosen release."""
         key = (api_version, kind)
         if key not in self._custom_validators:
-            source, _ = CUSTOM_KINDS[key]
+            source, _ = CUSTOM_KINDS.get(key) or (thirdparty.all_kinds()[key], None)
             if isinstance(source, str):
                 schema = thirdparty.schema(api_version, kind, self.project_releases[source])
             else:
@@ -176,7 +176,10 @@ class ObjectChecker:
             return out
         if (api_version, kind) in LEGACY:
             return [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
-        if (api_version, kind) in CUSTOM_KINDS:
+        project = thirdparty.all_kinds().get((api_version, kind))
+        if project is not None and (api_version, kind) not in thirdparty.kinds(project, self.project_releases[project]):
+            return [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
+        if (api_version, kind) in CUSTOM_KINDS or project is not None:
             # the apiserver prunes a custom resource's non-nullable nulls from 1.20 (apiextensions
             # PruneNonNullableNullsWithoutDefaults); before, a null fails the schema. Its metadata
             # is ObjectMeta, where null is absent on every release.
@@ -198,14 +201,22 @@ class ObjectChecker:
         if served:
             return [error("apiVersion", "api-not-served", served)]
         mistake = _known_group_mistake(api_version, kind, self.minor)
-        if mistake:
+        if mistake and mistake.is_error:
             return [mistake]
         severity = "error" if self.strict_kinds else "warning"
-        return [
-            Finding(
-                severity, "kind", "unknown-kind", f"no schema is known for {api_version} {kind}: it was not checked"
-            )
-        ]
+        hint = f" ({mistake.message})" if mistake else ""
+        message = f"no schema is known for {api_version} {kind}: it was not checked{hint}"
+        return [Finding(severity, "kind", "unknown-kind", message)]
+
+    def _not_in_release(self, api_version: str, kind: str, project: str) -> str:
+        """A kind of a project's CRDs that the chosen release of the project does not serve."""
+        release = self.project_releases[project]
+        having = [r for r in thirdparty.releases(project) if (api_version, kind) in thirdparty.kinds(project, r)]
+        spans = ", ".join(f"{a}.{b}" for a, b in having)
+        return (
+            f"{api_version} {kind} is not served by {thirdparty.release_name(project, release)} "
+            f"(its CRDs define it in {spans}): choose the release you run with --{project}-version"
+        )
 
     def _builtin(self, obj: dict) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
@@ -222,7 +233,7 @@ class ObjectChecker:
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
         out += workload_findings(obj)
-        source, semantic = CUSTOM_KINDS[(api_version, kind)]
+        source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
         return out
@@ -272,14 +283,27 @@ def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
     return f"{api_version} {kind} is not served before Kubernetes 1.{min(served)}{instead}"
 
 
+# Groups this tool knows every kind of (the built-in ones come from kube.kinds): a kind it does
+# not know there does not exist. The projects' groups (thirdparty.groups) are only partly known:
+# other CRDs add kinds to them (Kubeflow's Notebook and Profile in kubeflow.org, a vendor's kind
+# in scheduling.volcano.sh), so there an unknown kind or version is a warning, not an error.
+OWN_GROUPS = frozenset(
+    av.rpartition("/")[0]
+    for av, _ in [*CUSTOM_KINDS, *LEGACY]
+    if av.startswith(("batch.paddlepaddle.org/", "paddlepaddle.org/"))
+)
+
+
 def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | None:
     """In a group this tool knows, a kind in the wrong case or an unserved version is what the
-    apiserver answers with "no matches for kind": an error, not an unchecked unknown kind."""
+    apiserver answers with "no matches for kind": an error, not an unchecked unknown kind. In a
+    group it only partly knows, a hint for the unknown-kind warning (a warning finding)."""
     group = api_version.rpartition("/")[0]
-    known = [*CUSTOM_KINDS, *LEGACY, *kube.kinds(minor)]
+    known = [*CUSTOM_KINDS, *LEGACY, *kube.kinds(minor), *thirdparty.all_kinds()]
     in_group = [(av, k) for av, k in known if av.rpartition("/")[0] == group]
     if not in_group:
         return None
+    partly = group in thirdparty.groups() and group not in OWN_GROUPS
     same_case = [(av, k) for av, k in in_group if k.lower() == kind.lower()]
     if any(av == api_version for av, _ in same_case):
         right = next(k for av, k in same_case if av == api_version)
@@ -288,12 +312,16 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
         )
     if same_case:
         versions = ", ".join(sorted({av for av, _ in same_case}))
+        if partly:
+            return warning("kind", "unknown-kind", f"the CRDs this tool has serve {same_case[0][1]} as {versions}")
         message = (
             f"{api_version} has no kind {same_case[0][1]}: it is served as {versions} (kubectl: no matches for kind)"
         )
         return error("apiVersion", "api-not-served", message)
     kinds = sorted({k for _, k in in_group if not k.endswith("List")})
     close = difflib.get_close_matches(kind, kinds, n=1)
+    if partly:
+        return warning("kind", "unknown-kind", f"did you mean {close[0]!r}?") if close else None
     hint = f"; did you mean {close[0]!r}?" if close else f"; it has {', '.join(kinds[:12])}"
     return error("kind", "kind", f"group {group or 'core'} has no kind {kind!r}{hint}")
 

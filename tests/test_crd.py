@@ -299,7 +299,7 @@ def test_strict_mode_catches_the_seeds_misspelt_clean_policy(api_schema):
         ({"intranet": "HostNetwork"}, "spec.intranet", "enum"),
         ({"withGloo": 3}, "spec.withGloo", "enum"),
         ({"worker": {"replicas": 0}}, "spec.worker.replicas", "schema"),
-        ({"worker": {"template": {}}}, "spec.worker", "required"),
+        ({"worker": {"template": {}}}, "spec.worker.replicas", "required"),
         ({"schedulingPolicy": {"minResources": {"cpu": "lots"}}}, "spec.schedulingPolicy.minResources.cpu", "quantity"),
     ],
 )

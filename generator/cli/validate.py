@@ -55,7 +55,17 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--kubeflow-version",
         metavar="1.N",
-        help=f"Kubeflow training-operator release for its PaddleJob (default: the newest, {_newest('kubeflow')})",
+        help=f"Kubeflow training-operator release whose CRDs check its jobs (default: {_newest('kubeflow')})",
+    )
+    p.add_argument(
+        "--trainer-version",
+        metavar="2.N",
+        help=f"Kubeflow Trainer release whose CRDs check TrainJobs and runtimes (default: {_newest('trainer')})",
+    )
+    p.add_argument(
+        "--jobset-version",
+        metavar="0.N",
+        help=f"JobSet release whose CRD checks JobSets (default: the newest, {_newest('jobset')})",
     )
     p.add_argument(
         "--skip-kinds",
@@ -124,13 +134,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path, why in found.skipped:
         print(f"{path}: skipped: {why}", file=sys.stderr)
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
-    try:
-        projects = {
-            name: thirdparty.parse_release(name, value) if value else None
-            for name, value in (("volcano", args.volcano_version), ("kubeflow", args.kubeflow_version))
-        }
-    except thirdparty.UnknownReleaseError as err:
-        raise cliargs.UsageError(f"--{'volcano' if 'volcano' in str(err) else 'kubeflow'}-version: {err}") from None
+    projects = {}
+    for name in thirdparty.VALIDATED:
+        value = getattr(args, f"{name}_version")
+        try:
+            projects[name] = thirdparty.parse_release(name, value) if value else None
+        except thirdparty.UnknownReleaseError as err:
+            raise cliargs.UsageError(f"--{name}-version: {err}") from None
     checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, **projects)
     files = found.files
     report = validate.validate_files(files, checker, args.max_errors, skip_rules)
