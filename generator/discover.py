@@ -19,8 +19,18 @@ from .yamlload import read_documents
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-# kustomization fields whose files are not whole objects (or not objects at all)
-_KUSTOMIZE_INPUTS = ("patches", "patchesStrategicMerge", "patchesJson6902", "configurations", "replacements")
+# kustomization fields whose files are not whole objects (or not objects at all): patches, and
+# the configurations of plugins (`apiVersion: builtin` PatchTransformer, ...)
+_KUSTOMIZE_INPUTS = (
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "configurations",
+    "replacements",
+    "transformers",
+    "generators",
+    "validators",
+)
 
 
 @dataclass
@@ -88,7 +98,7 @@ def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
         elif p.name in KUSTOMIZATIONS:
             out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
         elif p.resolve() in patches:
-            out.skipped.append((text, "a kustomize patch or configuration, applied by the build"))
+            out.skipped.append((text, "a kustomize patch or plugin configuration, applied by the build"))
         elif p.suffix not in EXTENSIONS:
             continue
         elif any(pattern.search(text) for pattern in patterns):

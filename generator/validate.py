@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -169,6 +170,9 @@ class ObjectChecker:
             return [error("kind", "required", "kind is required (e.g. Deployment)")]
         if kind in self.skip_kinds or f"{api_version}/{kind}" in self.skip_kinds:
             return []
+        if api_version == KUSTOMIZE_BUILTIN:
+            severity = "error" if self.strict_kinds else "warning"
+            return [Finding(severity, "apiVersion", "unknown-kind", _kustomize_builtin_message(kind))]
         if kind.endswith("List") and isinstance(obj.get("items"), list):
             out = []
             for i, item in enumerate(obj["items"]):
@@ -241,6 +245,18 @@ class ObjectChecker:
 
 NULLS_PRUNED_SINCE = 20
 
+# kustomize's built-in plugins (PatchTransformer, LabelTransformer, HelmChartInflationGenerator,
+# ...) are configured by YAML with `apiVersion: builtin` that `kustomize build` reads
+# (kustomization fields transformers/generators/validators); no apiserver serves it.
+KUSTOMIZE_BUILTIN = "builtin"
+
+
+def _kustomize_builtin_message(kind: str) -> str:
+    return (
+        f"apiVersion: builtin {kind} is the configuration of a kustomize plugin, not a Kubernetes object: "
+        "it was not checked (kubectl would find no such kind); validate the build: kubectl kustomize DIR | validate -"
+    )
+
 
 def _go_zero_values(data, path: list, zeroed: set[str]):
     """``data`` as Go decodes it into built-in types: null fields absent, null list items {}
@@ -275,7 +291,7 @@ def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
     if not served:
         return None
     group = api_version.rpartition("/")[0]
-    now = sorted(av for av, k in kube.kinds(minor) if k == kind)
+    now = sorted((av for av, k in kube.kinds(minor) if k == kind), key=_version_rank, reverse=True)
     same_group = [av for av in now if av.rpartition("/")[0] == group]
     instead = f"; use {(same_group or now)[0]}" if now else ""
     if max(served) < minor:
@@ -292,6 +308,16 @@ OWN_GROUPS = frozenset(
     for av, _ in [*CUSTOM_KINDS, *LEGACY]
     if av.startswith(("batch.paddlepaddle.org/", "paddlepaddle.org/"))
 )
+
+
+def _version_rank(api_version: str) -> tuple:
+    """Kubernetes' version priority (apimachinery version.CompareKubeAwareVersionStrings): GA
+    above beta above alpha, then the higher number: autoscaling/v2 > v1 > v2beta2."""
+    match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", api_version.rpartition("/")[2])
+    if not match:
+        return (-1, 0, 0)
+    major, stage, number = match.groups()
+    return ({"alpha": 0, "beta": 1, None: 2}[stage], int(major), int(number or 0))
 
 
 def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | None:
@@ -402,7 +428,11 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
 
 
 def _shortened(path: list, keep: int = 12) -> list:
-    """A readable path for absurdly deep places (the reader stops at 200 levels)."""
+    """A readable path: up to the first part that is no name or index (a mapping used as a key,
+    as `token: {{HF_TOKEN}}` makes, has no path: the finding is on the mapping holding it), and
+    cut short for absurdly deep places (the reader stops at 200 levels)."""
+    plain = next((i for i, part in enumerate(path) if not isinstance(part, str | int) or isinstance(part, bool)), None)
+    path = path if plain is None else path[:plain]
     return path if len(path) <= keep else [*path[:keep], f"(+{len(path) - keep} levels)"]
 
 

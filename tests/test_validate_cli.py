@@ -241,13 +241,17 @@ def test_a_folder_with_charts_kustomizations_and_patches_checks_only_the_manifes
     (chart / "templates" / "cm.yaml").write_text("kind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n")
     overlay = tmp_path / "overlay"
     overlay.mkdir()
-    (overlay / "kustomization.yaml").write_text("resources:\n- ../app\npatches:\n- path: replicas.yaml\n")
+    (overlay / "kustomization.yaml").write_text(
+        "resources:\n- ../app\npatches:\n- path: replicas.yaml\ntransformers:\n- labels.yaml\n"
+    )
     (overlay / "replicas.yaml").write_text("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: web\n")
+    (overlay / "labels.yaml").write_text((BAD / "kustomize-builtin.yaml").read_text())
     assert cli.main(["validate", str(tmp_path)]) == 0
     out = capsys.readouterr()
     assert "2 documents: 0 errors, 0 warnings (valid)" in out.out
     for skipped in ("chart: skipped: a Helm chart", "kustomization.yaml: skipped: a kustomization",
-                    "replicas.yaml: skipped: a kustomize patch"):  # fmt: skip
+                    "replicas.yaml: skipped: a kustomize patch",
+                    "labels.yaml: skipped: a kustomize patch or plugin"):  # fmt: skip
         assert skipped in out.err
     assert cli.main(["validate", str(overlay / "replicas.yaml")]) == 1, "a file named is always read"
 
@@ -284,6 +288,14 @@ def test_a_kind_some_targeted_releases_do_not_serve_is_kind_not_served():
     assert [(f.rule, f.path) for f in across] == [("kind-not-served", "apiVersion")]
     assert "(on Kubernetes 1.19-1.20)" in across[0].message
     assert validate.ObjectChecker(37, releases=[21, 37]).check(cron) == []
+
+
+def test_a_removed_version_names_the_one_that_replaces_it():
+    """Kubernetes' version priority, not the alphabet: autoscaling/v2 replaces v2beta2, not v1."""
+    hpa = {"apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}}
+    (finding,) = validate.ObjectChecker(37).check(hpa)
+    assert finding.rule == "api-not-served" and finding.message.endswith("; use autoscaling/v2")
+    assert validate._version_rank("x/v1") > validate._version_rank("x/v2beta2") > validate._version_rank("x/v3alpha1")
 
 
 def test_skip_rules_drops_those_findings_and_refuses_an_unknown_id():
