@@ -128,8 +128,8 @@ class TrainingJob:
     def render(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> list[dict]:
         return render_description(self.to_description(), runtime, kube_version)
 
-    def to_yaml(self, runtime: str = "paddle-operator") -> str:
-        return dump_documents(self.render(runtime))
+    def to_yaml(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> str:
+        return dump_documents(self.render(runtime, kube_version))
 
 
 def _camel(fields: dict) -> dict:

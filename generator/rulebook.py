@@ -113,6 +113,12 @@ _RULES = [
     Rule("mount-path", "pod", ERROR, "two volumeMounts of a container at one mountPath"),
     Rule("volume-mount", "pod", ERROR, "a volumeMount naming no volume of the pod"),
     Rule("volume-name", "pod", ERROR, "two volumes of a pod with one name"),
+    Rule(
+        "volume-plugin",
+        "pod",
+        EITHER,
+        "an in-tree volume type (cephfs, rbd, glusterfs, ...) no kubelet mounts from that release (a warning before)",
+    ),
     Rule("env-duplicate", "pod", WARNING, "an environment variable set twice: the last one wins"),
     Rule("resources", "pod", ERROR, "a request above its limit"),
     Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
@@ -145,7 +151,12 @@ _RULES = [
     Rule("kubeflow-replica-type", "kubeflow", ERROR, "a replica type other than Master or Worker"),
     Rule("kubeflow-containers", "kubeflow", ERROR, "a replica without template.spec.containers"),
     Rule("kubeflow-container-name", "kubeflow", ERROR, "no container named 'paddle'"),
-    Rule("kubeflow-elastic", "kubeflow", ERROR, "elasticPolicy minReplicas above maxReplicas"),
+    Rule(
+        "kubeflow-elastic",
+        "kubeflow",
+        WARNING,
+        "elasticPolicy minReplicas above maxReplicas: accepted, and ignored by the PaddleJob controller",
+    ),
     Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),

@@ -24,6 +24,7 @@ from .rules import kubeflow, paddlejob, volcano
 from .rules.base import error, warning
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
+from .rules.volumes import in_tree_volume_findings
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
 
 EXTENSIONS = discover.EXTENSIONS
@@ -226,6 +227,7 @@ class ObjectChecker:
         out = self.kube.validate(obj, self.releases)
         out += metadata_findings(obj, releases=self.releases)
         out += workload_findings(obj)
+        out += in_tree_volume_findings(obj, self.releases)
         if obj["kind"] == "CustomResourceDefinition":
             out += structural.crd_findings(obj, self.minor)
         return out
@@ -237,6 +239,7 @@ class ObjectChecker:
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
         out += workload_findings(obj)
+        out += in_tree_volume_findings(obj, self.releases)
         source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)

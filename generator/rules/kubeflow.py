@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ..findings import Finding, child
-from .base import as_dict, as_int, as_list, error
+from .base import as_dict, as_int, as_list, error, warning
 from .grammar import DNS1035_LABEL, name_problem
 
 # The controllers a job's runPolicy.managedBy may name (common_types.go, v1.9): the training
@@ -42,9 +42,12 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
     elastic = as_dict(as_dict(obj.get("spec")).get("elasticPolicy"))
     low, high = as_int(elastic.get("minReplicas")), as_int(elastic.get("maxReplicas"))
     if low is not None and high is not None and low > high:
-        out.append(
-            error(
-                "spec.elasticPolicy.minReplicas", "kubeflow-elastic", f"minReplicas {low} is above maxReplicas {high}"
-            )
+        # Not refused: the webhook (validatePaddleJob, v1.6-v1.9) does not look at elasticPolicy,
+        # the defaulter (setPaddleElasticPolicy) keeps both bounds when both are set, and the
+        # PaddleJob controller (pkg/controller.v1/paddlepaddle) never reads them.
+        message = (
+            f"minReplicas {low} is above maxReplicas {high}: the training operator accepts the job, but its "
+            "PaddleJob controller ignores elasticPolicy, so these bounds do nothing; fix or remove them"
         )
+        out.append(warning("spec.elasticPolicy.minReplicas", "kubeflow-elastic", message))
     return out
