@@ -47,8 +47,33 @@ def to_json_schema(schema: dict, strict: bool) -> dict:
     return out
 
 
+def prune_nulls(data, schema: dict | None):
+    """``data`` as the apiserver holds it before validating (apiextensions-apiserver
+    structuraldefaulting.PruneNonNullableNullsWithoutDefaults, from Kubernetes 1.20): the null
+    of a field the schema declares, not nullable and without a default, is dropped. A null
+    field the schema does not declare stays: pruning (schema/pruning/algorithm.go prune)
+    removes an undeclared field whatever its value, and strict field validation reports it
+    as unknown (`creationTimestamp: null` in a pod template's metadata)."""
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(data, dict):
+        properties = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        out = {}
+        for key, value in data.items():
+            declared = properties.get(key, extra if isinstance(extra, dict) else None)
+            if value is None and declared is not None and not declared.get("nullable") and "default" not in declared:
+                continue
+            out[key] = prune_nulls(value, declared)
+        return out
+    if isinstance(data, list):
+        items = schema.get("items")
+        return [prune_nulls(item, items if isinstance(items, dict) else None) for item in data]
+    return data
+
+
 class CustomResourceValidator:
     def __init__(self, openapi_schema: dict, strict: bool = True):
+        self.openapi_schema = openapi_schema
         root = to_json_schema(openapi_schema, strict)
         # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
         root.setdefault("properties", {})["metadata"] = {"type": "object"}

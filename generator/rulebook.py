@@ -51,7 +51,12 @@ _RULES = [
     Rule("yaml-syntax", "yaml", ERROR, "the text does not parse as YAML (or has content after a `---`)"),
     Rule("json-syntax", "yaml", ERROR, "the text does not parse as JSON"),
     Rule("yaml-encoding", "yaml", ERROR, "a byte that is not UTF-8: kubectl reads it as U+FFFD, changing the text"),
-    Rule("duplicate-key", "yaml", ERROR, "a key twice in one mapping: strict field validation refuses it"),
+    Rule(
+        "duplicate-key",
+        "yaml",
+        WARNING,
+        "a key twice in one mapping: kubectl keeps the last value, kustomize refuses the file",
+    ),
     Rule(
         "yaml-implicit-type",
         "yaml",
@@ -119,7 +124,12 @@ _RULES = [
         EITHER,
         "an in-tree volume type (cephfs, rbd, glusterfs, ...) no kubelet mounts from that release (a warning before)",
     ),
-    Rule("env-duplicate", "pod", WARNING, "an environment variable set twice: the last one wins"),
+    Rule(
+        "env-duplicate",
+        "pod",
+        WARNING,
+        "an environment variable set twice: client-side apply keeps the last, server-side apply refuses it",
+    ),
     Rule("resources", "pod", ERROR, "a request above its limit"),
     Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
     Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import bundles, crdschema, discover, kube, structural, thirdparty
-from .crvalidate import CustomResourceValidator
+from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
@@ -185,12 +185,12 @@ class ObjectChecker:
         if project is not None and (api_version, kind) not in thirdparty.kinds(project, self.project_releases[project]):
             return [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
         if (api_version, kind) in CUSTOM_KINDS or project is not None:
-            # the apiserver prunes a custom resource's non-nullable nulls from 1.20 (apiextensions
-            # PruneNonNullableNullsWithoutDefaults); before, a null fails the schema. Its metadata
-            # is ObjectMeta, where null is absent on every release.
+            # the apiserver prunes a custom resource's declared non-nullable nulls from 1.20
+            # (crvalidate.prune_nulls); before, a null fails the schema; a null of an undeclared
+            # field is an unknown field. Its metadata is ObjectMeta, where null is absent.
             if nulls and self.minor >= NULLS_PRUNED_SINCE:
-                obj = without_nulls(obj)
-            elif nulls and isinstance(obj.get("metadata"), dict):
+                obj = prune_nulls(obj, self.custom_validator(api_version, kind).openapi_schema)
+            if nulls and isinstance(obj.get("metadata"), dict):
                 obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
         if (api_version, kind) in kube.kinds(self.minor):

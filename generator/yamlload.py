@@ -238,12 +238,7 @@ class _Builder:
                 if key is None:
                     continue
             if key in out and key not in merged:
-                self.problem(
-                    key_node,
-                    "duplicate-key",
-                    f"duplicate key {key!r}: the apiserver's strict field validation (kubectl's default) "
-                    "refuses it, and lenient readers keep only the last one; remove one of them",
-                )
+                self.problem(key_node, "duplicate-key", duplicate_key_message(key), "warning")
             merged.discard(key)
             out[key] = self.build(value_node)
         return out
@@ -449,11 +444,19 @@ def _yaml_document(chunk: _Chunk, index: int) -> Document | None:
     return Document(index, data, builder.problems, node, offset, builder.nulls)
 
 
+def duplicate_key_message(key) -> str:
+    """A key twice in one mapping: the verdict depends on the tool that reads the file."""
+    return (
+        f"duplicate key {key!r}: kubectl (create, apply, apply --server-side) keeps the last value, so the "
+        "apiserver never sees the first; kustomize refuses the file (mapping key already defined); remove one"
+    )
+
+
 def _json_documents(text: str) -> Iterator[Document]:
     """A stream of JSON objects, as kubectl reads input that starts with `{`."""
     duplicates: list[str] = []
 
-    def pairs(items):  # strict field validation refuses duplicate keys; json keeps the last
+    def pairs(items):  # kubectl's JSON decoding keeps the last of duplicate keys
         out = {}
         for key, value in items:
             if key in out:
@@ -481,15 +484,7 @@ def _json_documents(text: str) -> Iterator[Document]:
             problem = Problem(line + 1, 1, "yaml-depth", f"the JSON document cannot be read: {err}")
             yield Document(index, None, [problem])
             return
-        problems = [
-            Problem(
-                line + 1,
-                1,
-                "duplicate-key",
-                f"duplicate key {key!r}: the apiserver's strict field validation refuses it",
-            )
-            for key in duplicates
-        ]
+        problems = [Problem(line + 1, 1, "duplicate-key", duplicate_key_message(key), "warning") for key in duplicates]
         duplicates.clear()
         if nesting_depth(data) > MAX_DEPTH:
             problems.append(Problem(line + 1, 1, "yaml-depth", f"the document nests deeper than {MAX_DEPTH} levels"))

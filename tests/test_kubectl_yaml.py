@@ -280,8 +280,8 @@ def ours(text: str):
     """Our data of a one-object text, or None where we say kubectl fails."""
     docs = list(iter_documents(text))
     assert len(docs) == 1
-    # errors of the reader are what kubectl fails on, but for duplicate keys: it keeps the last one
-    if any(p.severity == "error" and p.rule != "duplicate-key" for p in docs[0].problems):
+    # errors of the reader are what kubectl fails on (a duplicate key is a warning: kubectl keeps the last)
+    if any(p.severity == "error" for p in docs[0].problems):
         return None
     return docs[0].data
 
@@ -393,3 +393,17 @@ def test_job_env_values_decode_as_strings_in_kubectl(tmp_path):
     assert theirs is not None
     env = {e["name"]: e["value"] for e in theirs["spec"]["worker"]["template"]["spec"]["containers"][0]["env"]}
     assert {env["FLAG"], env["RATE"], env["CODE"]} == {"y", "1e3", "08"}
+
+
+def test_a_duplicate_key_is_the_last_value_for_kubectl_and_refused_by_kustomize(tmp_path):
+    """duplicate-key is a warning naming both verdicts: kubectl keeps the last value (so the
+    apiserver never sees the first), `kubectl kustomize` refuses the file."""
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n  namespace: default\n  name: second\n"
+    assert kubectl_decode(tmp_path, text)["metadata"]["name"] == "second"
+    (doc,) = iter_documents(text)
+    assert doc.data["metadata"]["name"] == "second"
+    assert [(p.rule, p.severity) for p in doc.problems] == [("duplicate-key", "warning")]
+    assert "kubectl" in doc.problems[0].message and "kustomize refuses" in doc.problems[0].message
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- doc.yaml\n")
+    built = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert built.returncode != 0 and "already defined" in built.stderr

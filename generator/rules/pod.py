@@ -22,6 +22,17 @@ from .meta import label_findings
 from .paddlejob import PADDLE_ROLES
 
 
+def env_duplicate_message(name: str) -> str:
+    """Accepted by create and client-side apply, with the apiserver's warning (pkg/api/pod/warnings.go:
+    "hides previous definition ..., which may be dropped when using apply"); env is a list-map
+    keyed by name, and server-side apply refuses an applied list-map with a key twice."""
+    return (
+        f"env {name!r} is set twice: kubectl create and client-side apply accept it (the last value wins), "
+        "server-side apply (kubectl apply --server-side, Helm 4) refuses it as a duplicate list-map key; "
+        "remove one"
+    )
+
+
 def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset = frozenset()) -> list[Finding]:
     """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
     are volumes the controller adds (a StatefulSet's volumeClaimTemplates)."""
@@ -128,9 +139,7 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
         name = as_dict(env).get("name")
         if isinstance(name, str):
             if name in env_names:
-                out.append(
-                    warning(f"{here}.env[{j}].name", "env-duplicate", f"env {name!r} is set twice; the last one wins")
-                )
+                out.append(warning(f"{here}.env[{j}].name", "env-duplicate", env_duplicate_message(name)))
             env_names.add(name)
     resources = as_dict(c.get("resources"))
     parsed = {}
