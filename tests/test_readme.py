@@ -6,7 +6,9 @@ The commands come from README.md itself, so the README cannot drift from what wo
 command's expected exit status is 0 unless its comment says `# exit N`. Blocks marked
 `console` (a cluster, tools not installed here) are shown, not run.
 
-The clone's own `make test` runs this suite again; there this test skips itself.
+The clone's own `make test` installs the test tools, lints, checks for drift and collects every
+test, but runs none (PYTEST_ADDOPTS=--collect-only): the suite runs once, in the checkout this
+test runs in, and the clone proves a fresh machine gets there with the README's two commands.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ def test_readme_commands_run_as_written_in_a_fresh_clone(tmp_path):
     env = {
         **os.environ,
         INNER: "1",
+        "PYTEST_ADDOPTS": "--collect-only -q",  # the clone's `make test`: everything but running the suite twice
         "PATH": f"{clone / '.venv' / 'bin'}:{stub}:{os.environ['PATH']}",
         "HOME": str(tmp_path / "home"),  # `make install` and caches stay in the sandbox
         "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
