@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, structural, thirdparty
+from . import bundles, crdschema, discover, kube, provenance, structural, thirdparty
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -131,6 +131,16 @@ class ObjectChecker:
         }
         self.kube = KubeValidator()
         self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
+
+    def for_releases(self, releases: list[int]) -> ObjectChecker:
+        """A checker like this one for other releases (the newest first among equals); made once."""
+        key = tuple(releases)
+        cache = self.__dict__.setdefault("_siblings", {})
+        if key not in cache:
+            cache[key] = ObjectChecker(
+                releases[-1], self.strict_kinds, list(releases), self.skip_kinds, **self.project_releases
+            )
+        return cache[key]
 
     @functools.cached_property
     def target(self) -> crdschema.Target:
@@ -311,27 +321,46 @@ def expand(paths: Iterable[str]) -> list[str]:
 
 
 def validate_files(
-    names: list[str], checker: ObjectChecker, max_errors: int = 0, skip_rules: frozenset[str] = frozenset()
+    names: list[str],
+    checker: ObjectChecker,
+    max_errors: int = 0,
+    skip_rules: frozenset[str] = frozenset(),
+    follow_records: bool = False,
 ) -> Report:
     """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
     checked one at a time, so the memory does not grow with the number of documents; after
     ``max_errors`` errors (0: no limit) the rest is not read. Findings of ``skip_rules`` are
-    dropped (and do not count towards ``max_errors``)."""
+    dropped (and do not count towards ``max_errors``). With ``follow_records``, a file `render`
+    wrote is checked against the releases it records (provenance.py) instead of ``checker``'s."""
     report = Report(max_errors=max_errors, skip_rules=skip_rules)
     for name in names:
         if report.full:
             break
         if name == "-":
-            validate_stream("<stdin>", sys.stdin.buffer, checker, report)
+            stdin = sys.stdin.buffer
+            validate_stream("<stdin>", stdin, _checker_for(stdin, checker, follow_records), report)
             continue
         try:
             with open(name, "rb") as stream:
-                validate_stream(name, stream, checker, report)
+                validate_stream(name, stream, _checker_for(stream, checker, follow_records), report)
         except OSError as err:
             problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
             report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
+
+
+def _checker_for(stream, checker: ObjectChecker, follow_records: bool) -> ObjectChecker:
+    """``checker``, or for a rendered file the one for the releases it records and this tool knows."""
+    if not follow_records or not hasattr(stream, "peek"):
+        return checker
+    try:
+        record = provenance.read(stream.peek(provenance.HEAD_BYTES))
+    except (provenance.ProvenanceError, OSError):
+        return checker  # not a record this tool wrote: the releases asked for
+    known = set(kube.known_versions())
+    releases = [minor for minor in record.releases if minor in known] if record else []
+    return checker.for_releases(releases) if releases else checker
 
 
 def note_empty(report: Report, names: list[str], fail: bool = False) -> None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
 
 from .. import cliargs, jobs, publish, sandbox
 from ..jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
-from ..yamlio import dump_documents
+from ..yamlio import dump_documents, dump_json
 
 # Description fields as the CLI spells them, so a jsonnet error names the flag to change.
 FLAG_OF_FIELD = {
@@ -120,7 +119,7 @@ def write_manifests(manifests: list[dict], output: str, schemas: str | None = No
     """To stdout; with ``schemas`` (a path or URL of schemas/jsonschema), each custom-kind YAML
     document starts with the yaml-language-server comment naming its schema."""
     if output == "json":
-        sys.stdout.write(json.dumps(manifests, indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(dump_json(manifests))
     else:
         comment = (lambda obj: publish.modeline(obj, schemas.rstrip("/"))) if schemas else None
         sys.stdout.write(dump_documents(manifests, comment=comment))

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
 
-from .. import atomic, bundles, cliargs, kube, render
+from .. import atomic, bundles, cliargs, kube, provenance, render
 from .. import params as params_module
 from ..paths import DEPLOY
+from ..yamlio import dump_json
 from . import job
+
+STDOUT = Path("-")
 
 RENDER_EXAMPLE = """\
 examples:
@@ -90,7 +94,12 @@ def add_parser(sub) -> None:
         action="store_true",
         help="with FILE: let imports read any regular file (by default only FILE's folder, libsonnet/ and -J)",
     )
-    p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=DEPLOY,
+        help="output directory (default: %(default)s); `-` prints one bundle to stdout (-o yaml or json)",
+    )
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
     p.add_argument(
         "--jsonschema-out",
@@ -160,22 +169,65 @@ def add_parser(sub) -> None:
         metavar="PORT",
         help="apiserver port for the NetworkPolicy (default: 443 and 6443); repeatable",
     )
-    p.set_defaults(func=cmd_render)
+    shaping = [*g._group_actions, *(a for a in p._actions if a.dest in ("kube_version", "keep_descriptions"))]
+    p.set_defaults(func=cmd_render, parser=p, shaping_actions=shaping)
+
+
+def shaping_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that shape the objects (the operator parameters, --kube-version,
+    --keep-descriptions), spelt out again: what each rendered file records."""
+    out = []
+    for action in args.shaping_actions:
+        value = getattr(args, action.dest)
+        if value is None or value is False:
+            continue
+        flag = action.option_strings[0]
+        if value is True:
+            out.append(flag)
+        else:
+            for item in value if isinstance(value, list) else [value]:
+                out += [flag, str(item)]
+    return out
+
+
+def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
+    """`render --check --out DIR` without flags: the flags DIR's files were rendered with."""
+    if shaping_flags(args) or args.out == STDOUT:
+        return args
+    if not args.out.is_dir():
+        raise cliargs.UsageError(
+            f"--out {args.out}: no such folder to check; render it first "
+            f"(`paddlejob-manifests render --out {args.out} ...`) or point --out at the rendered folder"
+        )
+    try:
+        recorded = render.recorded(args.out)
+    except provenance.ProvenanceError as err:
+        raise cliargs.UsageError(str(err)) from None
+    if not recorded:
+        return args
+    again = args.parser.parse_args(recorded)
+    for action in args.shaping_actions:
+        setattr(args, action.dest, getattr(again, action.dest))
+    return args
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     if args.file:
         return job.cmd_render_file(args)
     started = time.perf_counter()
+    if args.check:
+        args = with_recorded_flags(args)
     params = operator_params(args)
     try:
         chosen = bundles.default_bundles(args.kube_version)
     except kube.UnknownVersionError as err:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
+    if args.out == STDOUT:
+        return _to_stdout(args, chosen, params)
     examples = None
     try:
         examples = render.start_examples(args.examples) if args.examples else None
-        result = render.render(chosen, params, keep_descriptions=args.keep_descriptions)
+        result = render.render(chosen, params, args.keep_descriptions, tuple(shaping_flags(args)))
     except render.RenderError as err:
         if examples and examples[1] is not None:
             examples[1].child.kill()  # the sandbox started for the examples is not needed
@@ -213,8 +265,9 @@ def cmd_render(args: argparse.Namespace) -> int:
         if drift.diff:
             sys.stdout.write(drift.diff)
             print(
-                f"paddlejob-manifests render --check: {args.out} differs from a fresh render; "
-                "run `make manifests` and commit the result",
+                f"paddlejob-manifests render --check: {args.out} differs from a fresh render; render again "
+                f"(`{shlex.join(['paddlejob-manifests', 'render', '--out', str(args.out), *shaping_flags(args)])}`"
+                ", or `make manifests` in this project) and commit the result",
                 file=sys.stderr,
             )
             return 1
@@ -243,4 +296,30 @@ def cmd_render(args: argparse.Namespace) -> int:
     for line in result.warnings:
         print(f"warning: {line}", file=sys.stderr)
     print(f"wrote {len(written)} files ({len(result.files)} under {args.out}) in {elapsed:.2f}s", file=sys.stderr)
+    return 0
+
+
+def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
+    """`--out -`: one bundle as one stream, in the order `kubectl apply -f -` needs it."""
+    extras = [flag for flag, value in (("--check", args.check), ("--examples", args.examples)) if value]
+    extras += [f"--{d.replace('_', '-')}" for d in ("lib_out", "jsonschema_out", "api_doc", "runtimes_doc", "rules_doc")
+               if getattr(args, d)]  # fmt: skip
+    if extras:
+        raise cliargs.UsageError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
+    if len(chosen) != 1:
+        raise cliargs.UsageError(
+            "--out -: prints one bundle; choose it with --kube-version (e.g. 1.30 for the v1 bundle, 1.15 for v1beta1)"
+        )
+    try:
+        result = render.render(chosen, params, args.keep_descriptions, tuple(shaping_flags(args)))
+    except render.RenderError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+        return 1
+    (objects,) = result.objects.values()
+    if args.output == "json":
+        sys.stdout.write(dump_json(objects))
+    else:
+        sys.stdout.write(render.stream(chosen[0], objects, tuple(shaping_flags(args))))
+    for line in result.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     return 0

@@ -38,7 +38,10 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="file, directory (recursive) or - for stdin")
-    p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
+    p.add_argument(
+        "--kube-version",
+        help=f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)",
+    )
     p.add_argument(
         "--output",
         "-o",
@@ -115,7 +118,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError("give a PATH to check (a file, a folder, or - for stdin)")
     skip_rules = _rule_ids(args.skip_rules)
     try:
-        minor = kube.require_known(kube.parse_version(args.kube_version))
+        minor = kube.require_known(kube.parse_version(args.kube_version)) if args.kube_version else None
     except kube.UnknownVersionError as err:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
     if args.max_errors < 0:
@@ -131,9 +134,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         }
     except thirdparty.UnknownReleaseError as err:
         raise cliargs.UsageError(f"--{'volcano' if 'volcano' in str(err) else 'kubeflow'}-version: {err}") from None
-    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, **projects)
+    newest = kube.known_versions()[-1]
+    checker = validate.ObjectChecker(minor or newest, args.strict_kinds, skip_kinds=skip, **projects)
     files = found.files
-    report = validate.validate_files(files, checker, args.max_errors, skip_rules)
+    report = validate.validate_files(files, checker, args.max_errors, skip_rules, follow_records=minor is None)
     validate.note_empty(report, files, fail=args.fail_on_empty)
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
     return 0 if report.valid else 1
