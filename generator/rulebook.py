@@ -22,6 +22,7 @@ OWNERS = {
     "object": "what the apiserver checks of every object: apiVersion, kind, metadata",
     "schema": "the kind's OpenAPI schema for the targeted release",
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
+    "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -118,6 +119,13 @@ _RULES = [
     Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
     Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),
     Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels"),
+    # -- podsecurity ------------------------------------------------------------------------
+    Rule(
+        "pod-security",
+        "podsecurity",
+        WARNING,
+        "pods a namespace's Pod Security level refuses after their job or workload is admitted",
+    ),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

@@ -19,7 +19,7 @@ from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
-from .rules import kubeflow, paddlejob, volcano
+from .rules import kubeflow, paddlejob, podsecurity, volcano
 from .rules.base import error
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
@@ -83,6 +83,8 @@ class Report:
     max_errors: int = 0  # stop reading after this many errors (0: never)
     truncated: bool = False
     skip_rules: frozenset[str] = frozenset()  # rule ids the user silenced (--skip-rules)
+    # Pod Security levels of the Namespaces read so far (rules/podsecurity.py joins them to pods)
+    namespace_levels: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def add(self, item: Located) -> None:
         if item.finding.rule not in self.skip_rules:
@@ -387,6 +389,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         if doc.data is not None:
             report.documents += 1
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
+        findings += podsecurity.namespace_findings(doc.data, report.namespace_levels, checker.minor)
         if not findings and not doc.problems:
             continue
         ident = _identity(doc.data)

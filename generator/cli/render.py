@@ -33,6 +33,13 @@ def operator_params(args: argparse.Namespace) -> dict:
     params: dict = params_module.read_params_file(args.params) if args.params else {}
     if args.namespace is not None:
         params["namespace"] = cliargs.namespace("--namespace", args.namespace)
+    if args.no_namespace:
+        params["createNamespace"] = False
+    for flag, key in (("pod_security", "podSecurity"), ("job_pod_security", "jobPodSecurity")):
+        if getattr(args, flag) is not None:
+            params[key] = "" if getattr(args, flag) == "none" else getattr(args, flag)
+    if args.job_namespace is not None:
+        params["jobNamespace"] = cliargs.namespace("--job-namespace", args.job_namespace, allow_empty=True)
     if args.watch_namespace is not None:
         params["watchNamespace"] = cliargs.namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
     for flag, key in (("image", "image"), ("init_image", "initImage"), ("image_pull_policy", "imagePullPolicy")):
@@ -145,7 +152,26 @@ def add_parser(sub) -> None:
     g = p.add_argument_group("operator parameters (see libsonnet/paddle-operator/config.libsonnet)")
     g.add_argument("--params", help="YAML or JSON file of config fields; the flags below override it")
     g.add_argument("--namespace", help="namespace to install into (default: paddle-system)")
-    g.add_argument("--watch-namespace", help="namespace whose jobs the operator runs ('' = all; default: --namespace)")
+    g.add_argument(
+        "--no-namespace", action="store_true", help="leave the Namespace out (made elsewhere; helm --create-namespace)"
+    )
+    g.add_argument(
+        "--pod-security",
+        choices=["restricted", "baseline", "privileged", "none"],
+        help="Pod Security level the operator's namespace enforces (default: restricted; none: no labels)",
+    )
+    g.add_argument(
+        "--job-namespace",
+        metavar="NS",
+        help="a namespace for training jobs, made by the bundle ('' = none; default: paddle-jobs, '' with "
+        "--watch-namespace)",
+    )
+    g.add_argument(
+        "--job-pod-security",
+        choices=["restricted", "baseline", "privileged"],
+        help="Pod Security level of --job-namespace (default: baseline; privileged for hostNetwork, hostPath)",
+    )
+    g.add_argument("--watch-namespace", help="namespace whose jobs the operator runs ('' = all, the default)")
     g.add_argument("--image", help="controller image")
     g.add_argument(
         "--image-pull-policy", choices=["Always", "IfNotPresent", "Never"], help="of the operator's container"

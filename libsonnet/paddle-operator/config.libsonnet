@@ -18,6 +18,21 @@
 
   // Namespace the operator is installed in.
   namespace: 'paddle-system',
+  // Whether the bundle creates that Namespace; false when it is made elsewhere (a platform
+  // team's repository, `helm install --create-namespace`).
+  createNamespace: true,
+  // Pod Security level the operator's namespace enforces (and warns at): 'restricted' (the
+  // controller meets it), 'baseline', 'privileged', or '' for no Pod Security labels.
+  podSecurity: 'restricted',
+  // A namespace for training jobs, labelled for what their pods need; '' for none. The
+  // operator's namespace is no place for jobs: the pods the operator makes (its init container,
+  // most training images) run as root, which "restricted" refuses after the job is admitted.
+  // None by default when watchNamespace narrows the operator to a namespace of the user's.
+  jobNamespace: if self.watchNamespace == '' then 'paddle-jobs' else '',
+  // Pod Security level of the jobs' namespace. 'baseline' admits the pods the operator makes
+  // (root, shared memory, GPUs); host networking (intranet: Host) or hostPath volumes need
+  // 'privileged'.
+  jobPodSecurity: 'baseline',
   // Namespace whose PaddleJobs the operator handles; '' (the default, as upstream's manifest and
   // its --namespace flag default) is every namespace, so the tutorial's jobs in any namespace run.
   watchNamespace: '',

@@ -18,6 +18,16 @@ local check(c) =
   assert std.isString(c.namespace) && c.namespace != '' : 'must provide namespace';
   assert std.isNumber(c.replicas) && c.replicas >= 0 && c.replicas == std.floor(c.replicas) :
          'replicas must be a whole number >= 0, got %s' % c.replicas;
+  assert std.member(operator.podSecurityLevels + [''], c.podSecurity) :
+         "podSecurity must be 'restricted', 'baseline', 'privileged' or '', got '%s'" % c.podSecurity;
+  assert std.member(operator.podSecurityLevels, c.jobPodSecurity) :
+         "jobPodSecurity must be 'restricted', 'baseline' or 'privileged', got '%s'" % c.jobPodSecurity;
+  assert c.jobNamespace != c.namespace :
+         "jobNamespace must differ from namespace ('%s'), whose Pod Security level is the controller's; " % c.namespace
+         + "set jobNamespace to '' to run jobs there, with a podSecurity their pods meet";
+  local taken = [key for key in std.objectFields(c.labels) if std.member(operator.ownLabels, key)];
+  assert taken == [] :
+         "labels: the bundle sets '%s' itself; use namespace, podSecurity or jobPodSecurity instead" % taken[0];
   c;
 
 {
@@ -34,7 +44,8 @@ local check(c) =
       then crd.v1(c.api, c.labels)
       else crd.v1beta1(c.api, c.labels, if c.api.capabilities.preserveUnknownFields then false else null),
       operator: {
-        namespace: operator.namespace(c),
+        [if c.createNamespace then 'namespace']: operator.namespace(c),
+        [if c.jobNamespace != '' then 'jobNamespace']: operator.jobNamespace(c),
         serviceAccount: operator.serviceAccount(c),
         leaderElectionRole: operator.leaderElectionRole(c),
         leaderElectionRoleBinding: operator.leaderElectionRoleBinding(c),
