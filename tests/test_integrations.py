@@ -240,7 +240,11 @@ def test_gitops_overlay_builds_with_kustomize():
     (deployment,) = [o for o in objs if o["kind"] == "Deployment"]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     assert container["image"] == "registry.baidubce.com/paddlecloud/controller:v0.3.6"
-    assert "--namespace=ml-platform" in container["args"]
+    # the controller still watches every namespace (jobs go to a namespace their pods' level admits),
+    # and its flags are the bundle's: nothing replaced by position
+    assert not any(a.startswith("--namespace=") for a in container["args"])
+    assert any(a.startswith("--initImage=") for a in container["args"])
+    assert [o["metadata"]["name"] for o in objs if o["kind"] == "Namespace"] == ["ml-platform"]
     (binding,) = [o for o in objs if o["kind"] == "ClusterRoleBinding"]
     assert binding["subjects"][0]["namespace"] == "ml-platform"
     report = validate.Report()
