@@ -16,6 +16,7 @@ from . import bundles, crdschema, engine, kube, provenance, publish, sandbox
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
+from .kube import apply_order
 from .paths import OPERATOR_LIB
 from .provenance import Provenance
 from .publish import pretty_json
@@ -28,21 +29,6 @@ BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 SIZE_WARNING_SHARE = 0.8
 MAX_REPORTED = 20
 
-# Tanka's order: what others need comes first.
-KIND_ORDER = [
-    "Namespace",
-    "CustomResourceDefinition",
-    "ServiceAccount",
-    "ClusterRole",
-    "Role",
-    "ClusterRoleBinding",
-    "RoleBinding",
-    "ConfigMap",
-    "Secret",
-    "Service",
-    "Deployment",
-    "NetworkPolicy",
-]
 
 SOURCES = "schemas/paddlejob.v1.yaml and libsonnet/paddle-operator/"
 
@@ -63,12 +49,6 @@ class Rendered:
     warnings: list[str] = field(default_factory=list)
 
 
-def kind_rank(obj: dict) -> tuple:
-    kind = obj.get("kind", "")
-    rank = KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
-    return rank, kind, obj.get("metadata", {}).get("namespace", ""), obj.get("metadata", {}).get("name", "")
-
-
 def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> dict[str, list[dict]]:
     """The bundle's objects, by file name."""
     api = crdschema.api_data(bundle.target, keep_descriptions)
@@ -82,7 +62,7 @@ def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> di
         raise RenderError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None
     return {
         "crd.yaml": [data["crd"]],
-        "operator.yaml": sorted(data["operator"].values(), key=kind_rank),
+        "operator.yaml": sorted(data["operator"].values(), key=apply_order),
     }
 
 
@@ -126,7 +106,7 @@ def render(
         objects = evaluate_bundle(bundle, params, keep_descriptions)
         t = bundle.target
         header = Provenance(render_args, t.min_minor, t.max_minor).header(SOURCES)
-        out.objects[bundle.name] = sorted((obj for objs in objects.values() for obj in objs), key=kind_rank)
+        out.objects[bundle.name] = sorted((obj for objs in objects.values() for obj in objs), key=apply_order)
         texts = {name: dump_documents(objs, header) for name, objs in objects.items()}
         problems = _check_objects(bundle, objects)
         if any(finding.is_error for *_, finding in problems):

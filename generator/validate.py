@@ -83,6 +83,7 @@ class Report:
     max_errors: int = 0  # stop reading after this many errors (0: never)
     truncated: bool = False
     skip_rules: frozenset[str] = frozenset()  # rule ids the user silenced (--skip-rules)
+    strict: bool = False  # warnings fail too (--strict)
     # Pod Security levels of the Namespaces read so far (rules/podsecurity.py joins them to pods)
     namespace_levels: dict[str, tuple[str, int]] = field(default_factory=dict)
 
@@ -106,7 +107,7 @@ class Report:
 
     @property
     def valid(self) -> bool:
-        return self.errors == 0
+        return self.errors == 0 and not (self.strict and self.findings)
 
 
 class ObjectChecker:

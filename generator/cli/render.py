@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import time
 from pathlib import Path
 
-from .. import atomic, bundles, cliargs, kube, provenance, render
+from .. import atomic, bundles, cliargs, jobs, kube, provenance, render, sandbox
 from .. import params as params_module
 from ..paths import DEPLOY
 from ..yamlio import dump_json
 from . import job
 
 STDOUT = Path("-")
+# jsonnet's flags for variables, by the sandbox's name for each kind
+VARIABLE_FLAGS = {
+    "ext_vars": "--ext-str",
+    "ext_codes": "--ext-code",
+    "tla_vars": "--tla-str",
+    "tla_codes": "--tla-code",
+}
 
 RENDER_EXAMPLE = """\
 examples:
@@ -101,6 +109,10 @@ def add_parser(sub) -> None:
         action="store_true",
         help="with FILE: let imports read any regular file (by default only FILE's folder, libsonnet/ and -J)",
     )
+    for kind, flag in VARIABLE_FLAGS.items():
+        what = "a string" if kind.endswith("vars") else "jsonnet code"
+        scope = "external variable (std.extVar)" if kind.startswith("ext") else "top-level argument"
+        p.add_argument(flag, dest=kind, action="append", metavar="NAME[=VALUE]", help=f"with FILE: {scope}, {what}")
     p.add_argument(
         "--out",
         type=Path,
@@ -237,9 +249,52 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    """--ext-str/--ext-code/--tla-str/--tla-code as jsonnet's own CLI takes them: NAME=VALUE,
+    or NAME alone for the environment variable of that name."""
+    out: dict[str, dict[str, str]] = {}
+    for kind, flag in VARIABLE_FLAGS.items():
+        for value in getattr(args, kind) or []:
+            name, sep, text = value.partition("=")
+            if not sep:
+                if name not in os.environ:
+                    raise cliargs.UsageError(f"{flag} {name}: no =VALUE and no environment variable {name}")
+                text = os.environ[name]
+            if not name.isidentifier():
+                raise cliargs.UsageError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
+            out.setdefault(kind, {})[name] = text
+    return out
+
+
+def cmd_render_file(args: argparse.Namespace) -> int:
+    """`render FILE.jsonnet`: manifests written with the library (a list, one object, or objects
+    nested as Tanka finds them), validated, to stdout."""
+    path = Path(args.file)
+    if not path.is_file():
+        raise cliargs.UsageError(f"{args.file}: no such file")
+    variables = _variables(args)
+    try:
+        minor = kube.require_known(kube.parse_version(args.kube_version)) if args.kube_version else None
+    except kube.UnknownVersionError as err:
+        raise cliargs.UsageError(f"--kube-version: {err}") from None
+    try:
+        (data,) = sandbox.evaluate_files([path], args.jpath, args.allow_import_anywhere, variables)
+    except sandbox.SandboxError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+        return 1
+    manifests = jobs.manifests_of(data)
+    try:
+        jobs.check_manifests(manifests, minor, name=str(path))
+    except jobs.JobError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr, end="")
+        return 1
+    job.write_manifests(manifests, args.output)
+    return 0
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     if args.file:
-        return job.cmd_render_file(args)
+        return cmd_render_file(args)
     started = time.perf_counter()
     if args.check:
         args = with_recorded_flags(args)

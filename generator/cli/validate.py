@@ -47,9 +47,20 @@ def add_parser(sub) -> None:
         "-o",
         choices=sorted(outputs.FORMATS),
         default="text",
-        help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions annotations)",
+        help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions "
+        "annotations), tap (Test Anything Protocol 13)",
     )
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too, and on kinds with no known schema (unknown fields are always errors)",
+    )
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="also print the summary line on stderr (the text output ends with it anyway), as kubeconform's -summary",
+    )
     p.add_argument(
         "--volcano-version",
         metavar="1.N",
@@ -135,9 +146,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except thirdparty.UnknownReleaseError as err:
         raise cliargs.UsageError(f"--{'volcano' if 'volcano' in str(err) else 'kubeflow'}-version: {err}") from None
     newest = kube.known_versions()[-1]
-    checker = validate.ObjectChecker(minor or newest, args.strict_kinds, skip_kinds=skip, **projects)
+    checker = validate.ObjectChecker(minor or newest, args.strict_kinds or args.strict, skip_kinds=skip, **projects)
     files = found.files
     report = validate.validate_files(files, checker, args.max_errors, skip_rules, follow_records=minor is None)
     validate.note_empty(report, files, fail=args.fail_on_empty)
+    report.strict = args.strict
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
+    if args.summary and args.output != "text":
+        print(outputs.summary(report), file=sys.stderr)
     return 0 if report.valid else 1
