@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bundles, crdschema, engine, kube, provenance, publish, sandbox
+from . import bundles, crdschema, engine, kube, provenance, publish, sandbox, upgrade
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -23,7 +23,7 @@ from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
 from .validate import ObjectChecker
 from .yamlio import dump_documents
-from .yamlload import compose, iter_documents, locate
+from .yamlload import compose, iter_documents, locate, read_documents
 
 BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 SIZE_WARNING_SHARE = 0.8
@@ -60,10 +60,11 @@ def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> di
         )
     except engine.JsonnetError as err:
         raise RenderError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None
-    return {
-        "crd.yaml": [data["crd"]],
-        "operator.yaml": sorted(data["operator"].values(), key=apply_order),
-    }
+    files = {"crd.yaml": [data["crd"]]}
+    if "jobs" in data:  # the jobs' namespace: `kubectl delete -f operator.yaml` keeps it
+        files["jobs.yaml"] = sorted(data["jobs"].values(), key=apply_order)
+    files["operator.yaml"] = sorted(data["operator"].values(), key=apply_order)
+    return files
 
 
 def _check_objects(bundle: Bundle, files: dict[str, list[dict]]) -> list[tuple]:
@@ -276,6 +277,26 @@ def _objects(text: str) -> str | None:
     if not docs or all(isinstance(d, str) for d in docs):  # markdown reads as one string
         return None
     return dump_documents(docs)
+
+
+def upgrade_notes(out_dir: Path, rendered: Rendered) -> list[str]:
+    """For each CRD on disk that the render changes: whether the new one is safe to apply over
+    it (upgrade.py), what `kubectl apply` of the new bundle does to stored PaddleJobs."""
+    notes = []
+    for name in sorted(n for n in rendered.files if n.endswith("/crd.yaml")):
+        path = out_dir / name
+        try:
+            (old,), _ = read_documents(path.read_bytes())
+            (new,), _ = read_documents(rendered.files[name])
+        except (OSError, ValueError):
+            continue  # no CRD there yet, or not one CRD: the diff says what differs
+        if not (isinstance(old, dict) and isinstance(new, dict)) or old == new:
+            continue
+        found = upgrade.problems(old, new)
+        notes += [f"{path}: unsafe upgrade: {problem}" for problem in found]
+        if not found:
+            notes.append(f"{path}: the new CRD is safe to apply over this one (no version or field removed)")
+    return notes
 
 
 def diff_against_disk(out_dir: Path, files: dict[str, str], exact: bool = False) -> Drift:

@@ -43,8 +43,8 @@ def test_render_to_stdout_prints_the_one_bundle_in_apply_order_and_validates(ver
     done = cli("render", "--out", "-", "--kube-version", version, "--namespace", "training")
     assert done.returncode == 0, done.stderr
     docs = load_all(done.stdout)
-    assert [d["kind"] for d in docs[:2]] == ["Namespace", "CustomResourceDefinition"]
-    assert docs[1]["apiVersion"] == f"apiextensions.k8s.io/{bundle}"
+    assert [d["kind"] for d in docs[:3]] == ["Namespace", "Namespace", "CustomResourceDefinition"]
+    assert docs[2]["apiVersion"] == f"apiextensions.k8s.io/{bundle}"
     assert not (REPO / "-").exists()
     # the stream records the releases it serves: validate checks a v1beta1 bundle against 1.11-1.15
     checked = cli("validate", "-", stdin=done.stdout)

@@ -24,8 +24,7 @@ def rules_for(objs: list[dict], group: str) -> list[dict]:
 def test_objects_and_their_order(objects, bundle):
     kinds = [doc["kind"] for doc in objects[f"{bundle}/operator.yaml"]]
     assert kinds == [
-        "Namespace",  # paddle-jobs, for training jobs
-        "Namespace",  # paddle-system, the operator's
+        "Namespace",  # paddle-system, the operator's (paddle-jobs, for jobs, is jobs.yaml)
         "ServiceAccount",
         "ClusterRole",
         "Role",
@@ -37,6 +36,7 @@ def test_objects_and_their_order(objects, bundle):
     # `kubectl create -f DIR` goes by file name: the CRD before the objects, the namespace first.
     assert sorted(name for name in objects if name.startswith(bundle + "/")) == [
         f"{bundle}/crd.yaml",
+        f"{bundle}/jobs.yaml",
         f"{bundle}/operator.yaml",
     ]
 
@@ -237,7 +237,8 @@ def test_cli_flags_map_onto_the_config(tmp_path):
 
 
 def namespaces(params: dict) -> dict[str, dict]:
-    docs = render_with(params, "1.30")["v1/operator.yaml"]
+    rendered = render_with(params, "1.30")
+    docs = rendered["v1/operator.yaml"] + rendered.get("v1/jobs.yaml", [])
     return {ns["metadata"]["name"]: ns["metadata"].get("labels", {}) for ns in by_kind(docs, "Namespace")}
 
 

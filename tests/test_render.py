@@ -94,7 +94,7 @@ def test_check_tells_formatting_from_objects(tmp_path, rendered, capsys):
     target.write_text(yaml.safe_dump_all(objects, indent=4, sort_keys=False))
     assert cli.main(["render", "--check", "--out", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "+  name: paddle-jobs" in out and len(out.splitlines()) < 40, "a diff of the objects, not of the layout"
+    assert "+  name: paddle-system" in out and len(out.splitlines()) < 40, "a diff of the objects, not of the layout"
 
 
 def test_failed_jsonnet_leaves_output_untouched(tmp_path, rendered):

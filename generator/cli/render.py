@@ -43,6 +43,8 @@ def operator_params(args: argparse.Namespace) -> dict:
         params["namespace"] = cliargs.namespace("--namespace", args.namespace)
     if args.no_namespace:
         params["createNamespace"] = False
+    if args.no_keep_jobs:
+        params["keepJobs"] = False
     for flag, key in (("pod_security", "podSecurity"), ("job_pod_security", "jobPodSecurity")):
         if getattr(args, flag) is not None:
             params[key] = "" if getattr(args, flag) == "none" else getattr(args, flag)
@@ -166,6 +168,11 @@ def add_parser(sub) -> None:
     g.add_argument("--namespace", help="namespace to install into (default: paddle-system)")
     g.add_argument(
         "--no-namespace", action="store_true", help="leave the Namespace out (made elsewhere; helm --create-namespace)"
+    )
+    g.add_argument(
+        "--no-keep-jobs",
+        action="store_true",
+        help="no Argo CD/Flux annotations keeping the CRD and the jobs' namespace when the operator is pruned",
     )
     g.add_argument(
         "--pod-security",
@@ -345,6 +352,8 @@ def cmd_render(args: argparse.Namespace) -> int:
         drift = sum((render.diff_against_disk(base, files, args.exact) for base, files in outputs), render.Drift())
         if drift.diff:
             sys.stdout.write(drift.diff)
+            for note in render.upgrade_notes(args.out, result):
+                print(note, file=sys.stderr)
             print(
                 f"paddlejob-manifests render --check: {args.out} differs from a fresh render; render again "
                 f"(`{shlex.join(['paddlejob-manifests', 'render', '--out', str(args.out), *shaping_flags(args)])}`"

@@ -57,6 +57,9 @@
   imagePullSecrets: [],
   nodeSelector: {},
   tolerations: [],
+  // Annotations that keep the CRD and the jobs' namespace when Argo CD or Flux prune the
+  // operator: deleting either deletes every PaddleJob in it.
+  keepJobs: true,
   // Extra labels on every object (selectors are not changed).
   labels: {},
   // A NetworkPolicy that lets the controller reach DNS and the apiserver only.

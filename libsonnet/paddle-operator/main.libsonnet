@@ -4,7 +4,8 @@
 //   local paddle = import 'paddle-operator/main.libsonnet';
 //   paddle.new({ namespace: 'training', scheduling: 'volcano' })
 //
-// gives { crd: <CustomResourceDefinition>, operator: { namespace: ..., deployment: ..., ... } }.
+// gives { crd: <CustomResourceDefinition>, jobs: { namespace: ... }, operator: { namespace: ...,
+// deployment: ..., ... } }.
 local defaults = import 'config.libsonnet';
 local crd = import 'crd.libsonnet';
 local operator = import 'operator.libsonnet';
@@ -40,12 +41,15 @@ local check(c) =
     });
     {
       config:: c,
-      crd: if c.api.target.apiextensions == 'v1'
-      then crd.v1(c.api, c.labels)
-      else crd.v1beta1(c.api, c.labels, if c.api.capabilities.preserveUnknownFields then false else null),
+      crd: (
+        if c.api.target.apiextensions == 'v1'
+        then crd.v1(c.api, c.labels)
+        else crd.v1beta1(c.api, c.labels, if c.api.capabilities.preserveUnknownFields then false else null)
+      ) + (if c.keepJobs then { metadata+: { annotations: operator.keepAnnotations(c) } } else {}),
+      // The jobs' namespace: a file of its own, so removing the operator keeps it (and its jobs).
+      [if c.jobNamespace != '' then 'jobs']: { namespace: operator.jobNamespace(c) },
       operator: {
         [if c.createNamespace then 'namespace']: operator.namespace(c),
-        [if c.jobNamespace != '' then 'jobNamespace']: operator.jobNamespace(c),
         serviceAccount: operator.serviceAccount(c),
         leaderElectionRole: operator.leaderElectionRole(c),
         leaderElectionRoleBinding: operator.leaderElectionRoleBinding(c),

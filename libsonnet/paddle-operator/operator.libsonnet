@@ -16,8 +16,15 @@ local podSecurityLabels(level) =
     'pod-security.kubernetes.io/warn': level,
   };
 
+// Argo CD and Flux leave these objects in place when they prune or delete the application.
+local keepAnnotations = {
+  'argocd.argoproj.io/sync-options': 'Delete=false',
+  'kustomize.toolkit.fluxcd.io/prune': 'disabled',
+};
+
 {
   podSecurityLevels:: podSecurityLevels,
+  keepAnnotations(c):: if c.keepJobs then keepAnnotations else {},
   // Label keys the bundle sets itself: a user's `labels` may not replace them (selectors and
   // Pod Security depend on them; each has its own parameter).
   ownLabels:: std.objectFields(commonLabels + podSecurityLabels('restricted')),
@@ -48,6 +55,7 @@ local podSecurityLabels(level) =
       name: c.jobNamespace,
       labels: { 'app.kubernetes.io/name': 'paddle-operator', 'app.kubernetes.io/component': 'jobs' }
               + c.labels + podSecurityLabels(c.jobPodSecurity),
+      [if c.keepJobs then 'annotations']: $.keepAnnotations(c),
     },
   },
 
