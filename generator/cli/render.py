@@ -112,6 +112,12 @@ def add_parser(sub) -> None:
         help="also write the rule index (generator/rulebook.py) into FILE, between its markers",
     )
     p.add_argument(
+        "--chart-out",
+        type=Path,
+        metavar="DIR",
+        help="also write the Helm chart (templates, values, schema, CRD) into DIR, e.g. charts/paddle-operator",
+    )
+    p.add_argument(
         "--examples",
         type=Path,
         metavar="DIR",
@@ -196,6 +202,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             args.api_doc,
             args.runtimes_doc,
             args.rules_doc,
+            chart_out=args.chart_out,
         )
     except render.RenderError as err:
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)

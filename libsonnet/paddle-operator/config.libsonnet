@@ -21,8 +21,9 @@
   // Namespace whose PaddleJobs the operator handles; '' (the default, as upstream's manifest and
   // its --namespace flag default) is every namespace, so the tutorial's jobs in any namespace run.
   watchNamespace: '',
-  // Controller image, and its pull policy.
+  // Controller image.
   image: 'registry.baidubce.com/paddlecloud/controller:v0.3.5',
+  // When the kubelet pulls the controller image: Always, IfNotPresent or Never.
   imagePullPolicy: 'IfNotPresent',
   // Image of the init container the operator adds to job pods: a shell loop over `nslookup`
   // until every peer resolves. Upstream's default (main.go, v0.3.5): busybox's nslookup has known
@@ -40,7 +41,9 @@
   },
   // Names of Secrets for pulling the controller image.
   imagePullSecrets: [],
+  // Labels a node must have to run the controller (the pod's nodeSelector).
   nodeSelector: {},
+  // Taints the controller tolerates: a list of Kubernetes Tolerations.
   tolerations: [],
   // Extra labels on every object (selectors are not changed).
   labels: {},
