@@ -442,7 +442,8 @@ def _constraints(field: str) -> dict:
             "items": {"type": "string", "pattern": grammar.DNS1123_SUBDOMAIN.pattern, "maxLength": 253},
         },
         "nodeSelector": _LABELS,
-        "labels": _LABELS,
+        # a label on the selector's keys would take the controller's pods out of its Deployment
+        "labels": {**_LABELS, "propertyNames": {**_LABELS["propertyNames"], "not": {"enum": _selector_keys()}}},
         # the Kubernetes Toleration of the newest release the bundle serves (schemas/kubernetes/)
         "tolerations": {"type": "array", "items": kube.definitions(newest)["io.k8s.api.core.v1.Toleration"]},
         "apiserverPorts": {
@@ -451,6 +452,12 @@ def _constraints(field: str) -> dict:
             "items": {"type": "integer", "minimum": 1, "maximum": 65535},
         },
     }.get(field, {})
+
+
+def _selector_keys() -> list[str]:
+    objects, _ = _evaluate({})
+    deployments = [obj for obj in objects if obj["kind"] == "Deployment"]
+    return sorted(key for obj in deployments for key in obj["spec"]["selector"]["matchLabels"])
 
 
 _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (str, "string"), (dict, "object"), (list, "array"))
@@ -549,7 +556,14 @@ def readme() -> str:
             "",
             "Values merge as Helm merges them, key by key: `--set resources.requests.cpu=200m` keeps the default",
             "memory request, where `paddlejob-manifests render --requests cpu=200m` replaces both.",
-            "`values.schema.json` refuses unknown fields and values of the wrong type or spelling.",
+            "`values.schema.json` refuses unknown fields and values of the wrong type or spelling. What",
+            "lies between values (a request above its limit) is beyond a schema: check the output as `render`",
+            "checks its own,",
+            "",
+            "```sh",
+            f"helm template {NAME} charts/{NAME} -n paddle-system --include-crds -f my-values.yaml \\",
+            "    | paddlejob-manifests validate -",
+            "```",
             "",
             "## Values",
             "",
