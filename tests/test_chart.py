@@ -140,9 +140,19 @@ CASES = {
             "tolerations[1].effect=NoExecute",
         ],
     ),
-    "labels": (
-        ["--label", "team=ml", "--label", "app.kubernetes.io/part-of=training"],
-        ["--set", "labels.team=ml,labels.app\\.kubernetes\\.io/part-of=training"],
+    "labels": (  # the last one replaces a label of the bundle's own, as jsonnet's `+` does
+        [
+            "--label",
+            "team=ml",
+            "--label",
+            "app.kubernetes.io/part-of=training",
+            "--label",
+            "app.kubernetes.io/component=op",
+        ],
+        [
+            "--set",
+            "labels.team=ml,labels.app\\.kubernetes\\.io/part-of=training,labels.app\\.kubernetes\\.io/component=op",
+        ],
     ),
     "network-policy": (["--network-policy"], ["--set", "networkPolicy=true"]),
     "apiserver-ports": (
@@ -202,6 +212,15 @@ def test_schema_refuses_a_wrong_value(helm, value):
     path = value.split("=")[0].replace("[", ".").replace("]", "").split(".")
     # the message names the field, or (Helm 4, for a refused map key) the key
     assert path[0] in done.stderr or path[-1] in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("helm", HELM)
+def test_a_values_file_with_a_typo_is_refused(helm, tmp_path):
+    values = tmp_path / "values.yaml"
+    values.write_text("resources:\n  limits: {cpu: 200m}\n  request: {cpu: 100m}\n")
+    done = run_helm(helm, "template", "x", str(CHART), "-f", str(values))
+    assert done.returncode != 0
+    assert "request" in done.stderr and "schema" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("helm", HELM)

@@ -34,7 +34,8 @@
   scheduling: '',
   // Controller replicas; more than one only adds standby leaders.
   replicas: 1,
-  // Controller requests and limits; each of the two given replaces its default.
+  // Controller requests and limits; each of the two given replaces its default (Helm values
+  // merge key by key instead: resources.requests.cpu alone keeps the default memory request).
   resources: {
     limits: { cpu: '100m', memory: '300Mi' },
     requests: { cpu: '100m', memory: '20Mi' },
