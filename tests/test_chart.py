@@ -303,3 +303,12 @@ def test_a_part_that_a_value_changes_instead_of_dropping_stops_the_chart(monkeyp
     monkeypatch.setitem(chart.PROBES, "replicas", replicas_off)
     with pytest.raises(chart.ChartError, match="changes"):
         chart.templates()
+
+
+@pytest.mark.parametrize("helm", HELM)
+def test_a_cluster_older_than_the_v1_bundle_is_refused(helm):
+    """Chart.yaml's kubeVersion is the v1 bundle's oldest release (1.19): older clusters need v1beta1."""
+    assert run_helm(helm, "template", "x", str(CHART), "--kube-version", "1.19.0").returncode == 0
+    done = run_helm(helm, "template", "x", str(CHART), "--kube-version", "1.18.20")
+    assert done.returncode != 0
+    assert "kubeVersion" in done.stderr or "incompatible" in done.stderr, done.stderr
