@@ -409,11 +409,11 @@ def _strip(pattern: re.Pattern) -> str:
     return pattern.pattern.removeprefix("^").removesuffix("$")
 
 
-_QUANTITY = {"anyOf": [{"type": "string", "pattern": grammar._QUANTITY.pattern}, {"type": "number"}]}
+_QUANTITY = {"anyOf": [{"type": "string", "pattern": grammar.QUANTITY.pattern}, {"type": "number"}]}
 _LABELS = {
     "type": "object",
     "propertyNames": {
-        "pattern": f"^({_strip(grammar.DNS1123_SUBDOMAIN)}/)?{_strip(grammar._QUALIFIED)}$",
+        "pattern": f"^({_strip(grammar.DNS1123_SUBDOMAIN)}/)?{_strip(grammar.QUALIFIED_NAME)}$",
         "maxLength": 253 + 1 + 63,
     },
     "additionalProperties": {"type": "string", "pattern": grammar.LABEL_VALUE.pattern, "maxLength": 63},

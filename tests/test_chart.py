@@ -194,6 +194,7 @@ WRONG = {
     "labels.team=a b": {"labels": {"team": "a b"}},
     "image=Not An Image": {"image": "Not An Image"},
     "resources.limits.cpu=lots": {"resources": {"limits": {"cpu": "lots"}}},
+    "resources.limits.memory=1.2.3Gi": {"resources": {"limits": {"memory": "1.2.3Gi"}}},
     "tolerations[0].keyy=x": None,  # render's flag makes only well-formed tolerations
     "labels.control-plane=x": None,  # render refuses it when validating the Deployment (selector)
 }
