@@ -20,6 +20,8 @@ QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
+# resource.Quantity's serialization format (k8s.io/apimachinery/pkg/api/resource/quantity.go):
+# <number> ::= <digits> | <digits>.<digits> | <digits>. | .<digits>, then a suffix
 QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
 
 _SUFFIX = {
