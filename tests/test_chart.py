@@ -256,8 +256,8 @@ def _members(data: bytes) -> list[tuple]:
 @pytest.mark.parametrize("helm", HELM)
 def test_helm_package_is_reproducible(helm, tmp_path):
     """Helm 4 stamps each file's mtime into the archive: with the mtimes `make chart-package` sets
-    (the last commit's time), two packages are the same bytes. Helm 3.17 stamps the time of
-    packaging instead, so its archives differ in those stamps only."""
+    (the last commit's time), two packages are the same bytes. Helm 3 stamps the time of packaging
+    instead (writeToTar in pkg/chartutil/save.go), so its archives differ in those stamps only."""
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     first = _package(helm, CHART, tmp_path / "a", 1_700_000_000)
