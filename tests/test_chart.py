@@ -15,6 +15,7 @@ import functools
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -313,3 +314,14 @@ def test_a_cluster_older_than_the_v1_bundle_is_refused(helm):
     done = run_helm(helm, "template", "x", str(CHART), "--kube-version", "1.18.20")
     assert done.returncode != 0
     assert "kubeVersion" in done.stderr or "incompatible" in done.stderr, done.stderr
+
+
+def test_the_move_from_deploy_v1_names_every_operator_object():
+    """docs/helm.md deletes each object the chart will own, by name: all but the Namespace and CRD."""
+    text = (REPO / "docs" / "helm.md").read_text()
+    section = text.split("## Coming from", 1)[1]
+    deletes = [line for line in section.splitlines() if "kubectl delete" in line or line.startswith("    ")]
+    named = set(re.findall(r"\b([a-z]+)/(paddle-[a-z-]+)", "\n".join(deletes)))
+    kept = ("Namespace", "CustomResourceDefinition")
+    objects = [o for o in render_objects("--network-policy") if o["kind"] not in kept]
+    assert named == {(o["kind"].lower(), o["metadata"]["name"]) for o in objects}
