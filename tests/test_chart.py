@@ -96,10 +96,25 @@ def assert_same(helm: list[dict], rendered: list[dict]) -> None:
         assert mine == theirs, _key(mine)
 
 
+ALL_PARTS_ON = [
+    "--set",
+    "scheduling=volcano,networkPolicy=true,watchNamespace=jobs,imagePullSecrets={regcred},"
+    "nodeSelector.pool=system,tolerations[0].key=gpu,tolerations[0].operator=Exists,labels.team=ml",
+]
+
+
+@pytest.mark.parametrize("sets", [[], ALL_PARTS_ON], ids=["defaults", "all-parts-on"])
 @pytest.mark.parametrize("helm", HELM)
-def test_lint_strict(helm):
-    done = run_helm(helm, "lint", "--strict", str(CHART))
+def test_lint_strict(helm, sets):
+    done = run_helm(helm, "lint", "--strict", str(CHART), *sets)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("helm", HELM)
+def test_the_pinned_helm_is_the_documented_one(helm):
+    """docs/helm.md says Helm 3.17 and Helm 4.1: the Makefile's pins must give those."""
+    major = 3 if helm == HELMS[3] else 4
+    assert run_helm(helm, "version", "--short").stdout.startswith({3: "v3.17.", 4: "v4.1."}[major])
 
 
 @pytest.mark.parametrize("helm", HELM)
@@ -226,7 +241,7 @@ def test_a_values_file_with_a_typo_is_refused(helm, tmp_path):
 
 
 @pytest.mark.parametrize("helm", HELM)
-@pytest.mark.parametrize("sets", [[], ["--set", "scheduling=volcano,networkPolicy=true,labels.team=ml,replicas=2"]])
+@pytest.mark.parametrize("sets", [[], ALL_PARTS_ON], ids=["defaults", "all-parts-on"])
 def test_helm_template_passes_validate(helm, sets):
     done = run_helm(helm, "template", "paddle-operator", str(CHART), "-n", "paddle-system", "--include-crds", *sets)
     assert done.returncode == 0, done.stderr

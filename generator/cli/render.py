@@ -115,7 +115,8 @@ def add_parser(sub) -> None:
         "--chart-out",
         type=Path,
         metavar="DIR",
-        help="also write the Helm chart (templates, values, schema, CRD) into DIR, e.g. charts/paddle-operator",
+        help="also write the Helm chart into DIR, e.g. charts/paddle-operator; its values default to "
+        "config.libsonnet's (the operator flags do not change them)",
     )
     p.add_argument(
         "--examples",
