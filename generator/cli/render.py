@@ -142,6 +142,13 @@ def add_parser(sub) -> None:
         help="also write the rule index (generator/rulebook.py) into FILE, between its markers",
     )
     p.add_argument(
+        "--chart-out",
+        type=Path,
+        metavar="DIR",
+        help="also write the Helm chart into DIR, e.g. charts/paddle-operator; its values default to "
+        "config.libsonnet's (the operator flags do not change them)",
+    )
+    p.add_argument(
         "--examples",
         type=Path,
         metavar="DIR",
@@ -336,6 +343,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             args.api_doc,
             args.runtimes_doc,
             args.rules_doc,
+            chart_out=args.chart_out,
         )
     except render.RenderError as err:
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)

@@ -36,8 +36,9 @@
   // Namespace whose PaddleJobs the operator handles; '' (the default, as upstream's manifest and
   // its --namespace flag default) is every namespace, so the tutorial's jobs in any namespace run.
   watchNamespace: '',
-  // Controller image, and its pull policy.
+  // Controller image.
   image: 'registry.baidubce.com/paddlecloud/controller:v0.3.5',
+  // When the kubelet pulls the controller image: Always, IfNotPresent or Never.
   imagePullPolicy: 'IfNotPresent',
   // Image of the init container the operator adds to job pods: a shell loop over `nslookup`
   // until every peer resolves. Upstream's default (main.go, v0.3.5): busybox's nslookup has known
@@ -48,14 +49,17 @@
   scheduling: '',
   // Controller replicas; more than one only adds standby leaders.
   replicas: 1,
-  // Controller requests and limits; each of the two given replaces its default.
+  // Controller requests and limits; each of the two given replaces its default (Helm values
+  // merge key by key instead: resources.requests.cpu alone keeps the default memory request).
   resources: {
     limits: { cpu: '100m', memory: '300Mi' },
     requests: { cpu: '100m', memory: '20Mi' },
   },
   // Names of Secrets for pulling the controller image.
   imagePullSecrets: [],
+  // Labels a node must have to run the controller (the pod's nodeSelector).
   nodeSelector: {},
+  // Taints the controller tolerates: a list of Kubernetes Tolerations.
   tolerations: [],
   // Annotations that keep the CRD and the jobs' namespace when Argo CD or Flux prune the
   // operator: deleting either deletes every PaddleJob in it.
