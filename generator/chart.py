@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import yaml
 
 from . import __version__, bundles, engine, kube, render
-from .params import CHOICES, INT32_MAX, config_fields
+from .params import CHOICES, INT32_MAX, config_fields, own_labels
 from .paths import OPERATOR_LIB
 from .rules import grammar
 from .yamlio import dump_documents
@@ -468,9 +468,9 @@ def _constraints(field: str) -> dict:
 
 
 def _selector_keys() -> list[str]:
-    objects, _ = _evaluate({})
-    deployments = [obj for obj in objects if obj["kind"] == "Deployment"]
-    return sorted(key for obj in deployments for key in obj["spec"]["selector"]["matchLabels"])
+    """Label keys `labels` may not set: the bundle's own (operator.libsonnet ownLabels, the
+    Deployment's selector among them), as `render --label` refuses them."""
+    return sorted(own_labels())
 
 
 _JSON_TYPES = ((bool, "boolean"), (int, "integer"), (str, "string"), (dict, "object"), (list, "array"))
