@@ -7,8 +7,10 @@ cannot go without a bad and a good fixture. (publish.py writes the index.)
 
 Owners follow who enforces the rule: how kubectl reads the file (yaml), the apiserver's
 generic object handling (object) and the kind's schema (schema), its pod validation (pod),
-the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training operator's
-webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
+its validation of each built-in API group (core, apps, batch, networking, autoscaling, policy,
+rbac, storage, scheduling: generator/rules/builtin.py says which kind each checks), the
+paddle-operator (paddlejob), Volcano's webhooks (volcano), the training operator's webhook
+(kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
 owner's rules lives in generator/rules/OWNER.py, yamlload.py (yaml), validate.py and the
 schema validators (object, schema) and structural.py (crd).
 """
@@ -22,6 +24,7 @@ OWNERS = {
     "object": "what the apiserver checks of every object: apiVersion, kind, metadata",
     "schema": "the kind's OpenAPI schema for the targeted release",
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
+    "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -118,6 +121,14 @@ _RULES = [
     Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
     Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),
     Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels"),
+    # -- core -------------------------------------------------------------------------------
+    Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
+    Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),
+    Rule("secret", "core", ERROR, "a Secret key or data that is not base64, or a type without its keys"),
+    Rule("persistent-volume-claim", "core", ERROR, "a claim without access modes or a storage request"),
+    Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
+    Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
+    Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

@@ -21,6 +21,7 @@ from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
 from .rules import kubeflow, paddlejob, volcano
 from .rules.base import error
+from .rules.builtin import builtin_findings
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
@@ -211,6 +212,7 @@ class ObjectChecker:
         out = self.kube.validate(obj, self.releases)
         out += metadata_findings(obj)
         out += workload_findings(obj)
+        out += builtin_findings(obj, tuple(self.releases))
         if obj["kind"] == "CustomResourceDefinition":
             out += structural.crd_findings(obj, self.minor)
         return out

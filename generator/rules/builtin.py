@@ -1,0 +1,32 @@
+"""The rules of built-in kinds, one module per API group as the apiserver's own
+pkg/apis/<group>/validation packages: which function checks which kind. validate.py calls
+`builtin_findings` for every built-in object; the pod rules (pod.py) run on every pod
+template, built-in or not, and are called beside it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..findings import Finding
+from . import core
+
+Check = Callable[[dict, tuple[int, ...]], list[Finding]]
+
+# (API group, kind) -> the kind's rules; every served version of the group shares them, as the
+# apiserver converts each version to one internal type before validating it.
+REGISTRY: dict[tuple[str, str], Check] = {
+    ("", "Service"): core.service_findings,
+    ("", "ConfigMap"): core.configmap_findings,
+    ("", "Secret"): core.secret_findings,
+    ("", "PersistentVolumeClaim"): core.pvc_findings,
+    ("", "PersistentVolume"): core.pv_findings,
+    ("", "ResourceQuota"): core.resource_quota_findings,
+    ("", "LimitRange"): core.limit_range_findings,
+}
+
+
+def builtin_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """The group's rules for a built-in object, on the targeted ``releases``."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    check = REGISTRY.get((group, obj.get("kind")))
+    return check(obj, releases) if check else []
