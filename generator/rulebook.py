@@ -120,7 +120,10 @@ _RULES = [
     Rule("resources", "pod", ERROR, "a request above its limit"),
     Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
     Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),
-    Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels"),
+    Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels, or is malformed"),
+    Rule("probe", "pod", ERROR, "a probe or lifecycle hook without exactly one handler, a bad port or count"),
+    Rule("env-value", "pod", ERROR, "an env name the release refuses, or valueFrom without exactly one source"),
+    Rule("pod-bounds", "pod", ERROR, "a pod's activeDeadlineSeconds outside 1-2147483647"),
     # -- core -------------------------------------------------------------------------------
     Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
     Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),
@@ -157,6 +160,7 @@ _RULES = [
     Rule("kubeflow-containers", "kubeflow", ERROR, "a replica without template.spec.containers"),
     Rule("kubeflow-container-name", "kubeflow", ERROR, "no container named 'paddle'"),
     Rule("kubeflow-elastic", "kubeflow", ERROR, "elasticPolicy minReplicas above maxReplicas"),
+    Rule("kubeflow-restart-policy", "kubeflow", ERROR, "a replica restartPolicy the pods it makes cannot have"),
     Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
