@@ -25,6 +25,7 @@ OWNERS = {
     "schema": "the kind's OpenAPI schema for the targeted release",
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
     "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
+    "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -132,6 +133,11 @@ _RULES = [
     Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
     Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
     Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
+    # -- apps -------------------------------------------------------------------------------
+    Rule("deployment", "apps", ERROR, "a Deployment's strategy (maxSurge and maxUnavailable both 0), bounds"),
+    Rule("statefulset", "apps", ERROR, "a StatefulSet's podManagementPolicy, updateStrategy, bounds"),
+    Rule("daemonset", "apps", ERROR, "a DaemonSet's maxSurge with maxUnavailable (exactly one non-zero), bounds"),
+    Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import core
+from . import apps, core
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -22,6 +22,13 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("", "PersistentVolume"): core.pv_findings,
     ("", "ResourceQuota"): core.resource_quota_findings,
     ("", "LimitRange"): core.limit_range_findings,
+    ("apps", "Deployment"): apps.deployment_findings,
+    ("extensions", "Deployment"): apps.deployment_findings,
+    ("apps", "StatefulSet"): apps.statefulset_findings,
+    ("apps", "DaemonSet"): apps.daemonset_findings,
+    ("extensions", "DaemonSet"): apps.daemonset_findings,
+    ("apps", "ReplicaSet"): apps.replicaset_findings,
+    ("extensions", "ReplicaSet"): apps.replicaset_findings,
 }
 
 
