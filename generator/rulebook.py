@@ -26,6 +26,7 @@ OWNERS = {
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
     "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
     "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
+    "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation)",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -138,6 +139,9 @@ _RULES = [
     Rule("statefulset", "apps", ERROR, "a StatefulSet's podManagementPolicy, updateStrategy, bounds"),
     Rule("daemonset", "apps", ERROR, "a DaemonSet's maxSurge with maxUnavailable (exactly one non-zero), bounds"),
     Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
+    # -- batch ------------------------------------------------------------------------------
+    Rule("job", "batch", ERROR, "a Job's counts below 0, Indexed without completions, a selector it generates"),
+    Rule("cronjob", "batch", ERROR, "a CronJob's schedule, timeZone, concurrencyPolicy, or a name over 52"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

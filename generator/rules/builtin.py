@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, core
+from . import apps, batch, core
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -29,6 +29,8 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("extensions", "DaemonSet"): apps.daemonset_findings,
     ("apps", "ReplicaSet"): apps.replicaset_findings,
     ("extensions", "ReplicaSet"): apps.replicaset_findings,
+    ("batch", "Job"): batch.job_findings,
+    ("batch", "CronJob"): batch.cronjob_findings,
 }
 
 
