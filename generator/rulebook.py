@@ -27,6 +27,7 @@ OWNERS = {
     "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
     "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
     "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation)",
+    "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -142,6 +143,9 @@ _RULES = [
     # -- batch ------------------------------------------------------------------------------
     Rule("job", "batch", ERROR, "a Job's counts below 0, Indexed without completions, a selector it generates"),
     Rule("cronjob", "batch", ERROR, "a CronJob's schedule, timeZone, concurrencyPolicy, or a name over 52"),
+    # -- networking -------------------------------------------------------------------------
+    Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),
+    Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

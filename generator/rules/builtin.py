@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, batch, core
+from . import apps, batch, core, networking
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -31,6 +31,9 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("extensions", "ReplicaSet"): apps.replicaset_findings,
     ("batch", "Job"): batch.job_findings,
     ("batch", "CronJob"): batch.cronjob_findings,
+    ("networking.k8s.io", "Ingress"): networking.ingress_findings,
+    ("networking.k8s.io", "NetworkPolicy"): networking.network_policy_findings,
+    ("extensions", "NetworkPolicy"): networking.network_policy_findings,
 }
 
 
