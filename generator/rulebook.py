@@ -28,6 +28,7 @@ OWNERS = {
     "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
     "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation)",
     "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
+    "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -146,6 +147,8 @@ _RULES = [
     # -- networking -------------------------------------------------------------------------
     Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),
     Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
+    # -- autoscaling ------------------------------------------------------------------------
+    Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, batch, core, networking
+from . import apps, autoscaling, batch, core, networking
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -34,6 +34,7 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("networking.k8s.io", "Ingress"): networking.ingress_findings,
     ("networking.k8s.io", "NetworkPolicy"): networking.network_policy_findings,
     ("extensions", "NetworkPolicy"): networking.network_policy_findings,
+    ("autoscaling", "HorizontalPodAutoscaler"): autoscaling.hpa_findings,
 }
 
 
