@@ -29,6 +29,7 @@ OWNERS = {
     "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation)",
     "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
+    "policy": "the apiserver's validation of PodDisruptionBudgets",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -149,6 +150,8 @@ _RULES = [
     Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
     # -- autoscaling ------------------------------------------------------------------------
     Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
+    # -- policy -----------------------------------------------------------------------------
+    Rule("pdb", "policy", ERROR, "a PodDisruptionBudget with minAvailable and maxUnavailable, or over 100%"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

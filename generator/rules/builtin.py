@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, autoscaling, batch, core, networking
+from . import apps, autoscaling, batch, core, networking, policy
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -35,6 +35,7 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("networking.k8s.io", "NetworkPolicy"): networking.network_policy_findings,
     ("extensions", "NetworkPolicy"): networking.network_policy_findings,
     ("autoscaling", "HorizontalPodAutoscaler"): autoscaling.hpa_findings,
+    ("policy", "PodDisruptionBudget"): policy.pdb_findings,
 }
 
 
