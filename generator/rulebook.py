@@ -30,6 +30,7 @@ OWNERS = {
     "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
     "policy": "the apiserver's validation of PodDisruptionBudgets",
+    "rbac": "the apiserver's validation of RBAC roles and bindings",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -152,6 +153,10 @@ _RULES = [
     Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
     # -- policy -----------------------------------------------------------------------------
     Rule("pdb", "policy", ERROR, "a PodDisruptionBudget with minAvailable and maxUnavailable, or over 100%"),
+    # -- rbac -------------------------------------------------------------------------------
+    Rule("rbac-rule", "rbac", ERROR, "a role rule without verbs, apiGroups or resources, or mixing URLs"),
+    Rule("role-ref", "rbac", ERROR, "a binding's roleRef with another apiGroup or a kind it cannot bind"),
+    Rule("subject", "rbac", ERROR, "a binding subject of an unknown kind, wrong apiGroup, without namespace"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

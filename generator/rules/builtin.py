@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, autoscaling, batch, core, networking, policy
+from . import apps, autoscaling, batch, core, networking, policy, rbac
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -36,6 +36,10 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("extensions", "NetworkPolicy"): networking.network_policy_findings,
     ("autoscaling", "HorizontalPodAutoscaler"): autoscaling.hpa_findings,
     ("policy", "PodDisruptionBudget"): policy.pdb_findings,
+    ("rbac.authorization.k8s.io", "Role"): rbac.role_findings,
+    ("rbac.authorization.k8s.io", "ClusterRole"): rbac.role_findings,
+    ("rbac.authorization.k8s.io", "RoleBinding"): rbac.binding_findings,
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.binding_findings,
 }
 
 
