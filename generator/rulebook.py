@@ -31,6 +31,7 @@ OWNERS = {
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
     "policy": "the apiserver's validation of PodDisruptionBudgets",
     "rbac": "the apiserver's validation of RBAC roles and bindings",
+    "storage": "the apiserver's validation of StorageClasses",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -157,6 +158,8 @@ _RULES = [
     Rule("rbac-rule", "rbac", ERROR, "a role rule without verbs, apiGroups or resources, or mixing URLs"),
     Rule("role-ref", "rbac", ERROR, "a binding's roleRef with another apiGroup or a kind it cannot bind"),
     Rule("subject", "rbac", ERROR, "a binding subject of an unknown kind, wrong apiGroup, without namespace"),
+    # -- storage ----------------------------------------------------------------------------
+    Rule("storage-class", "storage", ERROR, "a StorageClass without provisioner, or with reclaimPolicy Recycle"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, autoscaling, batch, core, networking, policy, rbac
+from . import apps, autoscaling, batch, core, networking, policy, rbac, storage
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -40,6 +40,7 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("rbac.authorization.k8s.io", "ClusterRole"): rbac.role_findings,
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.binding_findings,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.binding_findings,
+    ("storage.k8s.io", "StorageClass"): storage.storage_class_findings,
 }
 
 
