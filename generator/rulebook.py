@@ -32,6 +32,7 @@ OWNERS = {
     "policy": "the apiserver's validation of PodDisruptionBudgets",
     "rbac": "the apiserver's validation of RBAC roles and bindings",
     "storage": "the apiserver's validation of StorageClasses",
+    "scheduling": "the apiserver's validation of PriorityClasses",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -160,6 +161,8 @@ _RULES = [
     Rule("subject", "rbac", ERROR, "a binding subject of an unknown kind, wrong apiGroup, without namespace"),
     # -- storage ----------------------------------------------------------------------------
     Rule("storage-class", "storage", ERROR, "a StorageClass without provisioner, or with reclaimPolicy Recycle"),
+    # -- scheduling -------------------------------------------------------------------------
+    Rule("priority-class", "scheduling", ERROR, "a PriorityClass named system-..., or valued above 1000000000"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, autoscaling, batch, core, networking, policy, rbac, storage
+from . import apps, autoscaling, batch, core, networking, policy, rbac, scheduling, storage
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -41,6 +41,7 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("rbac.authorization.k8s.io", "RoleBinding"): rbac.binding_findings,
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.binding_findings,
     ("storage.k8s.io", "StorageClass"): storage.storage_class_findings,
+    ("scheduling.k8s.io", "PriorityClass"): scheduling.priority_class_findings,
 }
 
 
