@@ -85,13 +85,24 @@ def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
                     message = f"nodePort {node_port}/{protocol} is used twice (also ports[{node_ports[key]}])"
                     out.append(error(f"{here}.nodePort", "service", message))
                 node_ports.setdefault(key, i)
+    protocols = sorted({p for _, p in pairs})
+    if kind == "LoadBalancer" and len(protocols) > 1 and enforced(releases, until=MIXED_PROTOCOL_LB_SINCE - 1):
+        message = (
+            f"a LoadBalancer Service cannot mix protocols ({', '.join(protocols)}) before Kubernetes "
+            f"1.{MIXED_PROTOCOL_LB_SINCE}: write one Service per protocol"
+        )
+        out.append(error("spec.ports", "service", message))
     out += _service_type_findings(spec, kind, cluster_ip, headless, releases)
     return out
 
 
+MIXED_PROTOCOL_LB_SINCE = 24  # MixedProtocolLBService: alpha 1.20, beta (on) 1.24, GA 1.26
+
+
 def _target_port_findings(target, path: str) -> list[Finding]:
-    """ValidatePortNumOrName: a number in 1-65535 or an IANA service name (0 is defaulted to port)."""
-    if isinstance(target, str):
+    """ValidatePortNumOrName: a number in 1-65535 or an IANA service name (0 and "" are defaulted
+    to the port, SetDefaults_Service)."""
+    if isinstance(target, str) and target:
         problem = port_name_problem(target)
         if problem:
             return [error(path, "service", f"targetPort: {problem} (write the number without quotes)")]
