@@ -33,6 +33,7 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("batch", "CronJob"): batch.cronjob_findings,
     ("networking.k8s.io", "Ingress"): networking.ingress_findings,
     ("networking.k8s.io", "NetworkPolicy"): networking.network_policy_findings,
+    ("networking.k8s.io", "IngressClass"): networking.ingress_class_findings,
     ("extensions", "NetworkPolicy"): networking.network_policy_findings,
     ("autoscaling", "HorizontalPodAutoscaler"): autoscaling.hpa_findings,
     ("policy", "PodDisruptionBudget"): policy.pdb_findings,

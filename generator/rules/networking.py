@@ -8,7 +8,7 @@ import ipaddress
 import re
 
 from ..findings import Finding
-from .base import as_dict, as_int, as_list, error
+from .base import as_dict, as_int, as_list, enforced, error
 from .grammar import DNS1035_LABEL, DNS1123_SUBDOMAIN, PROTOCOLS, name_problem, port_name_problem
 from .selector import selector_findings
 
@@ -119,6 +119,42 @@ def _backend_findings(backend: dict, here: str) -> list[Finding]:
         out.append(error(f"{here}.service.port.name", "ingress", problem))
     elif as_int(number) is not None and not 1 <= number <= 65535:
         out.append(error(f"{here}.service.port.number", "ingress", f"port {number} is not in 1-65535"))
+    return out
+
+
+_DOMAIN_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
+
+MAX_CONTROLLER = 250  # maxLenIngressClassController
+
+CLASS_NAMESPACED_PARAMS_SINCE = 21  # IngressClassNamespacedParams: alpha 1.20, beta (on) 1.21, GA 1.23
+
+
+def ingress_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """validateIngressClassSpec: a controller that is a domain-prefixed path of at most 250
+    characters (IsDomainPrefixedPath); parameters scoped to a namespace name one, cluster-scoped
+    ones do not (validateIngressClassParametersReference)."""
+    spec = as_dict(obj.get("spec"))
+    out = []
+    controller = spec.get("controller")
+    if isinstance(controller, str):
+        host, slash, path = controller.partition("/")
+        if len(controller) > MAX_CONTROLLER:
+            message = f"controller is {len(controller)} characters; at most {MAX_CONTROLLER}"
+            out.append(error("spec.controller", "ingress", message))
+        elif not slash or not path or not DNS1123_SUBDOMAIN.match(host) or not _DOMAIN_PATH.match(path):
+            message = f"controller {controller!r} must be a domain-prefixed path (e.g. k8s.io/ingress-nginx)"
+            out.append(error("spec.controller", "ingress", message))
+    parameters = spec.get("parameters")
+    if isinstance(parameters, dict) and enforced(releases, CLASS_NAMESPACED_PARAMS_SINCE):
+        scope, namespace = parameters.get("scope"), parameters.get("namespace")
+        if scope == "Namespace" and not namespace:
+            message = "parameters with scope Namespace need a namespace"
+            out.append(error("spec.parameters.namespace", "ingress", message))
+        elif scope in (None, "Cluster") and namespace is not None:
+            message = "parameters.namespace may only be set when scope is Namespace"
+            out.append(error("spec.parameters.namespace", "ingress", message))
+        elif isinstance(scope, str) and scope not in ("Namespace", "Cluster"):
+            out.append(error("spec.parameters.scope", "ingress", f"scope {scope!r} must be Cluster or Namespace"))
     return out
 
 

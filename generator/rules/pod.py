@@ -203,6 +203,8 @@ def _templates(obj: dict) -> list[tuple[str, dict]]:
     api = str(obj.get("apiVersion", ""))
     if kind == "Pod":
         return [("", obj)]
+    if kind == "PodTemplate" and api == "v1":  # ValidatePodTemplate: its template is a pod's
+        return [("template", as_dict(obj.get("template")))]
     if kind == "CronJob":
         job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
         return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
