@@ -8,9 +8,9 @@ cannot go without a bad and a good fixture. (publish.py writes the index.)
 Owners follow who enforces the rule: how kubectl reads the file (yaml), the apiserver's
 generic object handling (object) and the kind's schema (schema), its pod validation (pod),
 its validation of each built-in API group (core, apps, batch, networking, autoscaling, policy,
-rbac, storage, scheduling: generator/rules/builtin.py says which kind each checks), the
-paddle-operator (paddlejob), Volcano's webhooks (volcano), the training operator's webhook
-(kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
+rbac, storage, scheduling, admissionregistration: generator/rules/builtin.py says which kind
+each checks), the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training
+operator's webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
 owner's rules lives in generator/rules/OWNER.py, yamlload.py (yaml), validate.py and the
 schema validators (object, schema) and structural.py (crd).
 """
@@ -33,6 +33,7 @@ OWNERS = {
     "rbac": "the apiserver's validation of RBAC roles and bindings",
     "storage": "the apiserver's validation of StorageClasses",
     "scheduling": "the apiserver's validation of PriorityClasses",
+    "admissionregistration": "the apiserver's validation of webhook configurations",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -163,6 +164,8 @@ _RULES = [
     Rule("storage-class", "storage", ERROR, "a StorageClass without provisioner, or with reclaimPolicy Recycle"),
     # -- scheduling -------------------------------------------------------------------------
     Rule("priority-class", "scheduling", ERROR, "a PriorityClass named system-..., or valued above 1000000000"),
+    # -- admissionregistration --------------------------------------------------------------
+    Rule("webhook", "admissionregistration", ERROR, "a webhook name, clientConfig, timeout, rule or v1 field refused"),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),

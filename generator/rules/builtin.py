@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..findings import Finding
-from . import apps, autoscaling, batch, core, networking, policy, rbac, scheduling, storage
+from . import admissionregistration, apps, autoscaling, batch, core, networking, policy, rbac, scheduling, storage
 
 Check = Callable[[dict, tuple[int, ...]], list[Finding]]
 
@@ -43,6 +43,12 @@ REGISTRY: dict[tuple[str, str], Check] = {
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): rbac.binding_findings,
     ("storage.k8s.io", "StorageClass"): storage.storage_class_findings,
     ("scheduling.k8s.io", "PriorityClass"): scheduling.priority_class_findings,
+    ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"): (
+        admissionregistration.webhook_configuration_findings
+    ),
+    ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"): (
+        admissionregistration.webhook_configuration_findings
+    ),
 }
 
 
