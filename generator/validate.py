@@ -21,6 +21,7 @@ from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
 from .rules import kubeflow, paddlejob, podsecurity, volcano
 from .rules.base import error
+from .rules.builtin import builtin_findings
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
 from .yamlload import Document, Problem, implicit_type_note, iter_documents
@@ -223,7 +224,8 @@ class ObjectChecker:
     def _builtin(self, obj: dict) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
         out += metadata_findings(obj)
-        out += workload_findings(obj)
+        out += workload_findings(obj, tuple(self.releases))
+        out += builtin_findings(obj, tuple(self.releases))
         if obj["kind"] == "CustomResourceDefinition":
             out += structural.crd_findings(obj, self.minor)
         return out
@@ -234,7 +236,7 @@ class ObjectChecker:
         if isinstance(meta, dict):
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
-        out += workload_findings(obj)
+        out += workload_findings(obj, tuple(self.releases))
         source, semantic = CUSTOM_KINDS[(api_version, kind)]
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
