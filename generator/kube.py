@@ -151,3 +151,28 @@ def schema_props(minor: int, apiextensions: str) -> set[str]:
 def crd_spec_fields(minor: int, apiextensions: str) -> set[str]:
     name = f"io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.{apiextensions}.CustomResourceDefinitionSpec"
     return set(definitions(minor)[name]["properties"])
+
+
+# Tanka's order: what others need comes first.
+KIND_ORDER = [
+    "Namespace",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "ClusterRole",
+    "Role",
+    "ClusterRoleBinding",
+    "RoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Service",
+    "Deployment",
+    "NetworkPolicy",
+]
+
+
+def apply_order(obj: dict) -> tuple:
+    """Sort key: the order `kubectl apply -f` needs (a namespace before what lives in it)."""
+    kind = obj.get("kind", "")
+    rank = KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    return rank, str(kind), str(meta.get("namespace") or ""), str(meta.get("name") or "")

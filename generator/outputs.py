@@ -5,7 +5,8 @@ pkg/output has the same shape).
 - json: {"valid", "documents", "truncated", "findings": [...]};
 - junit: JUnit XML (Jenkins, GitLab, most CI dashboards), a test case per document with findings;
 - sarif: SARIF 2.1.0, for GitHub code scanning and other static-analysis viewers;
-- github: GitHub Actions workflow commands (::error file=...,line=...::...), annotations on the diff.
+- github: GitHub Actions workflow commands (::error file=...,line=...::...), annotations on the diff;
+- tap: the Test Anything Protocol, version 13 (prove, tap-spec, most TAP consumers).
 """
 
 from __future__ import annotations
@@ -190,12 +191,35 @@ def github(report: Report, colour: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tap(report: Report, colour: bool = False) -> str:
+    """TAP 13: a test point per document with findings (not ok when it fails), its findings in
+    the YAML diagnostic block, and one test point for the documents without findings."""
+    by_document: dict[tuple[str, int], list[Located]] = {}
+    for item in report.findings:
+        by_document.setdefault((item.file, item.document), []).append(item)
+    clean = max(report.documents - len(by_document), 0)
+    lines = ["TAP version 13", f"1..{len(by_document) + 1}"]
+    for number, ((file, document), items) in enumerate(by_document.items(), 1):
+        failed = any(i.finding.is_error for i in items) or (report.strict and items)
+        lines.append(f"{'not ok' if failed else 'ok'} {number} - {file} document {document} {_what(items[0])}")
+        lines += ["  ---", "  findings:"]
+        for i in items:
+            entry = {"severity": i.finding.severity, "line": i.line, "column": i.column, "rule": i.finding.rule}
+            entry |= {"path": i.finding.path or "(document)", "message": i.finding.message}
+            lines.append("    - " + json.dumps(entry, ensure_ascii=False))  # JSON is YAML: one line per finding
+        lines.append("  ...")
+    lines.append(f"ok {len(by_document) + 1} - {_count(clean, 'document')} without findings")
+    lines.append(f"# {summary(report)}")
+    return "\n".join(lines) + "\n"
+
+
 FORMATS: dict[str, Callable[..., str]] = {
     "text": text,
     "json": json_report,
     "junit": junit,
     "sarif": sarif,
     "github": github,
+    "tap": tap,
 }
 
 

@@ -23,6 +23,11 @@ from .yamlload import read_documents
 # config field -> the flag that sets it
 FLAGS = {
     "namespace": "--namespace",
+    "createNamespace": "--no-namespace",
+    "podSecurity": "--pod-security",
+    "jobNamespace": "--job-namespace",
+    "jobPodSecurity": "--job-pod-security",
+    "keepJobs": "--no-keep-jobs",
     "watchNamespace": "--watch-namespace",
     "image": "--image",
     "imagePullPolicy": "--image-pull-policy",
@@ -38,6 +43,12 @@ FLAGS = {
     "apiserverPorts": "--apiserver-port",
 }
 INT32_MAX = 2**31 - 1
+# the values a choice field takes (the Helm chart's values.schema.json reads these too)
+CHOICES = {
+    "imagePullPolicy": grammar.PULL_POLICIES,
+    "scheduling": ("", "volcano"),
+    "apiextensions": ("v1", "v1beta1"),
+}
 MAX_PARAMS_BYTES = 1 << 20
 
 
@@ -46,6 +57,17 @@ def config_fields() -> tuple[str, ...]:
     """Every field of config.libsonnet, hidden ones included."""
     fields = engine.evaluate_snippet(f"std.objectFieldsAll(import '{OPERATOR_LIB.name}/config.libsonnet')")
     return tuple(fields)
+
+
+@functools.cache
+def pod_security_levels() -> tuple[str, ...]:
+    return tuple(engine.evaluate_snippet(f"(import '{OPERATOR_LIB.name}/operator.libsonnet').podSecurityLevels"))
+
+
+@functools.cache
+def own_labels() -> frozenset[str]:
+    """Label keys the bundle sets itself (operator.libsonnet): `labels` may not replace them."""
+    return frozenset(engine.evaluate_snippet(f"(import '{OPERATOR_LIB.name}/operator.libsonnet').ownLabels"))
 
 
 def read_params_file(path: str) -> dict:
@@ -144,6 +166,25 @@ def _labels(value) -> str | None:
     return None
 
 
+def _extra_labels(value) -> str | None:
+    """Labels on every object: not one the bundle sets itself, which would be silently replaced."""
+    taken = sorted(set(value) & own_labels()) if isinstance(value, dict) else []
+    if taken:
+        return (
+            f"the bundle sets {taken[0]!r} itself; choose Pod Security levels with --pod-security and "
+            "--job-pod-security, the namespace with --namespace"
+        )
+    return _labels(value)
+
+
+def _level(allow_none: bool):
+    def check(value) -> str | None:
+        levels = (*pod_security_levels(), "") if allow_none else pod_security_levels()
+        return None if value in levels else f"{value!r} is not one of {', '.join(repr(a) for a in levels)}"
+
+    return check
+
+
 def _ports(value) -> str | None:
     if not isinstance(value, list) or not value:
         return f"expected a list of ports, got {value!r}"
@@ -160,16 +201,21 @@ def _bool(value) -> str | None:
 _CHECKS = {
     "namespace": _namespace,
     "watchNamespace": lambda v: _namespace(v, allow_empty=True),
+    "jobNamespace": lambda v: _namespace(v, allow_empty=True),
+    "createNamespace": _bool,
+    "keepJobs": _bool,
+    "podSecurity": _level(allow_none=True),
+    "jobPodSecurity": _level(allow_none=False),
     "image": _image,
     "initImage": _image,
-    "imagePullPolicy": _choice(*grammar.PULL_POLICIES),
-    "scheduling": _choice("", "volcano"),
+    "imagePullPolicy": _choice(*CHOICES["imagePullPolicy"]),
+    "scheduling": _choice(*CHOICES["scheduling"]),
     "replicas": _replicas,
     "resources": _resources,
     "imagePullSecrets": _secret_names,
     "nodeSelector": _labels,
-    "labels": _labels,
+    "labels": _extra_labels,
     "networkPolicy": _bool,
     "apiserverPorts": _ports,
-    "apiextensions": _choice("v1", "v1beta1"),
+    "apiextensions": _choice(*CHOICES["apiextensions"]),
 }

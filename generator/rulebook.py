@@ -7,8 +7,10 @@ cannot go without a bad and a good fixture. (publish.py writes the index.)
 
 Owners follow who enforces the rule: how kubectl reads the file (yaml), the apiserver's
 generic object handling (object) and the kind's schema (schema), its pod validation (pod),
-the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training operator's
-webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
+its validation of each built-in API group (core, apps, batch, networking, autoscaling, policy,
+rbac, storage, scheduling, admissionregistration: generator/rules/builtin.py says which kind
+each checks), the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training
+operator's webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
 owner's rules lives in generator/rules/OWNER.py, yamlload.py (yaml), validate.py and the
 schema validators (object, schema) and structural.py (crd).
 """
@@ -22,6 +24,17 @@ OWNERS = {
     "object": "what the apiserver checks of every object: apiVersion, kind, metadata",
     "schema": "the kind's OpenAPI schema for the targeted release",
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
+    "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
+    "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
+    "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation)",
+    "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
+    "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
+    "policy": "the apiserver's validation of PodDisruptionBudgets",
+    "rbac": "the apiserver's validation of RBAC roles and bindings",
+    "storage": "the apiserver's validation of StorageClasses",
+    "scheduling": "the apiserver's validation of PriorityClasses",
+    "admissionregistration": "the apiserver's validation of webhook configurations",
+    "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
@@ -133,7 +146,50 @@ _RULES = [
     Rule("resources", "pod", ERROR, "a request above its limit"),
     Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
     Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),
-    Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels"),
+    Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels, or is malformed"),
+    Rule("probe", "pod", ERROR, "a probe or lifecycle hook without exactly one handler, a bad port or count"),
+    Rule("env-value", "pod", ERROR, "an env name the release refuses, or valueFrom without exactly one source"),
+    Rule("pod-bounds", "pod", ERROR, "a pod's activeDeadlineSeconds outside 1-2147483647"),
+    # -- core -------------------------------------------------------------------------------
+    Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
+    Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),
+    Rule("secret", "core", ERROR, "a Secret key or data that is not base64, or a type without its keys"),
+    Rule("persistent-volume-claim", "core", ERROR, "a claim without access modes or a storage request"),
+    Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
+    Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
+    Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
+    # -- apps -------------------------------------------------------------------------------
+    Rule("deployment", "apps", ERROR, "a Deployment's strategy (maxSurge and maxUnavailable both 0), bounds"),
+    Rule("statefulset", "apps", ERROR, "a StatefulSet's podManagementPolicy, updateStrategy, bounds"),
+    Rule("daemonset", "apps", ERROR, "a DaemonSet's maxSurge with maxUnavailable (exactly one non-zero), bounds"),
+    Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
+    # -- batch ------------------------------------------------------------------------------
+    Rule("job", "batch", ERROR, "a Job's counts below 0, Indexed without completions, a selector it generates"),
+    Rule("cronjob", "batch", ERROR, "a CronJob's schedule, timeZone, concurrencyPolicy, or a name over 52"),
+    # -- networking -------------------------------------------------------------------------
+    Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),
+    Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
+    # -- autoscaling ------------------------------------------------------------------------
+    Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
+    # -- policy -----------------------------------------------------------------------------
+    Rule("pdb", "policy", ERROR, "a PodDisruptionBudget with minAvailable and maxUnavailable, or over 100%"),
+    # -- rbac -------------------------------------------------------------------------------
+    Rule("rbac-rule", "rbac", ERROR, "a role rule without verbs, apiGroups or resources, or mixing URLs"),
+    Rule("role-ref", "rbac", ERROR, "a binding's roleRef with another apiGroup or a kind it cannot bind"),
+    Rule("subject", "rbac", ERROR, "a binding subject of an unknown kind, wrong apiGroup, without namespace"),
+    # -- storage ----------------------------------------------------------------------------
+    Rule("storage-class", "storage", ERROR, "a StorageClass without provisioner, or with reclaimPolicy Recycle"),
+    # -- scheduling -------------------------------------------------------------------------
+    Rule("priority-class", "scheduling", ERROR, "a PriorityClass named system-..., or valued above 1000000000"),
+    # -- admissionregistration --------------------------------------------------------------
+    Rule("webhook", "admissionregistration", ERROR, "a webhook name, clientConfig, timeout, rule or v1 field refused"),
+    # -- podsecurity ------------------------------------------------------------------------
+    Rule(
+        "pod-security",
+        "podsecurity",
+        WARNING,
+        "pods a namespace's Pod Security level refuses after their job or workload is admitted",
+    ),
     # -- paddlejob --------------------------------------------------------------------------
     Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
     Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),
@@ -167,6 +223,7 @@ _RULES = [
         WARNING,
         "elasticPolicy minReplicas above maxReplicas: accepted, and ignored by the PaddleJob controller",
     ),
+    Rule("kubeflow-restart-policy", "kubeflow", ERROR, "a replica restartPolicy the pods it makes cannot have"),
     Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),

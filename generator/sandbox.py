@@ -50,9 +50,19 @@ class Policy:
 # -- parent --------------------------------------------------------------------------------------
 
 
-def evaluate_files(paths: list[Path], jpath: list[Path] | None = None, allow_anywhere: bool = False) -> list:
-    """The data of each file, in one sandboxed child; SandboxError on the first that fails."""
-    return start(paths, jpath, allow_anywhere).result()
+# What jsonnet's command line calls --ext-str, --ext-code, --tla-str and --tla-code: name -> text
+VARIABLE_KINDS = ("ext_vars", "ext_codes", "tla_vars", "tla_codes")
+
+
+def evaluate_files(
+    paths: list[Path],
+    jpath: list[Path] | None = None,
+    allow_anywhere: bool = False,
+    variables: dict[str, dict[str, str]] | None = None,
+) -> list:
+    """The data of each file, in one sandboxed child; SandboxError on the first that fails.
+    ``variables``: {kind: {name: text}} for each of VARIABLE_KINDS given."""
+    return start(paths, jpath, allow_anywhere, variables).result()
 
 
 class Pending:
@@ -78,7 +88,12 @@ class Pending:
         return results
 
 
-def start(paths: list[Path], jpath: list[Path] | None = None, allow_anywhere: bool = False) -> Pending:
+def start(
+    paths: list[Path],
+    jpath: list[Path] | None = None,
+    allow_anywhere: bool = False,
+    variables: dict[str, dict[str, str]] | None = None,
+) -> Pending:
     """Start evaluating ``paths`` in a sandboxed child; ``.result()`` waits for the data."""
     for path in paths:
         _check_source_file(path)
@@ -87,6 +102,7 @@ def start(paths: list[Path], jpath: list[Path] | None = None, allow_anywhere: bo
         "jpath": [str(LIBSONNET), *(str(Path(j).resolve()) for j in jpath or [])],
         "allow_anywhere": allow_anywhere,
         "engine": os.environ.get("PADDLEJOB_JSONNET", "rjsonnet"),
+        "variables": {kind: dict((variables or {}).get(kind, {})) for kind in VARIABLE_KINDS},
     }
     child = subprocess.Popen(
         [sys.executable, "-m", "generator.sandbox"],
@@ -233,17 +249,19 @@ def _evaluate_one(file: str, request: dict) -> dict:
     problem = nesting_problem(text)
     if problem:
         return {"error": problem}
-    engine = request["engine"]
+    engine, variables = request["engine"], request["variables"]
     try:
         if engine == "rjsonnet":
             import rjsonnet
 
             out = rjsonnet.evaluate_snippet(
-                str(path), text, jpathdir=[], import_callback=make_import_callback(policy, False)
+                str(path), text, jpathdir=[], import_callback=make_import_callback(policy, False), **variables
             )
         else:
             module = __import__("_jsonnet" if engine == "cpp" else "_gojsonnet")
-            out = module.evaluate_snippet(str(path), text, import_callback=make_import_callback(policy, True))
+            out = module.evaluate_snippet(
+                str(path), text, import_callback=make_import_callback(policy, True), **variables
+            )
     except RuntimeError as err:
         return {"error": "jsonnet failed:\n" + str(err).strip()}
     return {"json": out}

@@ -15,13 +15,14 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, structural, thirdparty
+from . import bundles, crdschema, discover, kube, provenance, structural, thirdparty
 from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
-from .rules import kubeflow, paddlejob, volcano
+from .rules import kubeflow, paddlejob, podsecurity, volcano
 from .rules.base import error, warning
+from .rules.builtin import builtin_findings
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
 from .rules.volumes import in_tree_volume_findings
@@ -85,6 +86,9 @@ class Report:
     max_errors: int = 0  # stop reading after this many errors (0: never)
     truncated: bool = False
     skip_rules: frozenset[str] = frozenset()  # rule ids the user silenced (--skip-rules)
+    strict: bool = False  # warnings fail too (--strict)
+    # Pod Security levels of the Namespaces read so far (rules/podsecurity.py joins them to pods)
+    namespace_levels: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def add(self, item: Located) -> None:
         if item.finding.rule not in self.skip_rules:
@@ -106,7 +110,7 @@ class Report:
 
     @property
     def valid(self) -> bool:
-        return self.errors == 0
+        return self.errors == 0 and not (self.strict and self.findings)
 
 
 class ObjectChecker:
@@ -133,6 +137,16 @@ class ObjectChecker:
         self.project_releases = {p: chosen[p] or thirdparty.newest(p) for p in thirdparty.VALIDATED}
         self.kube = KubeValidator()
         self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
+
+    def for_releases(self, releases: list[int]) -> ObjectChecker:
+        """A checker like this one for other releases (the newest first among equals); made once."""
+        key = tuple(releases)
+        cache = self.__dict__.setdefault("_siblings", {})
+        if key not in cache:
+            cache[key] = ObjectChecker(
+                releases[-1], self.strict_kinds, list(releases), self.skip_kinds, **self.project_releases
+            )
+        return cache[key]
 
     @functools.cached_property
     def target(self) -> crdschema.Target:
@@ -226,7 +240,8 @@ class ObjectChecker:
     def _builtin(self, obj: dict) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
         out += metadata_findings(obj, releases=self.releases)
-        out += workload_findings(obj)
+        out += workload_findings(obj, tuple(self.releases))
+        out += builtin_findings(obj, tuple(self.releases))
         out += in_tree_volume_findings(obj, self.releases)
         if obj["kind"] == "CustomResourceDefinition":
             out += structural.crd_findings(obj, self.minor)
@@ -238,7 +253,7 @@ class ObjectChecker:
         if isinstance(meta, dict):
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
-        out += workload_findings(obj)
+        out += workload_findings(obj, tuple(self.releases))
         out += in_tree_volume_findings(obj, self.releases)
         source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
@@ -368,27 +383,46 @@ def expand(paths: Iterable[str]) -> list[str]:
 
 
 def validate_files(
-    names: list[str], checker: ObjectChecker, max_errors: int = 0, skip_rules: frozenset[str] = frozenset()
+    names: list[str],
+    checker: ObjectChecker,
+    max_errors: int = 0,
+    skip_rules: frozenset[str] = frozenset(),
+    follow_records: bool = False,
 ) -> Report:
     """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
     checked one at a time, so the memory does not grow with the number of documents; after
     ``max_errors`` errors (0: no limit) the rest is not read. Findings of ``skip_rules`` are
-    dropped (and do not count towards ``max_errors``)."""
+    dropped (and do not count towards ``max_errors``). With ``follow_records``, a file `render`
+    wrote is checked against the releases it records (provenance.py) instead of ``checker``'s."""
     report = Report(max_errors=max_errors, skip_rules=skip_rules)
     for name in names:
         if report.full:
             break
         if name == "-":
-            validate_stream("<stdin>", sys.stdin.buffer, checker, report)
+            stdin = sys.stdin.buffer
+            validate_stream("<stdin>", stdin, _checker_for(stdin, checker, follow_records), report)
             continue
         try:
             with open(name, "rb") as stream:
-                validate_stream(name, stream, checker, report)
+                validate_stream(name, stream, _checker_for(stream, checker, follow_records), report)
         except OSError as err:
             problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
             report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
+
+
+def _checker_for(stream, checker: ObjectChecker, follow_records: bool) -> ObjectChecker:
+    """``checker``, or for a rendered file the one for the releases it records and this tool knows."""
+    if not follow_records or not hasattr(stream, "peek"):
+        return checker
+    try:
+        record = provenance.read(stream.peek(provenance.HEAD_BYTES))
+    except (provenance.ProvenanceError, OSError):
+        return checker  # not a record this tool wrote: the releases asked for
+    known = set(kube.known_versions())
+    releases = [minor for minor in record.releases if minor in known] if record else []
+    return checker.for_releases(releases) if releases else checker
 
 
 def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
@@ -415,6 +449,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         if doc.data is not None:
             report.documents += 1
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
+        findings += podsecurity.namespace_findings(doc.data, report.namespace_levels, checker.minor)
         if not findings and not doc.problems:
             continue
         ident = _identity(doc.data)

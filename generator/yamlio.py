@@ -3,6 +3,8 @@ kubectl and by YAML 1.1 tools: a string either would read as something else is q
 
 from __future__ import annotations
 
+import json
+
 import yaml
 from yaml.nodes import ScalarNode
 
@@ -38,3 +40,13 @@ def dump_documents(objects: list[dict], header: str = "", comment=None) -> str:
             parts.append(comment(obj))
         parts.append(yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20))
     return "".join(parts)
+
+
+def dump_json(objects: list[dict]) -> str:
+    """What `kubectl get -o json` prints: one object as itself, several as a v1 List, which
+    kubectl, kubectl apply -f and `validate` read back (a bare JSON array is none of those)."""
+    if len(objects) == 1:
+        doc = objects[0]
+    else:
+        doc = {"apiVersion": "v1", "kind": "List", "items": objects, "metadata": {"resourceVersion": ""}}
+    return json.dumps(doc, indent=4, sort_keys=True, ensure_ascii=False) + "\n"

@@ -37,7 +37,7 @@ def test_kubectl_kustomize_builds_the_bundle(bundle, objects):
     done = run(kubectl, "kustomize", str(DEPLOY / bundle))
     assert done.returncode == 0, done.stderr
     built = load_all(done.stdout)
-    expected = objects[f"{bundle}/crd.yaml"] + objects[f"{bundle}/operator.yaml"]
+    expected = [obj for name in ("crd", "jobs", "operator") for obj in objects[f"{bundle}/{name}.yaml"]]
     key = lambda d: (d["kind"], d["metadata"]["name"])  # noqa: E731
     assert sorted(built, key=key) == sorted(expected, key=key)
 
@@ -49,11 +49,11 @@ def test_kubectl_create_reads_only_the_manifests(bundle):
     done = run(kubectl, "create", "--dry-run=client", "--server=http://127.0.0.1:9", "-f", str(DEPLOY / bundle))
     assert done.returncode != 0  # no cluster here; the errors name each file kubectl read
     read = set(re.findall(r'"([^"]+\.(?:ya?ml|json))"', done.stderr))
-    assert {os.path.basename(p) for p in read} == {"crd.yaml", "operator.yaml"}, done.stderr
+    assert {os.path.basename(p) for p in read} == {"crd.yaml", "jobs.yaml", "operator.yaml"}, done.stderr
 
 
 @needs_kubectl
-@pytest.mark.parametrize("name", ["v1/crd.yaml", "v1/operator.yaml", "v1beta1/crd.yaml", "v1beta1/operator.yaml"])
+@pytest.mark.parametrize("name", [f"{b}/{f}.yaml" for b in ("v1", "v1beta1") for f in ("crd", "jobs", "operator")])
 def test_kubectl_decodes_every_object(name, objects):
     done = run(kubectl, "label", "--local", "-f", str(DEPLOY / name), "checked=yes", "-o", "json")
     assert done.returncode == 0, done.stderr

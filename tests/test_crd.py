@@ -195,7 +195,7 @@ def test_schema_features_follow_the_oldest_release(apiextensions, minor, expecte
 
 
 def test_v1beta1_for_1_15_prunes_and_is_structural():
-    bundle = bundles.default_bundles("1.15")[1]
+    bundle = bundles.default_bundles("1.15")[0]
     api = crdschema.api_data(bundle.target)
     assert api["capabilities"]["preserveUnknownFields"] is True
     schema = api["openAPIV3Schema"]

@@ -240,7 +240,11 @@ def test_gitops_overlay_builds_with_kustomize():
     (deployment,) = [o for o in objs if o["kind"] == "Deployment"]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     assert container["image"] == "registry.baidubce.com/paddlecloud/controller:v0.3.6"
-    assert "--namespace=ml-platform" in container["args"]
+    # the controller still watches every namespace (jobs go to a namespace their pods' level admits),
+    # and its flags are the bundle's: nothing replaced by position
+    assert not any(a.startswith("--namespace=") for a in container["args"])
+    assert any(a.startswith("--initImage=") for a in container["args"])
+    assert [o["metadata"]["name"] for o in objs if o["kind"] == "Namespace"] == ["ml-platform"]
     (binding,) = [o for o in objs if o["kind"] == "ClusterRoleBinding"]
     assert binding["subjects"][0]["namespace"] == "ml-platform"
     report = validate.Report()
@@ -392,3 +396,38 @@ def test_version_is_the_package_version():
     )
     assert f"## {generator.__version__}" in (REPO / "CHANGELOG.md").read_text()
     assert (REPO / "LICENSE").read_text().lstrip().startswith("Apache License")
+
+
+FROZEN_PIN = re.compile(r"rev: ([0-9a-f]{40})\s+# frozen: v(\d+\.\d+\.\d+)")
+
+
+def test_the_documented_pins_name_a_release_commit_of_this_repository():
+    readme = (REPO / "README.md").read_text()
+    sha, version = FROZEN_PIN.search(readme).groups()
+    released = subprocess.run(
+        ["git", "show", f"{sha}:generator/__init__.py"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert released.returncode == 0, f"{sha} is not a commit of this repository: {released.stderr}"
+    assert f'__version__ = "{version}"' in released.stdout
+    assert f"## {version}" in (REPO / "CHANGELOG.md").read_text()
+    jb = re.findall(r"jb install \S+@(\S+)", readme)
+    assert jb and set(jb) == {sha}, "jsonnet-bundler pins the same release"
+    tag = subprocess.run(["git", "rev-parse", f"v{version}^{{commit}}"], cwd=REPO, capture_output=True, text=True)
+    assert tag.returncode != 0 or tag.stdout.strip() == sha, f"tag v{version} names another commit"
+
+
+def test_pre_commit_runs_the_hook_at_the_documented_pin(tmp_path):
+    """What a user's .pre-commit-config.yaml gets: `try-repo` at the README's frozen revision."""
+    sha, _ = FROZEN_PIN.search((REPO / "README.md").read_text()).groups()
+    user = tmp_path / "user"
+    user.mkdir()
+    shutil.copy(FIXTURES / "validate" / "good" / "kubeflow.yaml", user / "ok.yaml")
+    shutil.copy(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml", user / "job.yaml")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "init", "-q"], cwd=user, check=True)
+    subprocess.run(["git", "add", "."], cwd=user, check=True)
+    argv = [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "paddlejob-validate", "--ref", sha]
+    done = subprocess.run([*argv, "--all-files"], cwd=user, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr  # 3 would be pre-commit failing to find the revision
+    assert "job.yaml:7:3: error: PaddleJob/wide-and-deep: spec.cleanPodPolicy" in done.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generator import bundles, render
+from generator.rules import podsecurity
 
 from .conftest import by_kind, load_all
 
@@ -23,7 +24,7 @@ def rules_for(objs: list[dict], group: str) -> list[dict]:
 def test_objects_and_their_order(objects, bundle):
     kinds = [doc["kind"] for doc in objects[f"{bundle}/operator.yaml"]]
     assert kinds == [
-        "Namespace",
+        "Namespace",  # paddle-system, the operator's (paddle-jobs, for jobs, is jobs.yaml)
         "ServiceAccount",
         "ClusterRole",
         "Role",
@@ -35,6 +36,7 @@ def test_objects_and_their_order(objects, bundle):
     # `kubectl create -f DIR` goes by file name: the CRD before the objects, the namespace first.
     assert sorted(name for name in objects if name.startswith(bundle + "/")) == [
         f"{bundle}/crd.yaml",
+        f"{bundle}/jobs.yaml",
         f"{bundle}/operator.yaml",
     ]
 
@@ -78,8 +80,14 @@ def test_the_operator_watches_every_namespace_unless_told(objects):
 
 
 def test_the_namespace_enforces_pod_security_restricted(objects):
-    (namespace,) = by_kind(objects["v1/operator.yaml"], "Namespace")
+    (namespace,) = [
+        ns for ns in by_kind(objects["v1/operator.yaml"], "Namespace") if ns["metadata"]["name"] == "paddle-system"
+    ]
     assert namespace["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    # the port of Pod Security admission agrees with this file's own reading of the standard
+    (deployment,) = by_kind(objects["v1/operator.yaml"], "Deployment")
+    template = deployment["spec"]["template"]
+    assert podsecurity.violations(template.get("metadata", {}), template["spec"], "restricted", 37) == []
 
 
 def restricted_violations(pod_template: dict, old: bool = False) -> list[str]:
@@ -124,7 +132,9 @@ def restricted_violations(pod_template: dict, old: bool = False) -> list[str]:
 @pytest.mark.parametrize("kube_version", [None, "1.19", "1.30", "1.16", "1.13"])
 def test_deployment_meets_pod_security_restricted(kube_version):
     docs = render_with({}, kube_version)
-    for bundle in ("v1", "v1beta1"):
+    bundles_rendered = sorted({name.split("/")[0] for name in docs})
+    assert len(bundles_rendered) == (2 if kube_version is None else 1)  # --kube-version: the bundle serving it
+    for bundle in bundles_rendered:
         (deployment,) = by_kind(docs[f"{bundle}/operator.yaml"], "Deployment")
         old = bundle == "v1beta1" or kube_version == "1.16"
         assert restricted_violations(deployment["spec"]["template"], old) == [], (bundle, kube_version)
@@ -224,3 +234,47 @@ def test_cli_flags_map_onto_the_config(tmp_path):
     assert not [a for a in args if a.startswith("--namespace")] and "--scheduling=volcano" in args
     (policy,) = by_kind(docs, "NetworkPolicy")
     assert policy["spec"]["egress"][1]["ports"] == [{"port": 8443, "protocol": "TCP"}]
+
+
+def namespaces(params: dict) -> dict[str, dict]:
+    rendered = render_with(params, "1.30")
+    docs = rendered["v1/operator.yaml"] + rendered.get("v1/jobs.yaml", [])
+    return {ns["metadata"]["name"]: ns["metadata"].get("labels", {}) for ns in by_kind(docs, "Namespace")}
+
+
+def test_jobs_get_a_namespace_of_their_own_at_a_level_their_pods_meet():
+    found = namespaces({})
+    assert found["paddle-system"]["pod-security.kubernetes.io/enforce"] == "restricted"
+    assert found["paddle-jobs"]["pod-security.kubernetes.io/enforce"] == "baseline"
+    assert "control-plane" not in found["paddle-jobs"]  # not a selector label of the controller's
+    chosen = namespaces({"podSecurity": "", "jobPodSecurity": "privileged", "jobNamespace": "training"})
+    assert not any(k.startswith("pod-security") for k in chosen["paddle-system"])
+    assert chosen["training"]["pod-security.kubernetes.io/enforce"] == "privileged"
+    assert set(namespaces({"createNamespace": False, "jobNamespace": ""})) == set()
+    # narrowed to a namespace of the user's: the bundle does not make (or relabel) it
+    assert set(namespaces({"watchNamespace": "team-a"})) == {"paddle-system"}
+
+
+def test_jobs_in_the_operators_namespace_are_refused_by_the_render():
+    with pytest.raises(render.RenderError, match="jobNamespace must differ from namespace"):
+        render_with({"jobNamespace": "paddle-system"}, "1.30")
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--label", "pod-security.kubernetes.io/enforce=baseline"], "--pod-security"),
+        (["--label", "control-plane=mine"], "the bundle sets 'control-plane' itself"),
+        (["--pod-security", "lenient"], "invalid choice"),
+        (["--job-namespace", "Bad_NS"], "--job-namespace"),
+    ],
+)
+def test_a_label_or_level_the_bundle_owns_is_a_usage_error(flags, message, capsys):
+    from generator import cli
+
+    try:
+        code = cli.main(["render", "--out", "-", "--kube-version", "1.30", *flags])
+    except SystemExit as exit:  # argparse's own usage errors
+        code = exit.code
+    assert code == 2
+    assert message in capsys.readouterr().err

@@ -1,12 +1,15 @@
 """The README's commands, run as a newcomer runs them: in a fresh clone, on a PATH where
 `jsonnetfmt` fails, `make manifests`, then every `sh` block of README.md in order (with
-`.venv/bin` on PATH, as `. .venv/bin/activate` does), `make test` among them.
+`.venv/bin` on PATH, as `. .venv/bin/activate` does), `make test` among them, and then those of
+the guides it points to (DOCUMENTS).
 
-The commands come from README.md itself, so the README cannot drift from what works. A
+The commands come from the documents themselves, so they cannot drift from what works. A
 command's expected exit status is 0 unless its comment says `# exit N`. Blocks marked
 `console` (a cluster, tools not installed here) are shown, not run.
 
-The clone's own `make test` runs this suite again; there this test skips itself.
+The clone's own `make test` installs the test tools, lints, checks for drift and collects every
+test, but runs none (PYTEST_ADDOPTS=--collect-only): the suite runs once, in the checkout this
+test runs in, and the clone proves a fresh machine gets there with the README's two commands.
 """
 
 from __future__ import annotations
@@ -22,17 +25,21 @@ import pytest
 from .conftest import REPO
 
 INNER = "PADDLEJOB_README_TEST"
-BLOCK = re.compile(r"^```sh\n(.*?)^```", re.M | re.S)
+BLOCK = re.compile(r"^( *)```sh\n(.*?)^\1```", re.M | re.S)  # indented inside a list item too
+# The README first (its first commands set the machine up), then the guides whose commands it points to.
+DOCUMENTS = ("README.md", "docs/gitops.md", "docs/jobs.md", "docs/runtimes.md")
 EXPECTED_EXIT = re.compile(r"#\s*exit (\d+)\b")
 
 
-def commands(readme: str) -> list[tuple[int, str, int]]:
-    """(line, command, expected exit) for every command of every sh block."""
+def commands(readme: str, name: str = "README.md") -> list[tuple[str, str, int]]:
+    """(file:line, command, expected exit) for every command of every sh block."""
     found = []
     for block in BLOCK.finditer(readme):
-        first_line = readme.count("\n", 0, block.start(1)) + 1
+        first_line = readme.count("\n", 0, block.start(2)) + 1
+        indent = len(block.group(1))
         pending, start = "", 0
-        for offset, line in enumerate(block.group(1).splitlines()):
+        for offset, line in enumerate(block.group(2).splitlines()):
+            line = line[indent:] if line[:indent].isspace() else line
             if not pending:
                 start = first_line + offset
             pending += line.rstrip("\\") + (" " if line.endswith("\\") else "")
@@ -43,18 +50,17 @@ def commands(readme: str) -> list[tuple[int, str, int]]:
             if not command or command.startswith("#"):
                 continue
             expected = EXPECTED_EXIT.search(command)
-            found.append((start, command, int(expected.group(1)) if expected else 0))
+            found.append((f"{name}:{start}", command, int(expected.group(1)) if expected else 0))
     return found
 
 
-def script(steps: list[tuple[int, str, int]]) -> str:
+def script(steps: list[tuple[str, str, int]]) -> str:
     lines = ["set -u"]
-    for line, command, expected in steps:
+    for where, command, expected in steps:
         lines += [
-            f"echo '>>> README.md:{line}: {command[:100].replace(chr(39), '')}'",
+            f"echo '>>> {where}: {command[:100].replace(chr(39), '')}'",
             command,
-            f'code=$?; [ "$code" = {expected} ] || '
-            f'{{ echo "README.md:{line}: exit $code, expected {expected}" >&2; exit 1; }}',
+            f'code=$?; [ "$code" = {expected} ] || {{ echo "{where}: exit $code, expected {expected}" >&2; exit 1; }}',
         ]
     return "\n".join(lines) + "\n"
 
@@ -78,16 +84,17 @@ def test_readme_commands_run_as_written_in_a_fresh_clone(tmp_path):
     env = {
         **os.environ,
         INNER: "1",
+        "PYTEST_ADDOPTS": "--collect-only -q",  # the clone's `make test`: everything but running the suite twice
         "PATH": f"{clone / '.venv' / 'bin'}:{stub}:{os.environ['PATH']}",
         "HOME": str(tmp_path / "home"),  # `make install` and caches stay in the sandbox
         "PIP_CACHE_DIR": os.environ.get("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip")),
         "NPM_CONFIG_CACHE": os.environ.get("NPM_CONFIG_CACHE", str(Path.home() / ".npm")),
     }
     env.pop("VIRTUAL_ENV", None)
-    steps = commands((clone / "README.md").read_text())
+    steps = [step for doc in DOCUMENTS for step in commands((clone / doc).read_text(), doc)]
     done = subprocess.run(
         ["bash", "-c", script(steps)], cwd=clone, env=env, capture_output=True, text=True, timeout=3600
     )
     tail = (done.stdout[-6000:] + "\n--- stderr ---\n" + done.stderr[-6000:]).strip()
     assert done.returncode == 0, tail
-    assert done.stdout.count(">>> README.md:") == len(steps)
+    assert done.stdout.count(">>> ") == len(steps)

@@ -1,16 +1,13 @@
-"""`paddlejob-manifests job`: a training job's manifests from flags; and `render FILE.jsonnet`."""
+"""`paddlejob-manifests job`: a training job's manifests from flags."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import sys
-from pathlib import Path
 
-from .. import cliargs, jobs, publish, sandbox
+from .. import cliargs, jobs, publish
 from ..jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
-from ..yamlio import dump_documents
+from ..yamlio import dump_documents, dump_json
 
 # Description fields as the CLI spells them, so a jsonnet error names the flag to change.
 FLAG_OF_FIELD = {
@@ -88,8 +85,8 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         worker=role(args.workers, args.gpus),
         ps=role(args.ps) if args.ps else None,
         heter=role(args.heter, args.gpus) if args.heter else None,
-        command=shlex.split(args.command) if args.command else None,
-        args=shlex.split(args.args) if args.args else None,
+        command=cliargs.words("--command", args.command),
+        args=cliargs.words("--args", args.args),
         working_dir=args.working_dir,
         env=cliargs.pairs("--env", args.env),
         labels=cliargs.labels("--label", args.label),
@@ -120,7 +117,7 @@ def write_manifests(manifests: list[dict], output: str, schemas: str | None = No
     """To stdout; with ``schemas`` (a path or URL of schemas/jsonschema), each custom-kind YAML
     document starts with the yaml-language-server comment naming its schema."""
     if output == "json":
-        sys.stdout.write(json.dumps(manifests, indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(dump_json(manifests))
     else:
         comment = (lambda obj: publish.modeline(obj, schemas.rstrip("/"))) if schemas else None
         sys.stdout.write(dump_documents(manifests, comment=comment))
@@ -137,26 +134,6 @@ def cmd_job(args: argparse.Namespace) -> int:
             return 1
         raise cliargs.UsageError(flag_message(text)) from None
     write_manifests(manifests, args.output, args.schema_modeline)
-    return 0
-
-
-def cmd_render_file(args: argparse.Namespace) -> int:
-    """`render FILE.jsonnet`: a job written with the library; the file gives a list of manifests."""
-    path = Path(args.file)
-    if not path.is_file():
-        raise cliargs.UsageError(f"{args.file}: no such file")
-    try:
-        (data,) = sandbox.evaluate_files([path], args.jpath, args.allow_import_anywhere)
-    except sandbox.SandboxError as err:
-        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
-        return 1
-    manifests = data if isinstance(data, list) else [data]
-    try:
-        jobs.check_manifests(manifests, name=str(path))
-    except JobError as err:
-        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr, end="")
-        return 1
-    write_manifests(manifests, args.output)
     return 0
 
 

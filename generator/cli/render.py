@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shlex
 import sys
 import time
 from pathlib import Path
 
-from .. import atomic, bundles, cliargs, kube, render
+from .. import atomic, bundles, cliargs, jobs, kube, provenance, render, sandbox
 from .. import params as params_module
 from ..paths import DEPLOY
+from ..yamlio import dump_json
 from . import job
+
+STDOUT = Path("-")
+# jsonnet's flags for variables, by the sandbox's name for each kind
+VARIABLE_FLAGS = {
+    "ext_vars": "--ext-str",
+    "ext_codes": "--ext-code",
+    "tla_vars": "--tla-str",
+    "tla_codes": "--tla-code",
+}
 
 RENDER_EXAMPLE = """\
 examples:
@@ -29,6 +41,15 @@ def operator_params(args: argparse.Namespace) -> dict:
     params: dict = params_module.read_params_file(args.params) if args.params else {}
     if args.namespace is not None:
         params["namespace"] = cliargs.namespace("--namespace", args.namespace)
+    if args.no_namespace:
+        params["createNamespace"] = False
+    if args.no_keep_jobs:
+        params["keepJobs"] = False
+    for flag, key in (("pod_security", "podSecurity"), ("job_pod_security", "jobPodSecurity")):
+        if getattr(args, flag) is not None:
+            params[key] = "" if getattr(args, flag) == "none" else getattr(args, flag)
+    if args.job_namespace is not None:
+        params["jobNamespace"] = cliargs.namespace("--job-namespace", args.job_namespace, allow_empty=True)
     if args.watch_namespace is not None:
         params["watchNamespace"] = cliargs.namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
     for flag, key in (("image", "image"), ("init_image", "initImage"), ("image_pull_policy", "imagePullPolicy")):
@@ -90,7 +111,16 @@ def add_parser(sub) -> None:
         action="store_true",
         help="with FILE: let imports read any regular file (by default only FILE's folder, libsonnet/ and -J)",
     )
-    p.add_argument("--out", type=Path, default=DEPLOY, help="output directory (default: %(default)s)")
+    for kind, flag in VARIABLE_FLAGS.items():
+        what = "a string" if kind.endswith("vars") else "jsonnet code"
+        scope = "external variable (std.extVar)" if kind.startswith("ext") else "top-level argument"
+        p.add_argument(flag, dest=kind, action="append", metavar="NAME[=VALUE]", help=f"with FILE: {scope}, {what}")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=DEPLOY,
+        help="output directory (default: %(default)s); `-` prints one bundle to stdout (-o yaml or json)",
+    )
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
     p.add_argument(
         "--jsonschema-out",
@@ -110,6 +140,13 @@ def add_parser(sub) -> None:
         type=Path,
         metavar="FILE",
         help="also write the rule index (generator/rulebook.py) into FILE, between its markers",
+    )
+    p.add_argument(
+        "--chart-out",
+        type=Path,
+        metavar="DIR",
+        help="also write the Helm chart into DIR, e.g. charts/paddle-operator; its values default to "
+        "config.libsonnet's (the operator flags do not change them)",
     )
     p.add_argument(
         "--examples",
@@ -136,7 +173,31 @@ def add_parser(sub) -> None:
     g = p.add_argument_group("operator parameters (see libsonnet/paddle-operator/config.libsonnet)")
     g.add_argument("--params", help="YAML or JSON file of config fields; the flags below override it")
     g.add_argument("--namespace", help="namespace to install into (default: paddle-system)")
-    g.add_argument("--watch-namespace", help="namespace whose jobs the operator runs ('' = all; default: --namespace)")
+    g.add_argument(
+        "--no-namespace", action="store_true", help="leave the Namespace out (made elsewhere; helm --create-namespace)"
+    )
+    g.add_argument(
+        "--no-keep-jobs",
+        action="store_true",
+        help="no Argo CD/Flux annotations keeping the CRD and the jobs' namespace when the operator is pruned",
+    )
+    g.add_argument(
+        "--pod-security",
+        choices=["restricted", "baseline", "privileged", "none"],
+        help="Pod Security level the operator's namespace enforces (default: restricted; none: no labels)",
+    )
+    g.add_argument(
+        "--job-namespace",
+        metavar="NS",
+        help="a namespace for training jobs, made by the bundle ('' = none; default: paddle-jobs, '' with "
+        "--watch-namespace)",
+    )
+    g.add_argument(
+        "--job-pod-security",
+        choices=["restricted", "baseline", "privileged"],
+        help="Pod Security level of --job-namespace (default: baseline; privileged for hostNetwork, hostPath)",
+    )
+    g.add_argument("--watch-namespace", help="namespace whose jobs the operator runs ('' = all, the default)")
     g.add_argument("--image", help="controller image")
     g.add_argument(
         "--image-pull-policy", choices=["Always", "IfNotPresent", "Never"], help="of the operator's container"
@@ -160,22 +221,108 @@ def add_parser(sub) -> None:
         metavar="PORT",
         help="apiserver port for the NetworkPolicy (default: 443 and 6443); repeatable",
     )
-    p.set_defaults(func=cmd_render)
+    shaping = [*g._group_actions, *(a for a in p._actions if a.dest in ("kube_version", "keep_descriptions"))]
+    p.set_defaults(func=cmd_render, parser=p, shaping_actions=shaping)
+
+
+def shaping_flags(args: argparse.Namespace) -> list[str]:
+    """The flags given that shape the objects (the operator parameters, --kube-version,
+    --keep-descriptions), spelt out again: what each rendered file records."""
+    out = []
+    for action in args.shaping_actions:
+        value = getattr(args, action.dest)
+        if value is None or value is False:
+            continue
+        flag = action.option_strings[0]
+        if value is True:
+            out.append(flag)
+        else:
+            for item in value if isinstance(value, list) else [value]:
+                out += [flag, str(item)]
+    return out
+
+
+def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
+    """`render --check --out DIR` without flags: the flags DIR's files were rendered with."""
+    if shaping_flags(args) or args.out == STDOUT:
+        return args
+    if not args.out.is_dir():
+        raise cliargs.UsageError(
+            f"--out {args.out}: no such folder to check; render it first "
+            f"(`paddlejob-manifests render --out {args.out} ...`) or point --out at the rendered folder"
+        )
+    try:
+        recorded = render.recorded(args.out)
+    except provenance.ProvenanceError as err:
+        raise cliargs.UsageError(str(err)) from None
+    if not recorded:
+        return args
+    again = args.parser.parse_args(recorded)
+    for action in args.shaping_actions:
+        setattr(args, action.dest, getattr(again, action.dest))
+    return args
+
+
+def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
+    """--ext-str/--ext-code/--tla-str/--tla-code as jsonnet's own CLI takes them: NAME=VALUE,
+    or NAME alone for the environment variable of that name."""
+    out: dict[str, dict[str, str]] = {}
+    for kind, flag in VARIABLE_FLAGS.items():
+        for value in getattr(args, kind) or []:
+            name, sep, text = value.partition("=")
+            if not sep:
+                if name not in os.environ:
+                    raise cliargs.UsageError(f"{flag} {name}: no =VALUE and no environment variable {name}")
+                text = os.environ[name]
+            if not name.isidentifier():
+                raise cliargs.UsageError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
+            out.setdefault(kind, {})[name] = text
+    return out
+
+
+def cmd_render_file(args: argparse.Namespace) -> int:
+    """`render FILE.jsonnet`: manifests written with the library (a list, one object, or objects
+    nested as Tanka finds them), validated, to stdout."""
+    path = Path(args.file)
+    if not path.is_file():
+        raise cliargs.UsageError(f"{args.file}: no such file")
+    variables = _variables(args)
+    try:
+        minor = kube.require_known(kube.parse_version(args.kube_version)) if args.kube_version else None
+    except kube.UnknownVersionError as err:
+        raise cliargs.UsageError(f"--kube-version: {err}") from None
+    try:
+        (data,) = sandbox.evaluate_files([path], args.jpath, args.allow_import_anywhere, variables)
+    except sandbox.SandboxError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+        return 1
+    manifests = jobs.manifests_of(data)
+    try:
+        jobs.check_manifests(manifests, minor, name=str(path))
+    except jobs.JobError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr, end="")
+        return 1
+    job.write_manifests(manifests, args.output)
+    return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     if args.file:
-        return job.cmd_render_file(args)
+        return cmd_render_file(args)
     started = time.perf_counter()
+    if args.check:
+        args = with_recorded_flags(args)
     params = operator_params(args)
     try:
         chosen = bundles.default_bundles(args.kube_version)
     except kube.UnknownVersionError as err:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
+    if args.out == STDOUT:
+        return _to_stdout(args, chosen, params)
     examples = None
     try:
         examples = render.start_examples(args.examples) if args.examples else None
-        result = render.render(chosen, params, keep_descriptions=args.keep_descriptions)
+        result = render.render(chosen, params, args.keep_descriptions, tuple(shaping_flags(args)))
     except render.RenderError as err:
         if examples and examples[1] is not None:
             examples[1].child.kill()  # the sandbox started for the examples is not needed
@@ -196,6 +343,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             args.api_doc,
             args.runtimes_doc,
             args.rules_doc,
+            chart_out=args.chart_out,
         )
     except render.RenderError as err:
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
@@ -212,9 +360,12 @@ def cmd_render(args: argparse.Namespace) -> int:
         drift = sum((render.diff_against_disk(base, files, args.exact) for base, files in outputs), render.Drift())
         if drift.diff:
             sys.stdout.write(drift.diff)
+            for note in render.upgrade_notes(args.out, result):
+                print(note, file=sys.stderr)
             print(
-                f"paddlejob-manifests render --check: {args.out} differs from a fresh render; "
-                "run `make manifests` and commit the result",
+                f"paddlejob-manifests render --check: {args.out} differs from a fresh render; render again "
+                f"(`{shlex.join(['paddlejob-manifests', 'render', '--out', str(args.out), *shaping_flags(args)])}`"
+                ", or `make manifests` in this project) and commit the result",
                 file=sys.stderr,
             )
             return 1
@@ -243,4 +394,30 @@ def cmd_render(args: argparse.Namespace) -> int:
     for line in result.warnings:
         print(f"warning: {line}", file=sys.stderr)
     print(f"wrote {len(written)} files ({len(result.files)} under {args.out}) in {elapsed:.2f}s", file=sys.stderr)
+    return 0
+
+
+def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
+    """`--out -`: one bundle as one stream, in the order `kubectl apply -f -` needs it."""
+    extras = [flag for flag, value in (("--check", args.check), ("--examples", args.examples)) if value]
+    extras += [f"--{d.replace('_', '-')}" for d in ("lib_out", "jsonschema_out", "api_doc", "runtimes_doc", "rules_doc")
+               if getattr(args, d)]  # fmt: skip
+    if extras:
+        raise cliargs.UsageError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
+    if len(chosen) != 1:
+        raise cliargs.UsageError(
+            "--out -: prints one bundle; choose it with --kube-version (e.g. 1.30 for the v1 bundle, 1.15 for v1beta1)"
+        )
+    try:
+        result = render.render(chosen, params, args.keep_descriptions, tuple(shaping_flags(args)))
+    except render.RenderError as err:
+        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
+        return 1
+    (objects,) = result.objects.values()
+    if args.output == "json":
+        sys.stdout.write(dump_json(objects))
+    else:
+        sys.stdout.write(render.stream(chosen[0], objects, tuple(shaping_flags(args))))
+    for line in result.warnings:
+        print(f"warning: {line}", file=sys.stderr)
     return 0

@@ -38,15 +38,29 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="file, directory (recursive) or - for stdin")
-    p.add_argument("--kube-version", default=newest, help=f"Kubernetes release to check against (default: {newest})")
+    p.add_argument(
+        "--kube-version",
+        help=f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)",
+    )
     p.add_argument(
         "--output",
         "-o",
         choices=sorted(outputs.FORMATS),
         default="text",
-        help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions annotations)",
+        help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions "
+        "annotations), tap (Test Anything Protocol 13)",
     )
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on warnings too, and on kinds with no known schema (unknown fields are always errors)",
+    )
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="also print the summary line on stderr (the text output ends with it anyway), as kubeconform's -summary",
+    )
     p.add_argument(
         "--volcano-version",
         metavar="1.N",
@@ -125,7 +139,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError("give a PATH to check (a file, a folder, or - for stdin)")
     skip_rules = _rule_ids(args.skip_rules)
     try:
-        minor = kube.require_known(kube.parse_version(args.kube_version))
+        minor = kube.require_known(kube.parse_version(args.kube_version)) if args.kube_version else None
     except kube.UnknownVersionError as err:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
     if args.max_errors < 0:
@@ -141,9 +155,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
             projects[name] = thirdparty.parse_release(name, value) if value else None
         except thirdparty.UnknownReleaseError as err:
             raise cliargs.UsageError(f"--{name}-version: {err}") from None
-    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, **projects)
+    newest = kube.known_versions()[-1]
+    checker = validate.ObjectChecker(minor or newest, args.strict_kinds or args.strict, skip_kinds=skip, **projects)
     files = found.files
-    report = validate.validate_files(files, checker, args.max_errors, skip_rules)
+    report = validate.validate_files(files, checker, args.max_errors, skip_rules, follow_records=minor is None)
     validate.note_empty(report, files, fail=args.fail_on_empty)
+    report.strict = args.strict
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
+    if args.summary and args.output != "text":
+        print(outputs.summary(report), file=sys.stderr)
     return 0 if report.valid else 1

@@ -52,3 +52,20 @@ def unique_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str
         if isinstance(name, str):
             seen.add(name)
     return out
+
+
+def enforced(releases: tuple[int, ...], since: int = 0, until: int = 10**6) -> bool:
+    """Whether a rule the apiserver enforces from 1.``since`` up to 1.``until`` (both included)
+    applies to one of the targeted releases: a bundle checked against several releases must
+    pass on each, so one release that refuses is enough."""
+    return any(since <= minor <= until for minor in releases)
+
+
+def nonnegative(value, path: str, rule: str, what: str | None = None) -> list[Finding]:
+    """ValidateNonnegativeField (core/validation): an integer field that must be >= 0."""
+    number = as_int(value)
+    if number is not None and number < 0:
+        return [
+            error(path, rule, f"{what or path.rpartition('.')[2]} must be greater than or equal to 0, got {number}")
+        ]
+    return []

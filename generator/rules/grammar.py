@@ -16,11 +16,13 @@ DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z
 
 DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
-_QUALIFIED = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
+# resource.Quantity's serialization format (k8s.io/apimachinery/pkg/api/resource/quantity.go):
+# <number> ::= <digits> | <digits>.<digits> | <digits>. | .<digits>, then a suffix
+QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
 
 _SUFFIX = {
     "": 1,
@@ -61,7 +63,7 @@ def parse_quantity(text) -> Decimal | None:
         return Decimal(str(text))
     if not isinstance(text, str):
         return None
-    match = _QUANTITY.match(text)
+    match = QUANTITY.match(text)
     if not match:
         return None
     try:
@@ -157,7 +159,7 @@ def label_key_problem(key, what: str = "label") -> str | None:
     prefix, _, name = key.rpartition("/")
     if prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix)):
         return f"{what} key prefix {prefix!r} must be a DNS-1123 subdomain"
-    if len(name) > 63 or not _QUALIFIED.match(name):
+    if len(name) > 63 or not QUALIFIED_NAME.match(name):
         return (
             f"{what} key name {name!r} must be at most 63 characters of letters, "
             "digits, '-', '_' or '.', starting and ending with a letter or digit"

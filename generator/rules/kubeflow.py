@@ -7,6 +7,11 @@ from ..findings import Finding, child
 from .base import as_dict, as_int, as_list, error, warning
 from .grammar import DNS1035_LABEL, name_problem
 
+# ReplicaSpec.RestartPolicy (common_types.go): the pod's restartPolicy, ExitCode read as Never
+# (SetRestartPolicy, pkg/controller.v1/common/pod.go); any other value makes every pod the
+# operator creates one the apiserver refuses, so the job never starts.
+REPLICA_RESTART_POLICIES = ("Always", "OnFailure", "Never", "ExitCode")
+
 # The controllers a job's runPolicy.managedBy may name (common_types.go, v1.9): the training
 # operator itself, or Kueue's MultiKueue dispatching it to a worker cluster.
 MANAGERS = ("kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue")
@@ -23,6 +28,13 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
         here = child("spec.paddleReplicaSpecs", rtype)
         if rtype not in ("Master", "Worker"):
             out.append(error(here, "kubeflow-replica-type", f"replica type {rtype!r} must be Master or Worker"))
+        policy = as_dict(rspec).get("restartPolicy")
+        if isinstance(policy, str) and policy not in REPLICA_RESTART_POLICIES:
+            message = (
+                f"restartPolicy {policy!r} is not one of {', '.join(REPLICA_RESTART_POLICIES)}: "
+                "the apiserver refuses every pod the operator creates from it"
+            )
+            out.append(error(f"{here}.restartPolicy", "kubeflow-restart-policy", message))
         pod = as_dict(as_dict(as_dict(rspec).get("template")).get("spec"))
         containers = [c for c in as_list(pod.get("containers")) if isinstance(c, dict)]
         if not isinstance(pod.get("containers"), list):  # an empty list is the pod rule's finding

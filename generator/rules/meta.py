@@ -40,21 +40,6 @@ def _path_segment(name, what):
     return path_segment_problem(name, f"{what} name")
 
 
-# CronJob: ValidateCronJobCreate, name at most DNS1035LabelMaxLength-11 = 52 (the controller
-# appends "-" and a 10-digit timestamp to make its Jobs' names).
-CRONJOB_NAME_MAX = 52
-
-
-def _cronjob(name, what):
-    problem = _subdomain(name, what)
-    if problem is None and len(name) > CRONJOB_NAME_MAX:
-        problem = (
-            f"{name!r} is {len(name)} characters; a CronJob name has at most {CRONJOB_NAME_MAX}: "
-            "the controller appends an 11-character suffix to name its Jobs, which have at most 63"
-        )
-    return problem
-
-
 # (API group, kind) -> [(first Kubernetes minor, name check)], the newest entry at or below the
 # targeted release applies; a kind not listed is a DNS-1123 subdomain (NameIsDNSSubdomain, the
 # function most of pkg/apis/*/validation use: Deployment, ConfigMap, Secret, Ingress, ...).
@@ -74,9 +59,8 @@ NAME_RULES = {
     # apps/validation ValidateStatefulSetName: NameIsDNSSubdomain, NameIsDNSLabel from 1.27
     # (kubernetes/kubernetes#114172: the name becomes each pod's hostname, a DNS label)
     ("apps", "StatefulSet"): [(0, _subdomain), (27, _label)],
-    # batch/validation ValidateCronJobCreate
-    ("batch", "CronJob"): [(0, _cronjob)],
 }
+# (A CronJob's name at most 52 characters, ValidateCronJobCreate, is rules/batch.py's.)
 
 
 def _name_check(api_version: str, kind: str, releases: list[int] | None):

@@ -4,8 +4,12 @@ validation): containers, images, ports, mounts, resources and GPUs, restart poli
 
 from __future__ import annotations
 
-from ..findings import Finding, child
-from .base import as_dict, as_int, as_list, error, json_text, unique_names, warning
+import re
+
+from .. import kube
+from ..findings import Finding, child, joined
+from .base import as_dict, as_int, as_list, enforced, error, json_text, nonnegative, unique_names, warning
+from .core import config_key_problem
 from .grammar import (
     DNS1123_LABEL,
     DNS_POLICIES,
@@ -20,6 +24,7 @@ from .grammar import (
 )
 from .meta import label_findings
 from .paddlejob import PADDLE_ROLES
+from .selector import mismatches
 
 
 def env_duplicate_message(name: str) -> str:
@@ -33,9 +38,13 @@ def env_duplicate_message(name: str) -> str:
     )
 
 
-def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset = frozenset()) -> list[Finding]:
+def pod_spec_findings(
+    spec, path: str, template: bool = True, claims: frozenset = frozenset(), releases: tuple[int, ...] = ()
+) -> list[Finding]:
     """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
-    are volumes the controller adds (a StatefulSet's volumeClaimTemplates)."""
+    are volumes the controller adds (a StatefulSet's volumeClaimTemplates); ``releases`` the
+    targeted Kubernetes releases (some rules changed)."""
+    releases = releases or (kube.known_versions()[-1],)
     if not isinstance(spec, dict):
         return []
     out = []
@@ -52,6 +61,7 @@ def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset 
                 continue
             here = f"{path}.{group}[{i}]"
             out += _container_findings(c, here, volumes)
+            out += _probe_env_findings(c, here, releases)
             name = c.get("name")
             if isinstance(name, str):
                 if name in seen:
@@ -74,6 +84,10 @@ def pod_spec_findings(spec, path: str, template: bool = True, claims: frozenset 
     if isinstance(dns, str) and dns not in DNS_POLICIES:
         out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
     out += label_findings(spec.get("nodeSelector"), f"{path}.nodeSelector")  # ValidateLabels, as pod labels
+    deadline = as_int(spec.get("activeDeadlineSeconds"))
+    if deadline is not None and not 1 <= deadline <= 2**31 - 1:  # ValidatePodSpec
+        message = f"activeDeadlineSeconds {deadline} must be between 1 and 2147483647"
+        out.append(error(f"{path}.activeDeadlineSeconds", "pod-bounds", message))
     volumes = as_list(spec.get("volumes"))
     out += unique_names(volumes, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
     return out
@@ -192,32 +206,35 @@ def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> lis
 
 
 def _templates(obj: dict) -> list[tuple[str, dict]]:
-    """(path of the pod spec, pod spec) for every pod template a workload or job holds."""
+    """(path, pod template) for every pod template a workload or job holds; a Pod is its own
+    template (path "")."""
     kind, spec = obj.get("kind"), as_dict(obj.get("spec"))
     api = str(obj.get("apiVersion", ""))
     if kind == "Pod":
-        return [("spec", spec)]
+        return [("", obj)]
+    if kind == "PodTemplate" and api == "v1":  # ValidatePodTemplate: its template is a pod's
+        return [("template", as_dict(obj.get("template")))]
     if kind == "CronJob":
         job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
-        return [("spec.jobTemplate.spec.template.spec", as_dict(job.get("template")).get("spec"))]
+        return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
     if api.startswith("batch.paddlepaddle.org/"):
         return [
-            (f"spec.{r}.template.spec", as_dict(as_dict(spec.get(r)).get("template")).get("spec"))
+            (f"spec.{r}.template", as_dict(as_dict(spec.get(r)).get("template")))
             for r in PADDLE_ROLES
             if isinstance(spec.get(r), dict)
         ]
     if api.startswith("batch.volcano.sh/"):
         return [
-            (f"spec.tasks[{i}].template.spec", as_dict(as_dict(t).get("template")).get("spec"))
+            (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
             for i, t in enumerate(as_list(spec.get("tasks")))
         ]
     if api.startswith("kubeflow.org/"):
         return [
-            (f"spec.paddleReplicaSpecs.{r}.template.spec", as_dict(as_dict(s).get("template")).get("spec"))
+            (child("spec.paddleReplicaSpecs", r) + ".template", as_dict(as_dict(s).get("template")))
             for r, s in as_dict(spec.get("paddleReplicaSpecs")).items()
         ]
     if isinstance(spec.get("template"), dict):
-        return [("spec.template.spec", as_dict(spec["template"]).get("spec"))]
+        return [("spec.template", spec["template"])]
     return []
 
 
@@ -226,11 +243,15 @@ _ALWAYS_RESTART = {"Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Repl
 _JOB_KINDS = {"Job", "CronJob"}
 
 
+def _is_builtin(obj: dict) -> bool:
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return "." not in group or group.endswith(".k8s.io")
+
+
 def _controller_findings(obj: dict) -> list[Finding]:
     """What the apiserver checks between a built-in controller and its pod template."""
     kind, spec = obj.get("kind"), as_dict(obj.get("spec"))
-    api = str(obj.get("apiVersion", ""))
-    if "." in api.split("/")[0] and not api.split("/")[0].endswith("k8s.io"):
+    if not _is_builtin(obj):
         return []  # custom resources have their operators' own rules
     if kind not in _ALWAYS_RESTART | _JOB_KINDS:
         return []
@@ -255,34 +276,143 @@ def _controller_findings(obj: dict) -> list[Finding]:
         out.append(error(f"{template_path}.spec.restartPolicy", "restart-policy", message))
     labels = as_dict(as_dict(template.get("metadata")).get("labels"))
     out += label_findings(labels, f"{template_path}.metadata.labels")
-    selector = (
-        as_dict(as_dict(spec.get("selector")).get("matchLabels"))
-        if kind != "ReplicationController"
-        else as_dict(spec.get("selector"))
-    )
-    for key, value in selector.items():
-        if isinstance(value, str) and labels.get(key) != value:  # another type: the schema's finding
-            message = (
-                f"selector {key}={value} does not match the pod template's labels: the controller would own no pod"
-            )
-            out.append(
-                error(
-                    child("spec.selector.matchLabels" if kind != "ReplicationController" else "spec.selector", key),
-                    "selector",
-                    message,
-                )
-            )
+    if kind == "ReplicationController":  # a plain map of labels
+        selector = {"matchLabels": spec.get("selector")}
+        return out + mismatches(selector, labels, "spec.selector", "pod template", labels_path="spec.selector")
+    if kind in _ALWAYS_RESTART and isinstance(spec.get("selector"), dict):  # a Job's selector is generated
+        out += mismatches(spec["selector"], labels, "spec.selector", "pod template")
     return out
 
 
-def workload_findings(obj: dict) -> list[Finding]:
+def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding]:
+    """The pod rules for every pod template of ``obj`` (the pod its controller will create, as the
+    apiserver will judge it), at the template's own lines; ``releases``: the targeted releases."""
     out = _controller_findings(obj)
+    releases = releases or (kube.known_versions()[-1],)
     claims = frozenset()
     if obj.get("kind") == "StatefulSet":  # the controller adds a volume per claim template to each pod
         templates = as_list(as_dict(obj.get("spec")).get("volumeClaimTemplates"))
         claims = frozenset(
             name for t in templates if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
         )
-    for path, pod in _templates(obj):
-        out += pod_spec_findings(pod, path, claims=claims)
+    builtin = obj.get("kind") in _ALWAYS_RESTART | _JOB_KINDS and _is_builtin(obj)
+    for path, template in _templates(obj):
+        spec_path = joined(path, "spec")
+        if obj.get("kind") == "Pod" and not isinstance(template.get("spec"), dict):
+            # `spec:` left empty: the apiserver's Required spec.containers (ValidatePodSpec)
+            out.append(error("spec", "containers", "a Pod needs spec.containers (at least one container)"))
+            continue
+        if path and not builtin:  # a built-in controller's template labels: _controller_findings
+            out += label_findings(as_dict(template.get("metadata")).get("labels"), f"{path}.metadata.labels")
+        out += pod_spec_findings(template.get("spec"), spec_path, claims=claims, releases=releases)
+    return out
+
+
+# -- probes, lifecycle hooks, environment (validateProbe, validateLifecycle, validateEnv) ---------
+
+PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+
+HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+
+_PROBE_COUNTS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold")
+
+ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+
+_ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
+
+RELAXED_ENV_NAMES_SINCE = 32  # RelaxedEnvironmentVariableValidation: alpha 1.30, beta (on) 1.32, GA 1.34
+
+
+def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
+    out = []
+    for probe_kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = c.get(probe_kind)
+        if isinstance(probe, dict):
+            out += _probe_findings(probe, f"{here}.{probe_kind}", probe_kind)
+    for hook in ("postStart", "preStop"):
+        handler = as_dict(c.get("lifecycle")).get(hook)
+        if isinstance(handler, dict):
+            out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
+    for j, env in enumerate(as_list(c.get("env"))):
+        if isinstance(env, dict):
+            out += _env_findings(env, f"{here}.env[{j}]", releases)
+    return out
+
+
+def _handler_findings(handler: dict, path: str, kinds: tuple, what: str) -> list[Finding]:
+    """validateHandler / validateLifecycleHandler: exactly one handler, its port a number or a name."""
+    present = [k for k in kinds if handler.get(k) is not None]
+    if not present:
+        return [error(path, "probe", f"a {what} needs one handler: {', '.join(kinds)}")]
+    if len(present) > 1:
+        message = f"a {what} has one handler, found {' and '.join(present)}; keep one"
+        return [error(f"{path}.{present[1]}", "probe", message)]
+    out = []
+    action = as_dict(handler.get(present[0]))
+    port = action.get("port")
+    port_path = f"{path}.{present[0]}.port"
+    if present[0] in ("httpGet", "tcpSocket"):  # ValidatePortNumOrName
+        if isinstance(port, str):
+            problem = port_name_problem(port)
+            if problem:
+                message = f"{problem}; write a number without quotes (a name must be a container port's name)"
+                out.append(error(port_path, "probe", message))
+        elif as_int(port) is not None and not 1 <= port <= 65535:
+            out.append(error(port_path, "probe", f"port {port} is not in 1-65535"))
+    elif present[0] == "grpc" and as_int(port) is not None and not 1 <= port <= 65535:
+        out.append(error(port_path, "probe", f"port {port} is not in 1-65535"))
+    elif present[0] == "exec" and not as_list(action.get("command")):
+        out.append(error(f"{path}.exec.command", "probe", "exec needs a command"))
+    return out
+
+
+def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
+    """validateProbe: one handler, counts >= 0 (0 is defaulted), and a liveness or startup
+    probe's successThreshold 1 (validateContainers)."""
+    out = _handler_findings(probe, path, PROBE_HANDLERS, probe_kind)
+    for field in _PROBE_COUNTS:
+        out += nonnegative(probe.get(field), f"{path}.{field}", "probe")
+    threshold = as_int(probe.get("successThreshold"))
+    if probe_kind != "readinessProbe" and threshold not in (None, 0, 1):
+        message = f"a {probe_kind}'s successThreshold must be 1, got {threshold}"
+        out.append(error(f"{path}.successThreshold", "probe", message))
+    return out
+
+
+def _env_findings(env: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validateEnv and validateEnvVarValueFrom: a valid name, and valueFrom with exactly one source."""
+    out = []
+    name = env.get("name")
+    if isinstance(name, str) and name:
+        if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) and not _ENV_NAME.match(name):
+            message = (
+                f"env name {name!r} must be letters, digits, '_', '-' or '.', not starting with a digit "
+                f"(any printable character but '=' from Kubernetes 1.{RELAXED_ENV_NAMES_SINCE})"
+            )
+            out.append(error(f"{path}.name", "env-value", message))
+        elif any(not 32 <= ord(ch) <= 126 for ch in name) or "=" in name:
+            message = f"env name {name!r} must be printable ASCII characters other than '='"
+            out.append(error(f"{path}.name", "env-value", message))
+    source = env.get("valueFrom")
+    if not isinstance(source, dict):
+        return out
+    if env.get("value"):
+        out.append(error(f"{path}.valueFrom", "env-value", "valueFrom may not be set when value is not empty"))
+    present = [k for k in ENV_SOURCES if source.get(k) is not None]
+    if not present:
+        message = f"valueFrom needs one of {', '.join(ENV_SOURCES)}"
+        out.append(error(f"{path}.valueFrom", "env-value", message))
+    elif len(present) > 1:
+        message = f"valueFrom has one source, found {' and '.join(present)}; keep one"
+        out.append(error(f"{path}.valueFrom.{present[1]}", "env-value", message))
+    for ref in ("configMapKeyRef", "secretKeyRef"):  # validateConfigMapKeySelector, validateSecretKeySelector
+        selector = source.get(ref)
+        if not isinstance(selector, dict):
+            continue
+        if not selector.get("name"):
+            out.append(error(f"{path}.valueFrom.{ref}.name", "env-value", f"{ref} needs the name of the object"))
+        key = selector.get("key")
+        problem = config_key_problem(key) if isinstance(key, str) else None
+        if problem:
+            out.append(error(f"{path}.valueFrom.{ref}.key", "env-value", problem))
     return out

@@ -9,7 +9,7 @@ matched"): an error there, and a warning in the releases where it is deprecated 
 
 from __future__ import annotations
 
-from ..findings import Finding, child
+from ..findings import Finding, child, joined
 from .base import as_dict, as_list, error, warning
 from .pod import _templates as templates  # every pod template a kind holds
 
@@ -53,8 +53,9 @@ def in_tree_volume_findings(obj: dict, releases: list[int]) -> list[Finding]:
     out = []
     if obj.get("kind") == "PersistentVolume" and obj.get("apiVersion") == "v1":
         out += _source_findings(as_dict(obj.get("spec")), "spec", releases)
-    for path, pod in templates(obj):
-        for i, volume in enumerate(as_list(as_dict(pod).get("volumes"))):
+    for path, template in templates(obj):  # (path of the template, the template: metadata and spec)
+        spec_path = joined(path, "spec")
+        for i, volume in enumerate(as_list(as_dict(as_dict(template).get("spec")).get("volumes"))):
             if isinstance(volume, dict):
-                out += _source_findings(volume, f"{path}.volumes[{i}]", releases)
+                out += _source_findings(volume, f"{spec_path}.volumes[{i}]", releases)
     return out

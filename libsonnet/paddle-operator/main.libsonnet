@@ -4,7 +4,8 @@
 //   local paddle = import 'paddle-operator/main.libsonnet';
 //   paddle.new({ namespace: 'training', scheduling: 'volcano' })
 //
-// gives { crd: <CustomResourceDefinition>, operator: { namespace: ..., deployment: ..., ... } }.
+// gives { crd: <CustomResourceDefinition>, jobs: { namespace: ... }, operator: { namespace: ...,
+// deployment: ..., ... } }.
 local defaults = import 'config.libsonnet';
 local crd = import 'crd.libsonnet';
 local operator = import 'operator.libsonnet';
@@ -18,6 +19,16 @@ local check(c) =
   assert std.isString(c.namespace) && c.namespace != '' : 'must provide namespace';
   assert std.isNumber(c.replicas) && c.replicas >= 0 && c.replicas == std.floor(c.replicas) :
          'replicas must be a whole number >= 0, got %s' % c.replicas;
+  assert std.member(operator.podSecurityLevels + [''], c.podSecurity) :
+         "podSecurity must be 'restricted', 'baseline', 'privileged' or '', got '%s'" % c.podSecurity;
+  assert std.member(operator.podSecurityLevels, c.jobPodSecurity) :
+         "jobPodSecurity must be 'restricted', 'baseline' or 'privileged', got '%s'" % c.jobPodSecurity;
+  assert c.jobNamespace != c.namespace :
+         "jobNamespace must differ from namespace ('%s'), whose Pod Security level is the controller's; " % c.namespace
+         + "set jobNamespace to '' to run jobs there, with a podSecurity their pods meet";
+  local taken = [key for key in std.objectFields(c.labels) if std.member(operator.ownLabels, key)];
+  assert taken == [] :
+         "labels: the bundle sets '%s' itself; use namespace, podSecurity or jobPodSecurity instead" % taken[0];
   c;
 
 {
@@ -30,11 +41,15 @@ local check(c) =
     });
     {
       config:: c,
-      crd: if c.api.target.apiextensions == 'v1'
-      then crd.v1(c.api, c.labels)
-      else crd.v1beta1(c.api, c.labels, if c.api.capabilities.preserveUnknownFields then false else null),
+      crd: (
+        if c.api.target.apiextensions == 'v1'
+        then crd.v1(c.api, c.labels)
+        else crd.v1beta1(c.api, c.labels, if c.api.capabilities.preserveUnknownFields then false else null)
+      ) + (if c.keepJobs then { metadata+: { annotations: operator.keepAnnotations(c) } } else {}),
+      // The jobs' namespace: a file of its own, so removing the operator keeps it (and its jobs).
+      [if c.jobNamespace != '' then 'jobs']: { namespace: operator.jobNamespace(c) },
       operator: {
-        namespace: operator.namespace(c),
+        [if c.createNamespace then 'namespace']: operator.namespace(c),
         serviceAccount: operator.serviceAccount(c),
         leaderElectionRole: operator.leaderElectionRole(c),
         leaderElectionRoleBinding: operator.leaderElectionRoleBinding(c),

@@ -9,7 +9,26 @@ local commonLabels = {
 local allVerbs = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 local rule(groups, resources, verbs) = { apiGroups: groups, resources: resources, verbs: verbs };
 
+local podSecurityLevels = ['restricted', 'baseline', 'privileged'];
+local podSecurityLabels(level) =
+  if level == '' then {} else {
+    'pod-security.kubernetes.io/enforce': level,
+    'pod-security.kubernetes.io/warn': level,
+  };
+
+// Argo CD and Flux leave these objects in place when they prune or delete the application.
+local keepAnnotations = {
+  'argocd.argoproj.io/sync-options': 'Delete=false',
+  'kustomize.toolkit.fluxcd.io/prune': 'disabled',
+};
+
 {
+  podSecurityLevels:: podSecurityLevels,
+  keepAnnotations(c):: if c.keepJobs then keepAnnotations else {},
+  // Label keys the bundle sets itself: a user's `labels` may not replace them (selectors and
+  // Pod Security depend on them; each has its own parameter).
+  ownLabels:: std.objectFields(commonLabels + podSecurityLabels('restricted')),
+
   labels(c):: commonLabels + c.labels,
 
   metadata(c, name, namespaced=true):: {
@@ -18,16 +37,25 @@ local rule(groups, resources, verbs) = { apiGroups: groups, resources: resources
     labels: $.labels(c),
   },
 
-  // Pod Security admission enforces "restricted" on the operator's namespace (1.23+; older
-  // clusters ignore the labels).
+  // Pod Security admission enforces `podSecurity` ("restricted" by default) on the operator's
+  // namespace (1.23+; older clusters ignore the labels).
   namespace(c):: {
     apiVersion: 'v1',
     kind: 'Namespace',
     metadata: $.metadata(c, c.namespace, namespaced=false) + {
-      labels+: {
-        'pod-security.kubernetes.io/enforce': 'restricted',
-        'pod-security.kubernetes.io/warn': 'restricted',
-      },
+      labels+: podSecurityLabels(c.podSecurity),
+    },
+  },
+
+  // Where training jobs go: the level their pods need ("baseline" by default).
+  jobNamespace(c):: {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: c.jobNamespace,
+      labels: { 'app.kubernetes.io/name': 'paddle-operator', 'app.kubernetes.io/component': 'jobs' }
+              + c.labels + podSecurityLabels(c.jobPodSecurity),
+      [if c.keepJobs then 'annotations']: $.keepAnnotations(c),
     },
   },
 
