@@ -14,9 +14,9 @@ without exemptions.
 
 from __future__ import annotations
 
-from ..findings import Finding, split_path
+from ..findings import Finding
 from .base import as_dict, as_list, warning
-from .pod import _templates
+from .pod import _templates as templates
 
 LEVELS = ("privileged", "baseline", "restricted")
 ENFORCE = "pod-security.kubernetes.io/enforce"
@@ -72,20 +72,13 @@ def pods_of(obj: dict) -> list[tuple[str, dict, dict]]:
     """(path of the pod template, pod metadata, pod spec) for each kind of pod ``obj`` makes."""
     api = str(obj.get("apiVersion", ""))
     out = []
-    for path, spec in _templates(obj):
-        spec = as_dict(spec)
-        if path == "spec":  # a Pod
-            template_path, meta = "metadata", as_dict(obj.get("metadata"))
-        else:
-            template_path, holder = path.removesuffix(".spec"), obj
-            for key in split_path(template_path):
-                holder = as_dict(holder).get(key) if isinstance(key, str) else as_list(holder)[key]
-            meta = as_dict(as_dict(holder).get("metadata"))
+    for path, template in templates(obj):
+        meta, spec = as_dict(template.get("metadata")), as_dict(template.get("spec"))
         if api.startswith("batch.paddlepaddle.org/"):
             spec = {**spec, "initContainers": [*as_list(spec.get("initContainers")), PADDLE_INIT_CONTAINER]}
             if as_dict(obj.get("spec")).get("intranet") == "Host":  # constructPod: HostNetwork
                 spec["hostNetwork"] = True
-        out.append((template_path, meta, spec))
+        out.append((path, meta, spec))
     return out
 
 
