@@ -321,11 +321,7 @@ def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
 # not know there does not exist. The projects' groups (thirdparty.groups) are only partly known:
 # other CRDs add kinds to them (Kubeflow's Notebook and Profile in kubeflow.org, a vendor's kind
 # in scheduling.volcano.sh), so there an unknown kind or version is a warning, not an error.
-OWN_GROUPS = frozenset(
-    av.rpartition("/")[0]
-    for av, _ in [*CUSTOM_KINDS, *LEGACY]
-    if av.startswith(("batch.paddlepaddle.org/", "paddlepaddle.org/"))
-)
+OWN_GROUPS = frozenset({"batch.paddlepaddle.org", "paddlepaddle.org"})  # this project's own API groups
 
 
 def _version_rank(api_version: str) -> tuple:
