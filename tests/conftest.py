@@ -47,3 +47,20 @@ def objects(rendered) -> dict[str, list[dict]]:
 
 def by_kind(docs: list[dict], kind: str) -> list[dict]:
     return [doc for doc in docs if doc["kind"] == kind]
+
+
+@pytest.fixture(params=["rapidyaml", "libyaml"])
+def yaml_reader(request, monkeypatch) -> str:
+    """Runs a test with each of yamlload's readers: rapidyaml's fast path (where installed) and
+    libyaml's alone (PADDLEJOB_MANIFESTS_YAML=libyaml, or no rapidyaml)."""
+    from generator import yamlfast, yamlload
+
+    if request.param == "rapidyaml":
+        if not yamlfast.AVAILABLE:
+            pytest.skip("rapidyaml is not installed")
+        monkeypatch.setattr(yamlload, "fast_reader", yamlfast.read)
+        monkeypatch.delenv("PADDLEJOB_MANIFESTS_YAML", raising=False)
+    else:
+        monkeypatch.setattr(yamlload, "fast_reader", None)
+        monkeypatch.setenv("PADDLEJOB_MANIFESTS_YAML", "libyaml")
+    return request.param
