@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, structural, thirdparty
+from . import bundles, crdschema, discover, kube, parallel, structural, thirdparty
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -311,27 +311,41 @@ def expand(paths: Iterable[str]) -> list[str]:
 
 
 def validate_files(
-    names: list[str], checker: ObjectChecker, max_errors: int = 0, skip_rules: frozenset[str] = frozenset()
+    names: list[str],
+    checker: ObjectChecker,
+    max_errors: int = 0,
+    skip_rules: frozenset[str] = frozenset(),
+    jobs: int | None = None,
 ) -> Report:
     """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
     checked one at a time, so the memory does not grow with the number of documents; after
     ``max_errors`` errors (0: no limit) the rest is not read. Findings of ``skip_rules`` are
-    dropped (and do not count towards ``max_errors``)."""
+    dropped (and do not count towards ``max_errors``). Many files are checked in ``jobs`` worker
+    processes (None: as many as pay off; the same report: parallel.py)."""
     report = Report(max_errors=max_errors, skip_rules=skip_rules)
-    for name in names:
-        if report.full:
-            break
-        if name == "-":
-            validate_stream("<stdin>", sys.stdin.buffer, checker, report)
-            continue
-        try:
-            with open(name, "rb") as stream:
-                validate_stream(name, stream, checker, report)
-        except OSError as err:
-            problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
-            report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+    workers = parallel.workers(names, jobs)
+    if workers > 1:
+        parallel.validate_files(names, checker, report, workers)
+    else:
+        for name in names:
+            if report.full:
+                break
+            validate_file(name, checker, report)
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
+
+
+def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
+    """Check one file ("-": stdin) into ``report``; a file that cannot be read is a finding."""
+    if name == "-":
+        validate_stream("<stdin>", sys.stdin.buffer, checker, report)
+        return
+    try:
+        with open(name, "rb") as stream:
+            validate_stream(name, stream, checker, report)
+    except OSError as err:
+        problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
+        report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
 
 
 def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
