@@ -12,7 +12,6 @@ not available, and for stdin or too little work, one process does it all.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 
 MIN_BYTES = 256 * 1024  # less work than this: starting workers costs more than it saves
@@ -25,7 +24,7 @@ _skip_rules: frozenset[str] = frozenset()
 
 def workers(names: list[str], jobs: int | None = None) -> int:
     """How many processes to use for ``names``: 1 unless it pays off (``jobs``: at most this many)."""
-    if "-" in names or len(names) < MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+    if "-" in names or len(names) < MIN_FILES or not hasattr(os, "fork"):
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     count = min(cores, jobs or cores, len(names))
@@ -75,6 +74,8 @@ def _check_run(names: list[str]) -> list:
 
 def validate_files(names: list[str], checker, report, count: int) -> None:
     """Check ``names`` in ``count`` worker processes into ``report``, as one process would."""
+    import multiprocessing  # here: a run of a few files does not import it
+
     from .validate import validate_file
 
     global _checker, _skip_rules

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ import yaml
 from generator import bundles, render
 
 REPO = Path(__file__).resolve().parent.parent
+# derived schemas cached by this test run stay in a folder of its own (schemacache.py)
+os.environ.setdefault("PADDLEJOB_MANIFESTS_CACHE", tempfile.mkdtemp(prefix="paddlejob-manifests-cache-"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
