@@ -50,9 +50,9 @@ _INT64 = 1 << 63
 _SLOW_CHARS = re.compile(r"[&*!%\\\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 # `...` document ends; a line that starts with a flow end (libyaml fails, rapidyaml reads a scalar)
 _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
-# a `:` a thousand characters into a line: libyaml and go-yaml refuse a key longer than 1,024
-# characters (yaml_parser_save_simple_key), rapidyaml does not
-_LONG_KEY = re.compile(r"^[^\n]{1000,}:", re.M)
+# libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
+# rapidyaml does not: a longer key is libyaml's to read
+_LONGEST_KEY = 1000
 
 
 def _slow_path(text: str) -> bool:
@@ -69,7 +69,6 @@ def _slow_path(text: str) -> bool:
         or ":}" in text
         or ":," in text
         or _SLOW_LINES.search("\n" + text)
-        or (len(text) >= 1000 and max(map(len, text.split("\n"))) >= 1000 and _LONG_KEY.search(text))
     )
 
 
@@ -151,7 +150,13 @@ def _parse(raw: bytes):
     saved = os.dup(2)  # not kept: a test runner may point fd 2 elsewhere between documents
     try:
         os.dup2(_null, 2)
-        tree = ryml.parse_in_arena(raw)
+        global _tree
+        if _tree is None:
+            _tree = ryml.Tree()
+        tree = _tree  # one tree for every document: creating one costs as much as a parse
+        tree.clear()
+        tree.clear_arena()
+        ryml.parse_in_arena(raw, tree)
         if not tree.is_map(tree.root_id()):
             return None
         return tree, ryml.emit_json_malloc(tree, tree.root_id())
@@ -163,6 +168,7 @@ def _parse(raw: bytes):
 
 
 _null: int | None = None  # the null device, opened once
+_tree = None  # rapidyaml's tree, reused: read() keeps nothing of it once it returns
 
 
 def _quoted(tree, node: int, value: str) -> bool:
@@ -180,7 +186,7 @@ def _mapping(data: dict, levels: int, node: int, found: list) -> int:
         raise _Unsure
     kinds = _STRING_KINDS
     for key, value in data.items():
-        if kinds.get(key) is not _PLAIN and _string_kind(key) is not _PLAIN:
+        if kinds.get(key) is not _PLAIN and (len(key) > _LONGEST_KEY or _string_kind(key) is not _PLAIN):
             raise _Unsure  # a key kubectl may rename (`y:` is "true"), or an odd one: libyaml knows
         cls = value.__class__
         if cls is str:
