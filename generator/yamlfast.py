@@ -50,6 +50,9 @@ _INT64 = 1 << 63
 _SLOW_CHARS = re.compile(r"[&*!%\\\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 # `...` document ends; a line that starts with a flow end (libyaml fails, rapidyaml reads a scalar)
 _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
+# a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
+# comment (`>  - name: x`): libyaml fails, rapidyaml reads on
+_BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000
@@ -69,6 +72,7 @@ def _slow_path(text: str) -> bool:
         or ":}" in text
         or ":," in text
         or _SLOW_LINES.search("\n" + text)
+        or _BAD_BLOCK_HEADER.search(text)
     )
 
 
