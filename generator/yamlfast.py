@@ -78,8 +78,8 @@ def _slow_path(text: str) -> bool:
 
 # What a plain scalar cannot hold (YAML 1.1, libyaml's scanner): an indicator first, `: ` or
 # ` #` inside, a `:` last, spaces at either end (a `?` or `:` first even without a space: in a
-# flow collection libyaml reads `?mage` as an explicit key). rapidyaml reads some such text as a scalar
-# where libyaml and go-yaml fail (`restartPolicy: ]OnFailure`, `a: b: c`), so a string like
+# flow collection libyaml reads `?mage` as an explicit key). rapidyaml reads some such text as
+# a scalar where libyaml and go-yaml fail (`restartPolicy: ]OnFailure`, `a: b: c`), so a string like
 # this stays on the fast path only if it was quoted. Flow indicators (`,[]{}`) are fine in a
 # plain scalar of a block collection, not of a flow one.
 _ODD_PLAIN = re.compile(r"\A(?:[,\[\]{}#&*!|>'\"%@`?:]|-(?: |\Z))|: |:\Z| #|\A\s|\s\Z")
@@ -148,13 +148,12 @@ def _parse(raw: bytes):
     emit it (it stops at 64 levels). Its C++ error handler writes every error to the process's
     stderr before raising; libyaml reads such a document again and says what is wrong, so
     stderr is pointed at the null device meanwhile."""
-    global _null
+    global _null, _tree
     if _null is None:
         _null = os.open(os.devnull, os.O_WRONLY)
     saved = os.dup(2)  # not kept: a test runner may point fd 2 elsewhere between documents
     try:
         os.dup2(_null, 2)
-        global _tree
         if _tree is None:
             _tree = ryml.Tree()
         tree = _tree  # one tree for every document: creating one costs as much as a parse
