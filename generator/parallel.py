@@ -6,8 +6,9 @@ limit), and the parent takes their findings in file order. A file that would rea
 --max-errors limit is checked again in the parent, which stops reading where one process
 stops; validate_files then sorts the findings as always.
 
-Workers are forked, so they share the parent's checker as it is (no pickling); where fork is
-not available, and for stdin or too little work, one process does it all.
+Workers are forked, so they share the parent's checker as it is (no pickling), with the
+schemas it compiled for the first file, which the parent checks itself; where fork is not
+available, and for stdin or too little work, one process does it all.
 """
 
 from __future__ import annotations
@@ -78,9 +79,11 @@ def validate_files(names: list[str], checker, report, count: int) -> None:
 
     from .validate import validate_file
 
+    # The first file here: it compiles the schemas of its kinds, which the forked workers share.
+    validate_file(names[0], checker, report)
     global _checker, _skip_rules
     _checker, _skip_rules = checker, report.skip_rules
-    runs = _runs(names, count)
+    runs = _runs(names[1:], count)
     try:
         with multiprocessing.get_context("fork").Pool(count) as pool:
             for run, reports in zip(runs, pool.imap(_check_run, runs), strict=True):
