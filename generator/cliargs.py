@@ -76,3 +76,25 @@ def namespace(option: str, value: str, allow_empty: bool = False) -> str:
     if (value == "" and allow_empty) or grammar.name_problem(value, grammar.DNS1123_LABEL, 63, "namespace") is None:
         return value
     raise UsageError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")
+
+
+class LazyChoices:
+    """Choices worked out when argparse first needs them (parsing the flag, or its help), not
+    when the parser is built: the job runtimes come from jsonnet, which neither `--help` nor
+    any other subcommand should wait for. Give the flag a metavar: argparse formats the
+    choices of a flag without one as soon as it is added."""
+
+    def __init__(self, compute) -> None:
+        self._compute = compute
+
+    def __iter__(self):
+        return iter(self._compute())
+
+    def __contains__(self, value) -> bool:
+        return value in self._compute()
+
+    def __len__(self) -> int:
+        return len(self._compute())
+
+    def __str__(self) -> str:  # for %(choices)s in a flag's help
+        return ", ".join(self._compute())

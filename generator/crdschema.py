@@ -25,8 +25,8 @@ from pathlib import Path
 
 import yaml
 
-from . import kube
-from .paths import PADDLEJOB_SCHEMA
+from . import kube, schemacache
+from .paths import KUBE_SCHEMA_DIR, PADDLEJOB_SCHEMA
 
 KUBE_REF = "kubernetes#/definitions/"
 LOCAL_REF = "#/definitions/"
@@ -87,7 +87,17 @@ def api_source(path: Path = PADDLEJOB_SCHEMA) -> dict:
 
 
 def openapi_schema(target: Target, keep_descriptions: bool = False, path: Path = PADDLEJOB_SCHEMA) -> dict:
-    """The openAPIV3Schema of the CRD described by ``path`` (PaddleJob by default) for ``target``."""
+    """The openAPIV3Schema of the CRD described by ``path`` (PaddleJob by default) for ``target``.
+    Without descriptions (what validate checks with) it is kept on disk between runs (schemacache)."""
+    if keep_descriptions:
+        return _derive(target, True, path)
+    definitions = KUBE_SCHEMA_DIR / f"v{kube.version_name(target.max_minor)}.json.gz"
+    name = f"openapi-{path.stem}-{target.apiextensions}-{target.min_minor}-{target.max_minor}"
+    inputs = [path, definitions, Path(__file__), Path(kube.__file__)]
+    return schemacache.cached(name, inputs, lambda: _derive(target, False, path))
+
+
+def _derive(target: Target, keep_descriptions: bool, path: Path) -> dict:
     source = api_source(path)
     builder = _Builder(target, keep_descriptions, source.get("definitions", {}), source["_file"])
     return builder.local(source["openAPIV3Schema"])

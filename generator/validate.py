@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, provenance, structural, thirdparty
+from . import bundles, crdschema, discover, kube, parallel, provenance, structural, thirdparty
 from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -87,8 +87,6 @@ class Report:
     truncated: bool = False
     skip_rules: frozenset[str] = frozenset()  # rule ids the user silenced (--skip-rules)
     strict: bool = False  # warnings fail too (--strict)
-    # Pod Security levels of the Namespaces read so far (rules/podsecurity.py joins them to pods)
-    namespace_levels: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def add(self, item: Located) -> None:
         if item.finding.rule not in self.skip_rules:
@@ -126,9 +124,12 @@ class ObjectChecker:
         kubeflow: tuple[int, int] | None = None,
         trainer: tuple[int, int] | None = None,
         jobset: tuple[int, int] | None = None,
+        follow_records: bool = False,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
-        against all it serves); by default ``minor`` alone."""
+        against all it serves); by default ``minor`` alone. ``follow_records``: a file `render`
+        wrote is checked against the releases it records (provenance.py), not ``minor``."""
+        self.follow_records = follow_records
         self.minor = kube.require_known(minor)
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
@@ -383,34 +384,43 @@ def validate_files(
     checker: ObjectChecker,
     max_errors: int = 0,
     skip_rules: frozenset[str] = frozenset(),
-    follow_records: bool = False,
+    jobs: int | None = None,
 ) -> Report:
     """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
     checked one at a time, so the memory does not grow with the number of documents; after
     ``max_errors`` errors (0: no limit) the rest is not read. Findings of ``skip_rules`` are
-    dropped (and do not count towards ``max_errors``). With ``follow_records``, a file `render`
-    wrote is checked against the releases it records (provenance.py) instead of ``checker``'s."""
+    dropped (and do not count towards ``max_errors``). Many files are checked in ``jobs`` worker
+    processes (None: as many as pay off; the same report: parallel.py)."""
     report = Report(max_errors=max_errors, skip_rules=skip_rules)
-    for name in names:
-        if report.full:
-            break
-        if name == "-":
-            stdin = sys.stdin.buffer
-            validate_stream("<stdin>", stdin, _checker_for(stdin, checker, follow_records), report)
-            continue
-        try:
-            with open(name, "rb") as stream:
-                validate_stream(name, stream, _checker_for(stream, checker, follow_records), report)
-        except OSError as err:
-            problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
-            report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+    workers = parallel.workers(names, jobs)
+    if workers > 1:
+        parallel.validate_files(names, checker, report, workers)
+    else:
+        for name in names:
+            if report.full:
+                break
+            validate_file(name, checker, report)
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     return report
 
 
-def _checker_for(stream, checker: ObjectChecker, follow_records: bool) -> ObjectChecker:
-    """``checker``, or for a rendered file the one for the releases it records and this tool knows."""
-    if not follow_records or not hasattr(stream, "peek"):
+def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
+    """Check one file ("-": stdin) into ``report``; a file that cannot be read is a finding."""
+    if name == "-":
+        validate_stream("<stdin>", sys.stdin.buffer, _checker_for(sys.stdin.buffer, checker), report)
+        return
+    try:
+        with open(name, "rb") as stream:
+            validate_stream(name, stream, _checker_for(stream, checker), report)
+    except OSError as err:
+        problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
+        report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+
+
+def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
+    """``checker``, or for a file `render` wrote (when the checker follows records: no
+    --kube-version) the checker for the releases the file records and this tool knows."""
+    if not checker.follow_records or not hasattr(stream, "peek"):
         return checker
     try:
         record = provenance.read(stream.peek(provenance.HEAD_BYTES))
@@ -439,13 +449,14 @@ def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) 
 
 def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> None:
     """Check every document of ``source`` (text, bytes or a binary file) into ``report``."""
+    namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
     for doc in iter_documents(source):
         if report.full:
             return
         if doc.data is not None:
             report.documents += 1
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
-        findings += podsecurity.namespace_findings(doc.data, report.namespace_levels, checker.minor)
+        findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
         if not findings and not doc.problems:
             continue
         ident = _identity(doc.data)

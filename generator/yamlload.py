@@ -8,15 +8,18 @@ sigs.k8s.io/yaml (scalars as in kubeyaml.py). This module does the same:
 - split: kubectl's separator rule (a `---` line may carry only a comment), UTF-8 checked;
 - limits, each named in its finding: a document over 3 MiB (the apiserver's request limit),
   nesting over MAX_DEPTH levels, go-yaml's "excessive aliasing" rule (billion laughs);
-- parse: libyaml's parser and composer, then a small builder of plain data that notes
-  duplicate keys, keys kubectl renames (`y:` is "true"), tags, and values JSON cannot carry.
+- parse: rapidyaml when installed, for every document it cannot get wrong (yamlfast.py: no
+  anchor, tag, duplicate key or scalar that kubectl resolves otherwise); else libyaml's parser
+  and composer, then a small builder of plain data that notes duplicate keys, keys kubectl
+  renames (`y:` is "true"), tags, and values JSON cannot carry.
 
 libyaml's composer recurses in C and overflows the stack beyond some 30,000 levels, so a
 document that *could* nest that deep (many brackets, a very long indentation run) has its
 depth measured from the parser's events first; ordinary manifests never take that path.
 
-A Document keeps its node tree, so a finding's field path becomes a line and column without
-reading the file again; lines count from the start of the file.
+A Document keeps its node tree (composed on first use for a document rapidyaml read), so a
+finding's field path becomes a line and column without reading the file again; lines count
+from the start of the file.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import functools
 import itertools
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -35,7 +39,7 @@ import yaml
 from yaml.events import CollectionEndEvent, CollectionStartEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from . import kubeyaml
+from . import kubeyaml, yamlfast
 from .kubeyaml import DecodeError
 
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024  # the apiserver refuses larger request bodies
@@ -65,16 +69,23 @@ class Document:
     node: object = None  # the composed tree (YAML), for turning field paths into positions
     line_offset: int = 0  # lines of the file before this document
     nulls: bool = True  # whether the data may hold a null (False: the reader saw none)
+    text: str | None = None  # read by rapidyaml: the tree is composed from this when needed
+
+    def tree(self):
+        """The document's node tree; composed by libyaml on first use if rapidyaml read it."""
+        if self.node is None and self.text is not None:
+            self.node, self.text = _compose_first(self.text), None
+        return self.node
 
     def position(self, path: list) -> tuple[tuple[int, int], object]:
         """((line, column), node) of a field path; the document's start when it has no tree."""
-        if self.node is None:
+        if self.tree() is None:
             return (self.line_offset + 1, 1), None
         (line, column), target = locate(self.node, path)
         return (line + self.line_offset, column), target
 
     def path_of(self, problem: Problem) -> list:
-        if self.node is None:
+        if self.tree() is None:
             return []
         return path_at(self.node, problem.line - self.line_offset, problem.column) or []
 
@@ -410,12 +421,21 @@ def _too_deep(text: str, line_offset: int) -> Problem | None:
     return None
 
 
+# The fast reader, chosen at import: None where rapidyaml is not installed, or with
+# PADDLEJOB_MANIFESTS_YAML=libyaml in the environment (tests run both ways).
+fast_reader = yamlfast.read if yamlfast.AVAILABLE and os.environ.get("PADDLEJOB_MANIFESTS_YAML") != "libyaml" else None
+
+
 def _yaml_document(chunk: _Chunk, index: int) -> Document | None:
     text, offset = chunk.text, chunk.first_line
     if text.count("[") + text.count("{") > _COMPOSE_SAFE or _DEEP_BLOCK.search(text):
         deep = _too_deep(text, offset)
         if deep:
             return Document(index, None, [deep], line_offset=offset)
+    elif fast_reader is not None:  # no deep nesting either: rapidyaml's emitter recurses
+        fast = fast_reader(text, MAX_DEPTH)
+        if fast is not None:
+            return Document(index, fast[0], [], None, offset, fast[1], text)
     loader = _Loader(text)
     try:
         node = loader.get_node() if loader.check_node() else None  # kubectl decodes the first document
@@ -490,7 +510,7 @@ def _json_documents(text: str) -> Iterator[Document]:
             problems.append(Problem(line + 1, 1, "yaml-depth", f"the document nests deeper than {MAX_DEPTH} levels"))
             yield Document(index, None, problems, None, line)
         else:
-            yield Document(index, _json_numbers(data), problems, _compose_json(text[position:end]), line)
+            yield Document(index, _json_numbers(data), problems, _compose_first(text[position:end]), line)
         position = end
 
 
@@ -509,8 +529,8 @@ def _json_numbers(data):
     return data
 
 
-def _compose_json(text: str):
-    """The node tree of a JSON object (JSON is YAML), for positions; None if libyaml disagrees."""
+def _compose_first(text: str):
+    """The node tree of the first document of ``text``, for positions; None if there is none."""
     loader = _Loader(text)
     try:
         return loader.get_node() if loader.check_node() else None

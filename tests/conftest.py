@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ import yaml
 from generator import bundles, render
 
 REPO = Path(__file__).resolve().parent.parent
+# derived schemas cached by this test run stay in a folder of its own (schemacache.py)
+os.environ.setdefault("PADDLEJOB_MANIFESTS_CACHE", tempfile.mkdtemp(prefix="paddlejob-manifests-cache-"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
@@ -47,3 +50,20 @@ def objects(rendered) -> dict[str, list[dict]]:
 
 def by_kind(docs: list[dict], kind: str) -> list[dict]:
     return [doc for doc in docs if doc["kind"] == kind]
+
+
+@pytest.fixture(params=["rapidyaml", "libyaml"])
+def yaml_reader(request, monkeypatch) -> str:
+    """Runs a test with each of yamlload's readers: rapidyaml's fast path (where installed) and
+    libyaml's alone (PADDLEJOB_MANIFESTS_YAML=libyaml, or no rapidyaml)."""
+    from generator import yamlfast, yamlload
+
+    if request.param == "rapidyaml":
+        if not yamlfast.AVAILABLE:
+            pytest.skip("rapidyaml is not installed")
+        monkeypatch.setattr(yamlload, "fast_reader", yamlfast.read)
+        monkeypatch.delenv("PADDLEJOB_MANIFESTS_YAML", raising=False)
+    else:
+        monkeypatch.setattr(yamlload, "fast_reader", None)
+        monkeypatch.setenv("PADDLEJOB_MANIFESTS_YAML", "libyaml")
+    return request.param

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
+import os
 import sys
 import traceback
 
-import argcomplete
-
 from .. import __version__, cliargs
-from . import completion, convert, job, local, render, validate
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
-SUBCOMMANDS = (render, validate, job, convert, local, completion)
+# One module of this package per subcommand, named as the subcommand. Only the one being run is
+# imported (with its library: validate never imports jsonnet), so a run starts fast.
+SUBCOMMANDS = ("render", "validate", "job", "convert", "local", "completion")
 
 # Flags people bring from kubeconform and kubectl, and what to write here instead.
 HABITS = {
@@ -44,7 +45,8 @@ HABITS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of the subcommand ``only`` alone."""
     parser = argparse.ArgumentParser(
         prog="paddlejob-manifests",
         description=__doc__.split("\n\n")[0],
@@ -52,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", "-v", action="version", version=f"paddlejob-manifests {__version__}")
     sub = parser.add_subparsers(dest="subcommand", required=True)
-    for module in SUBCOMMANDS:
-        module.add_parser(sub)
+    for name in SUBCOMMANDS:
+        if only in (None, name):
+            importlib.import_module(f"{__name__}.{name}").add_parser(sub)
     parser.set_defaults(subparsers=sub.choices)
     return parser
 
@@ -75,8 +78,16 @@ def _unrecognized(subparser: argparse.ArgumentParser, extras: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    argcomplete.autocomplete(parser)  # answers the shell's completion request, if that is what this is
+    argv = sys.argv[1:] if argv is None else argv
+    if argv in (["--version"], ["-v"]):  # what argparse's version action prints, without building a parser
+        print(f"paddlejob-manifests {__version__}")
+        return 0
+    completing = "_ARGCOMPLETE" in os.environ
+    parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS and not completing else None)
+    if completing:
+        import argcomplete
+
+        argcomplete.autocomplete(parser)  # answers the shell's completion request
     args, extras = parser.parse_known_args(argv)
     if extras:  # said under the subcommand's usage, not the top-level one
         args.subparsers[args.subcommand].error(_unrecognized(args.subparsers[args.subcommand], extras))

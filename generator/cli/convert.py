@@ -52,7 +52,11 @@ def add_parser(sub) -> None:
     )
     c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
     c.add_argument(
-        "--to", choices=jobs.runtimes(), default="paddle-operator", help="the runtime to write (default: %(default)s)"
+        "--to",
+        choices=cliargs.LazyChoices(jobs.runtimes),
+        metavar="RUNTIME",
+        default="paddle-operator",
+        help="the runtime to write: %(choices)s (default: %(default)s)",
     )
     c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="default: %(default)s")
     c.set_defaults(func=cmd_convert)

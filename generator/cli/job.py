@@ -198,9 +198,10 @@ def add_parser(sub) -> None:
     p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes; default 36543)")
     p.add_argument(
         "--runtime",
-        choices=jobs.runtimes(),
+        choices=cliargs.LazyChoices(jobs.runtimes),
+        metavar="RUNTIME",
         default="paddle-operator",
-        help="the controller that runs the job (docs/runtimes.md; default: %(default)s)",
+        help="the controller that runs the job: %(choices)s (docs/runtimes.md; default: %(default)s)",
     )
     p.add_argument(
         "--schema-modeline",

@@ -116,6 +116,15 @@ def add_parser(sub) -> None:
         metavar="N",
         help="stop reading after N errors (default: %(default)s; 0: read everything)",
     )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processes that check many files at once (default: 0, one per core when there is enough work; "
+        "1: this process alone); the report is the same",
+    )
     p.set_defaults(func=cmd_validate)
 
 
@@ -144,6 +153,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
     if args.max_errors < 0:
         raise cliargs.UsageError(f"--max-errors: expected 0 or more, got {args.max_errors}")
+    if args.jobs < 0:
+        raise cliargs.UsageError(f"--jobs: expected 0 or more, got {args.jobs}")
     found = discover.find(args.paths, args.ignore)
     for path, why in found.skipped:
         print(f"{path}: skipped: {why}", file=sys.stderr)
@@ -156,9 +167,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         except thirdparty.UnknownReleaseError as err:
             raise cliargs.UsageError(f"--{name}-version: {err}") from None
     newest = kube.known_versions()[-1]
-    checker = validate.ObjectChecker(minor or newest, args.strict_kinds or args.strict, skip_kinds=skip, **projects)
+    checker = validate.ObjectChecker(
+        minor or newest, args.strict_kinds or args.strict, skip_kinds=skip, follow_records=minor is None, **projects
+    )
     files = found.files
-    report = validate.validate_files(files, checker, args.max_errors, skip_rules, follow_records=minor is None)
+    report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
     validate.note_empty(report, files, fail=args.fail_on_empty)
     report.strict = args.strict
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))

@@ -1,0 +1,239 @@
+"""The fast path of yamlload: rapidyaml (the C++ ryml library, PyPI `rapidyaml`) reads a
+document and emits it as JSON, which orjson turns into Python data. It is some ten times
+faster than libyaml's composer, but it resolves scalars as YAML 1.2 does, keeps the last of
+duplicate keys, and knows nothing of kubectl's limits. So it reads only documents it cannot
+get wrong, and answers "unsure" (None) for every other one; yamlload then reads that document
+with libyaml, as it reads every document when rapidyaml is not installed.
+
+A document is read here only if:
+- its text has none of the constructs whose meaning is kubectl's business (anchors, aliases,
+  tags, merge keys, directives, explicit keys, document ends, escapes, tabs, CR, control or
+  line-separator characters) nor a few libyaml refuses and rapidyaml does not (_slow_path),
+  where a false alarm only costs speed;
+- rapidyaml parses it and orjson reads the JSON (orjson refuses what JSON cannot carry: 1e400);
+- it is a mapping of at most MAX_DEPTH levels, its integers fit in int64 (go-yaml turns larger
+  ones into floats: libyaml's path does that);
+- the emitted data has as many nodes as rapidyaml's tree (a duplicate key loses one);
+- no key, and no plain value, is a scalar go-yaml v2 resolves to something else than YAML 1.2
+  (`y`, `on`, `0777`, `~`, `12:30`, `True`) or one that YAML 1.1 does not allow unquoted
+  (`a: b: c`, `]x`): such a string value is looked up in the tree, and the document is read by
+  libyaml unless it was quoted there. Numbers, `true`, `false` and `null` that rapidyaml
+  writes unquoted mean the same under both resolutions.
+
+tests/test_yaml_fast.py holds this to the libyaml reader on every fixture, corpus file and
+thousands of fuzzed inputs: same data, problems and positions.
+
+Such a document has no problem for the reader to report, so it needs no positions; yamlload
+composes its libyaml tree only when a check finds something (Document.position).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from . import kubeyaml
+
+try:
+    import orjson
+    import ryml
+except ImportError:  # a platform without rapidyaml wheels: libyaml reads every document
+    ryml = None
+
+AVAILABLE = ryml is not None
+
+_INT64 = 1 << 63
+# A false alarm here only sends a document to libyaml. `&*!` anchors, aliases, tags; `%`
+# directives; backslashes (escapes rapidyaml and libyaml may read differently); tabs, CR, C0
+# and C1 controls, NEL, BOM and the line and paragraph separators, which YAML 1.1 treats as
+# line breaks and rapidyaml does not.
+_SLOW_CHARS = re.compile(r"[&*!%\\\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+# `...` document ends; a line that starts with a flow end (libyaml fails, rapidyaml reads a scalar)
+_SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
+# a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
+# comment (`>  - name: x`): libyaml fails, rapidyaml reads on
+_BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
+# libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
+# rapidyaml does not: a longer key is libyaml's to read
+_LONGEST_KEY = 1000
+
+
+def _slow_path(text: str) -> bool:
+    """Whether the text has something only libyaml's path reads as kubectl does: besides the
+    above, `<<` merge keys, `? ` explicit keys, a `:` before a flow end or comma (`{a:}`:
+    libyaml fails, rapidyaml reads a key)."""
+    return bool(
+        _SLOW_CHARS.search(text)
+        or "<<" in text
+        or "? " in text
+        or "?\n" in text
+        or text.endswith("?")
+        or ":]" in text
+        or ":}" in text
+        or ":," in text
+        or _SLOW_LINES.search("\n" + text)
+        or _BAD_BLOCK_HEADER.search(text)
+    )
+
+
+# What a plain scalar cannot hold (YAML 1.1, libyaml's scanner): an indicator first, `: ` or
+# ` #` inside, a `:` last, spaces at either end (a `?` or `:` first even without a space: in a
+# flow collection libyaml reads `?mage` as an explicit key). rapidyaml reads some such text as
+# a scalar where libyaml and go-yaml fail (`restartPolicy: ]OnFailure`, `a: b: c`), so a string like
+# this stays on the fast path only if it was quoted. Flow indicators (`,[]{}`) are fine in a
+# plain scalar of a block collection, not of a flow one.
+_ODD_PLAIN = re.compile(r"\A(?:[,\[\]{}#&*!|>'\"%@`?:]|-(?: |\Z))|: |:\Z| #|\A\s|\s\Z")
+_FLOW_INDICATOR = re.compile(r"[,\[\]{}]")
+# The first characters of a plain scalar go-yaml v2 may resolve to something else than a
+# string (its resolve table: digits, signs and dot for numbers and timestamps, the letters of
+# y/yes/n/no/true/false/on/off/null, and ~); any other string is a string under both readings.
+_HINTS = frozenset("0123456789+-.yYnNtTfFoO~")
+
+
+# What a string needs (cached: manifests repeat their strings): nothing, to have been quoted,
+# or to have been quoted if it is in a flow collection.
+_PLAIN, _MUST_QUOTE, _FLOW_PLAIN = "plain", "must quote", "flow plain"
+_STRING_KINDS: dict[str, str] = {}
+_CACHED_STRINGS = 8192
+
+
+def _string_kind(value: str) -> str:
+    resolves = (not value or value[0] in _HINTS) and kubeyaml.resolve_plain(value)[0] != kubeyaml.STR
+    if resolves or _ODD_PLAIN.search(value):
+        kind = _MUST_QUOTE
+    elif _FLOW_INDICATOR.search(value):
+        kind = _FLOW_PLAIN
+    else:
+        kind = _PLAIN
+    if len(value) <= kubeyaml.CACHED_LENGTH:
+        if len(_STRING_KINDS) >= _CACHED_STRINGS:
+            _STRING_KINDS.clear()
+        _STRING_KINDS[value] = kind
+    return kind
+
+
+class _Unsure(Exception):
+    """This document is libyaml's to read."""
+
+
+def read(text: str, max_depth: int) -> tuple[dict, bool] | None:
+    """(data, whether it holds a null) of one document, or None when libyaml must read it."""
+    if _slow_path(text):
+        return None
+    parsed = _parse(text.encode())
+    if parsed is None:
+        return None
+    tree, emitted = parsed
+    found: list[tuple] = []
+    try:
+        data = orjson.loads(emitted)
+        nodes = _mapping(data, max_depth - 1, 1, found)
+    except (orjson.JSONDecodeError, ValueError, RecursionError, _Unsure):
+        return None
+    if nodes != tree.size():  # a duplicate key lost a node: libyaml's builder reports it
+        return None
+    nulls = False
+    for kind, node, value in found:
+        if kind is None:
+            nulls = True
+        elif _quoted(tree, node, value):
+            continue
+        elif kind is _MUST_QUOTE or tree.is_flow(tree.parent(node)):
+            return None
+    return data, nulls
+
+
+def _parse(raw: bytes):
+    """(rapidyaml's tree, its JSON) of a mapping, or None when it refuses the text or cannot
+    emit it (it stops at 64 levels). Its C++ error handler writes every error to the process's
+    stderr before raising; libyaml reads such a document again and says what is wrong, so
+    stderr is pointed at the null device meanwhile."""
+    global _null, _tree
+    if _null is None:
+        _null = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(2)  # not kept: a test runner may point fd 2 elsewhere between documents
+    try:
+        os.dup2(_null, 2)
+        if _tree is None:
+            _tree = ryml.Tree()
+        tree = _tree  # one tree for every document: creating one costs as much as a parse
+        tree.clear()
+        tree.clear_arena()
+        ryml.parse_in_arena(raw, tree)
+        if not tree.is_map(tree.root_id()):
+            return None
+        return tree, ryml.emit_json_malloc(tree, tree.root_id())
+    except Exception:  # ryml.ExceptionBasic and its subclasses, and SWIG's own errors
+        return None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+_null: int | None = None  # the null device, opened once
+_tree = None  # rapidyaml's tree, reused: read() keeps nothing of it once it returns
+
+
+def _quoted(tree, node: int, value: str) -> bool:
+    """Whether tree node ``node`` holds ``value``, written quoted or as a block scalar."""
+    return tree.has_val(node) and not tree.is_val_plain(node) and bytes(tree.val(node)) == value.encode()
+
+
+def _mapping(data: dict, levels: int, node: int, found: list) -> int:
+    """Makes the JSON data kubectl's, in place: integral floats as integers (its JSON round trip).
+    Returns the id of the node after ``data``'s last value (a freshly parsed rapidyaml tree
+    numbers its nodes in document order, the root 0: the order of this walk; _quoted checks the
+    value too) and appends to ``found`` (kind, node, value) for each string that needs a look at
+    the tree, and (None, node, None) for each null. ``levels``: how many more levels may nest."""
+    if levels < 0:  # nested deeper than allowed
+        raise _Unsure
+    kinds = _STRING_KINDS
+    for key, value in data.items():
+        if kinds.get(key) is not _PLAIN and (len(key) > _LONGEST_KEY or _string_kind(key) is not _PLAIN):
+            raise _Unsure  # a key kubectl may rename (`y:` is "true"), or an odd one: libyaml knows
+        cls = value.__class__
+        if cls is str:
+            kind = kinds.get(value) or _string_kind(value)
+            if kind is not _PLAIN:
+                found.append((kind, node, value))
+            node += 1
+        elif cls is dict:
+            node = _mapping(value, levels - 1, node + 1, found)
+        elif cls is list:
+            node = _sequence(value, levels - 1, node + 1, found)
+        else:
+            if cls is float:
+                data[key] = kubeyaml.json_number(value)
+            elif value is None:
+                found.append((None, node, None))
+            elif cls is int and not -_INT64 <= value < _INT64:
+                raise _Unsure  # go-yaml's uint64 and float readings: libyaml's path has them
+            node += 1
+    return node
+
+
+def _sequence(data: list, levels: int, node: int, found: list) -> int:
+    """_mapping for a list."""
+    if levels < 0:  # nested deeper than allowed
+        raise _Unsure
+    kinds = _STRING_KINDS
+    for i, value in enumerate(data):
+        cls = value.__class__
+        if cls is str:
+            kind = kinds.get(value) or _string_kind(value)
+            if kind is not _PLAIN:
+                found.append((kind, node, value))
+            node += 1
+        elif cls is dict:
+            node = _mapping(value, levels - 1, node + 1, found)
+        elif cls is list:
+            node = _sequence(value, levels - 1, node + 1, found)
+        else:
+            if cls is float:
+                data[i] = kubeyaml.json_number(value)
+            elif value is None:
+                found.append((None, node, None))
+            elif cls is int and not -_INT64 <= value < _INT64:
+                raise _Unsure
+            node += 1
+    return node

@@ -1,0 +1,85 @@
+"""Start-up: `--version` and `--help` load no schema and no jsonnet, `validate` imports no
+jsonnet engine, and the derived PaddleJob schema cached on disk is the one derived afresh."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from generator import bundles, crdschema, kube, schemacache
+
+from .conftest import FIXTURES, REPO
+
+# Prints the modules the CLI imported and the files it opened (none of Python's own).
+PROBE = """
+import json, sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+from generator.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+data = [path for path in opened if path.endswith((".json", ".json.gz", ".yaml", ".libsonnet", ".jsonnet"))]
+print(json.dumps({"modules": sorted(sys.modules), "opened": data}))
+"""
+
+
+def probe(*argv: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], cwd=REPO, capture_output=True, text=True, env=env, timeout=120
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["validate", "--help"], ["job", "--version"]])
+def test_version_and_help_load_no_schema_and_no_jsonnet(argv):
+    seen = probe(*argv)
+    assert seen["opened"] == []
+    assert not [m for m in seen["modules"] if "jsonnet" in m]
+
+
+def test_version_imports_no_subcommand_and_no_reader_or_validator():
+    seen = probe("--version")
+    heavy = [m for m in seen["modules"] if m.startswith(("generator.cli.", "generator.validate", "yaml", "jsonschema"))]
+    assert heavy == []
+
+
+def test_validate_imports_no_jsonnet_engine():
+    seen = probe("validate", str(FIXTURES / "validate" / "good"))
+    assert not [m for m in seen["modules"] if "jsonnet" in m]
+    assert seen["opened"]  # it did read the fixtures
+
+
+def test_the_cached_schema_is_the_derived_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("PADDLEJOB_MANIFESTS_CACHE", str(tmp_path))
+    minor = kube.known_versions()[-1]
+    target = crdschema.Target("v1" if minor >= bundles.FIRST_V1 else "v1beta1", minor, minor)
+    first = crdschema.openapi_schema(target)  # derived and written
+    assert len(list(tmp_path.iterdir())) == 1
+    second = crdschema.openapi_schema(target)  # read back
+    monkeypatch.setenv("PADDLEJOB_MANIFESTS_CACHE", "off")
+    assert first == second == crdschema.openapi_schema(target)
+    assert schemacache.directory() is None
+
+
+def test_a_changed_input_is_a_new_cache_entry(tmp_path, monkeypatch):
+    monkeypatch.setenv("PADDLEJOB_MANIFESTS_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "input.json"
+    source.write_text("1")
+    assert schemacache.cached("probe", [source], lambda: json.loads(source.read_text())) == 1
+    assert schemacache.cached("probe", [source], lambda: 99) == 1  # from the cache
+    source.write_text("22")
+    assert schemacache.cached("probe", [source], lambda: json.loads(source.read_text())) == 22
+
+
+def test_an_unwritable_cache_folder_only_costs_time(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setenv("PADDLEJOB_MANIFESTS_CACHE", str(blocked / "cache"))
+    assert schemacache.cached("probe", [blocked], lambda: {"a": 1}) == {"a": 1}

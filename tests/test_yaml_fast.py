@@ -1,0 +1,173 @@
+"""The fast reader (yamlfast.py, rapidyaml) against libyaml's reader: on every fixture, corpus
+file, example, rendered file, every scalar of kubectl's table and thousands of fuzzed inputs,
+both give the same documents: data (types included), problems, positions of every field.
+
+A document the fast reader is unsure of goes to libyaml, so a difference can only come from a
+document it read itself; the tests also check that it does read most real documents.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+
+from generator import yamlfast, yamlload
+from tests import fuzz
+from tests.test_kubectl_yaml import SCALARS
+
+from .conftest import FIXTURES, REPO
+
+pytestmark = pytest.mark.skipif(not yamlfast.AVAILABLE, reason="rapidyaml is not installed")
+
+FILES = sorted(
+    p
+    for folder in (FIXTURES, REPO / "examples", REPO / "deploy")
+    for p in folder.rglob("*")
+    if p.suffix in (".yaml", ".yml", ".json")
+)
+
+
+def read(data, fast: bool) -> list[tuple]:
+    """What the reader gives, comparable: data by repr (1 is not 1.0 nor True), problems, the
+    position of every field, and whether the fast reader read the document."""
+    saved = yamlload.fast_reader
+    yamlload.fast_reader = yamlfast.read if fast else None
+    try:
+        out = []
+        for doc in yamlload.iter_documents(data):
+            fast_read = doc.text is not None
+            problems = [(p.line, p.column, p.rule, p.message, p.severity) for p in doc.problems]
+            positions = [doc.position(path)[0] for path in _paths(doc.data)]
+            out.append((doc.index, repr(doc.data), problems, doc.nulls, doc.line_offset, positions, fast_read))
+        return out
+    finally:
+        yamlload.fast_reader = saved
+
+
+def _paths(data, prefix=(), limit=400) -> list[list]:
+    """Field paths of ``data`` (the first ``limit``), as validate turns findings into positions."""
+    out, stack = [], [(data, prefix)]
+    while stack and len(out) < limit:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            items = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        for key, item in items:
+            out.append([*path, key])
+            stack.append((item, (*path, key)))
+    return out
+
+
+def differences(data) -> list[tuple]:
+    """Documents that the two readers give differently (the fast flag aside)."""
+    fast, slow = read(data, True), read(data, False)
+    if len(fast) != len(slow):
+        return [("documents", len(fast), len(slow))]
+    return [(a, b) for a, b in zip(fast, slow, strict=True) if a[:-1] != b[:-1]]
+
+
+def test_both_readers_agree_on_every_file_and_the_fast_one_reads_most():
+    fast_read = total = 0
+    for path in FILES:
+        assert differences(path.read_bytes()) == [], path
+        docs = read(path.read_bytes(), True)
+        total += len(docs)
+        fast_read += sum(doc[-1] for doc in docs)
+    assert len(FILES) > 100
+    assert fast_read > 0.8 * total, (fast_read, total)
+
+
+@pytest.mark.parametrize("where", ["value", "key", "item", "flow", "quoted"])
+def test_both_readers_agree_on_every_scalar_of_kubectls_table(where):
+    forms = {
+        "value": "a: {s}\n",
+        "key": "{s}: a\n",
+        "item": "a:\n  - {s}\n",
+        "flow": "a: [x, {s}, {{k: {s}}}]\n",
+        "quoted": "a: '{s}'\nb: \"{s}\"\n",
+    }
+    wrong = []
+    for scalar in [*SCALARS, *(t.decode("utf-8", "replace") for t in fuzz.TOKENS)]:
+        text = "kind: Probe\n" + forms[where].format(s=scalar)
+        if differences(text):
+            wrong.append((scalar, differences(text)))
+    assert wrong == []
+
+
+def test_both_readers_agree_on_fuzzed_inputs():
+    """Mutations of the fuzzer's corpus (tests/fuzz.py): PADDLEJOB_FUZZ_SECONDS runs it longer."""
+    rng = random.Random(int(os.environ.get("PADDLEJOB_FUZZ_SEED", "16")))
+    corpus = [p.read_bytes() for p in fuzz.CORPUS]
+    deadline = time.monotonic() + float(os.environ.get("PADDLEJOB_FUZZ_SECONDS", "20"))
+    count, wrong = 0, []
+    while count < 300 or time.monotonic() < deadline:
+        data = fuzz.mutate(rng.choice(corpus), rng)
+        if differences(data):
+            wrong.append(data[:3000])
+        count += 1
+    assert wrong == [], f"{len(wrong)} of {count} inputs read differently; the first: {wrong[0]!r}"
+
+
+def test_a_document_rapidyaml_refuses_leaves_nothing_on_stderr():
+    """rapidyaml's C++ error handler prints every parse error: the reader silences it."""
+    code = "from generator import yamlload; print(len(list(yamlload.iter_documents('a: -\\nb: [\\n'))))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "1"
+    assert done.stderr == ""
+
+
+def test_the_environment_chooses_libyaml_alone():
+    code = "from generator import yamlload; print(yamlload.fast_reader is None)"
+    env = {**os.environ, "PADDLEJOB_MANIFESTS_YAML": "libyaml", "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "True"
+    env.pop("PADDLEJOB_MANIFESTS_YAML")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env, timeout=60)
+    assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\na: 2\n",  # a duplicate key: only libyaml's builder sees it
+        "a: y\n",  # kubectl: true
+        "a: 0777\n",  # kubectl: 511
+        "a: b: c\n",  # libyaml and go-yaml fail; rapidyaml reads a string
+        "a: ]x\n",
+        "a: {b: c, ?d: e}\n",  # `?` starts an explicit key in a flow collection
+        "a: {b:}\n",
+        "a:\n  >  - b: c\n",  # text after a block scalar's header
+        "a: " + "x" * 1100 + ": 1\n",  # a key over 1,024 characters
+        "a: &x 1\nb: *x\n",
+        "a: !!str 1\n",
+    ],
+)
+def test_what_the_fast_reader_leaves_to_libyaml(text):
+    assert yamlfast.read(text, yamlload.MAX_DEPTH) is None
+    assert differences(text) == []
+
+
+def test_the_fast_reader_reads_plain_manifests_as_kubectl_does():
+    text = 'a: "1"\nb: 1e3\nc: 1.5\nd:\ne: [1, "y", {f: true}]\ng: null\nh: >-\n  y\n'
+    data, nulls = yamlfast.read(text, yamlload.MAX_DEPTH)
+    expected = {"a": "1", "b": 1000, "c": 1.5, "d": None, "e": [1, "y", {"f": True}], "g": None, "h": "y"}
+    assert repr(data) == repr(expected)
+    assert nulls
+    assert differences(text) == []
+
+
+def test_a_fast_document_composes_its_tree_only_when_a_position_is_asked():
+    docs = list(yamlload.iter_documents("x: 0\n---\na:\n  b: [1, 2]\n"))
+    doc = docs[1]
+    assert doc.text is not None and doc.node is None
+    (line, column), node = doc.position(["a", "b", 1])
+    assert (line, column, node.value) == (4, 10, "2")
+    assert doc.node is not None and doc.text is None
