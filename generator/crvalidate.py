@@ -1,16 +1,34 @@
 """Validate custom resources against a CRD's openAPIV3Schema, as the apiserver would.
 
+The order is the apiextensions apiserver's (pkg/registry/customresource/strategy.go, Validate,
+after the decoder's pruning and defaulting):
+
+1. defaults: every `default` of the structural schema is applied to the object first
+   (structuraldefaulting.Default), so rules see the defaulted object;
+2. the schema: types, required, enum, patterns, bounds and formats, and unknown fields;
+3. the CEL rules (x-kubernetes-validations) of every node with a value, unless step 2 found a
+   blocking error (hasBlockingErr: a wrong type, a missing required field, a value outside an
+   enum, too long or too many), as the apiserver skips them then. Rules that read `oldSelf`
+   are transition rules, run only on update: a manifest is a create, so they are skipped.
+
 The apiserver prunes fields a structural schema does not name, silently: a
 misspelt ``cleanPolicy`` disappears instead of failing.  ``strict=True`` turns
-every such field into an error (what a user wants before ``kubectl apply``);
-``strict=False`` gives the apiserver's own verdict.
+every such field into an error (what a user wants before ``kubectl apply``, and what
+kubectl's default strict field validation does since 1.25); ``strict=False`` gives the
+apiserver's verdict without it.
 """
 
 from __future__ import annotations
 
+import base64
+import copy
+import datetime
+import re
+
 import jsonschema_rs
 
-from .findings import Finding
+from . import kubecel
+from .findings import Finding, child
 from .schemaerrors import describe
 
 _MARKERS_TO_DROP = (
@@ -41,21 +59,433 @@ def to_json_schema(schema: dict, strict: bool) -> dict:
         kind = out.get("type")
         if kind:
             out["type"] = [kind, "null"]
+    if schema.get("x-kubernetes-embedded-resource"):
+        # an embedded object always has apiVersion, kind and metadata (ObjectMeta), declared or not
+        embedded = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
+        out["properties"] = {**embedded, **out.get("properties", {})}
     closed = strict and not schema.get("x-kubernetes-preserve-unknown-fields")
-    if closed and "properties" in schema and "additionalProperties" not in schema:
+    if closed and "properties" in out and "additionalProperties" not in schema:
         out["additionalProperties"] = False
     return out
 
 
 class CustomResourceValidator:
-    def __init__(self, openapi_schema: dict, strict: bool = True):
+    """One version of a custom resource: its schema compiled once, its CEL rules compiled once
+    per run for ``minor`` (the Kubernetes release whose CEL libraries the rules get; None: the
+    newest this tool knows)."""
+
+    def __init__(self, openapi_schema: dict, strict: bool = True, minor: int | None = None):
+        self.schema = openapi_schema
         root = to_json_schema(openapi_schema, strict)
         # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
-        root.setdefault("properties", {})["metadata"] = {"type": "object"}
-        self._validator = jsonschema_rs.Draft4Validator(root)
+        # apiVersion and kind are always there, declared or not.
+        props = root.setdefault("properties", {})
+        props["metadata"] = {"type": "object"}
+        props.setdefault("apiVersion", {"type": "string"})
+        props.setdefault("kind", {"type": "string"})
+        self._validator = jsonschema_rs.Draft4Validator(root, validate_formats=True, formats=FORMATS)
+        self._has_defaults = _has_key(openapi_schema, "default")
+        self._has_rules = _has_key(openapi_schema, "x-kubernetes-validations")
+        self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
+        if self._has_defaults:
+            obj = apply_defaults(self.schema, copy.deepcopy(obj))
         found = [
             Finding("error", *problem) for error in self._validator.iter_errors(obj) for problem in describe(error)
         ]
+        if self._has_rules and not any(_blocking(f) for f in found):
+            found += RuleRunner(self.minor).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
+
+
+def _has_key(schema, key: str) -> bool:
+    if isinstance(schema, dict):
+        return key in schema or any(_has_key(v, key) for k, v in schema.items() if k not in ("default", "enum"))
+    if isinstance(schema, list):
+        return any(_has_key(v, key) for v in schema)
+    return False
+
+
+# hasBlockingErr in apiextensions-apiserver pkg/registry/customresource/strategy.go: these field
+# errors (TypeInvalid, Required, NotSupported, TooLong, TooMany) stop the CEL rules.
+_BLOCKING_MESSAGE = re.compile(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
+
+
+def _blocking(finding: Finding) -> bool:
+    if finding.rule in ("type", "type-string", "required", "enum"):
+        return True
+    return finding.rule == "schema" and bool(_BLOCKING_MESSAGE.search(finding.message))
+
+
+# -- defaults ----------------------------------------------------------------------------------
+
+
+def apply_defaults(schema: dict, value):
+    """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
+    property that is absent (or null where the schema is not nullable) takes its default, in
+    objects, in list items and in map values."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            for name, sub in props.items():
+                if not isinstance(sub, dict):
+                    continue
+                absent = name not in value or (value[name] is None and not sub.get("nullable"))
+                if absent and "default" in sub:
+                    value[name] = copy.deepcopy(sub["default"])
+                if name in value:
+                    value[name] = apply_defaults(sub, value[name])
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict):
+            for name in list(value):
+                value[name] = apply_defaults(extra, value[name])
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [apply_defaults(schema["items"], item) for item in value]
+    return value
+
+
+# -- formats -----------------------------------------------------------------------------------
+# The formats kube-openapi's strfmt registry knows (k8s.io/kube-openapi/pkg/validation/strfmt,
+# default.go); a format it does not know is not checked, so jsonschema-rs's own ones are
+# replaced by these.
+
+_FORMAT_PATTERNS = {
+    "uuid": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
+    "uuid3": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
+    "uuid4": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$",
+    "uuid5": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$",
+    # strfmt's hostname pattern, without its Unicode letter and symbol classes (\p{L}, \p{S}),
+    # which Python's re lacks: a name with non-ASCII characters is not checked (_matches)
+    "hostname": (
+        r"^([a-zA-Z0-9]((-?[a-zA-Z0-9]{0,62})?)|"
+        r"([a-zA-Z0-9](([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.)){1,}([a-zA-Z]){2,63})$"
+    ),
+    "mac": r"^([0-9A-Fa-f]{2}[:-]){5}([0-9A-Fa-f]{2})$|^([0-9A-Fa-f]{4}\.){2}[0-9A-Fa-f]{4}$",
+    "hexcolor": r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$",
+    "email": r"^[^@\s]+@[^@\s]+$",
+    "date": r"^\d{4}-\d{2}-\d{2}$",
+}
+
+
+def _matches(name: str):
+    pattern = re.compile(_FORMAT_PATTERNS[name])
+    if name == "hostname":
+        return lambda text: not text.isascii() or bool(pattern.match(text))
+    return lambda text: bool(pattern.match(text))
+
+
+def _is_ip(version: int):
+    import ipaddress
+
+    def check(text: str) -> bool:
+        try:
+            return ipaddress.ip_address(text).version == version
+        except ValueError:
+            return False
+
+    return check
+
+
+def _is_cidr(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return "/" in text
+
+
+def _is_byte(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(text: str) -> bool:
+    return parse_datetime(text) is not None
+
+
+def _is_uri(text: str) -> bool:
+    # strfmt IsURI: Go's url.ParseRequestURI
+    return bool(re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*:|/)\S*$", text))
+
+
+def _is_duration(text: str) -> bool:
+    return parse_duration(text) is not None
+
+
+def _anything(_text: str) -> bool:
+    return True
+
+
+FORMATS = {
+    **{name: _matches(name) for name in _FORMAT_PATTERNS},
+    "ipv4": _is_ip(4),
+    "ipv6": _is_ip(6),
+    "cidr": _is_cidr,
+    "byte": _is_byte,
+    "date-time": _is_datetime,
+    "datetime": _is_datetime,
+    "uri": _is_uri,
+    "duration": _is_duration,
+    # jsonschema-rs knows these, kube-openapi does not check them
+    **{
+        name: _anything
+        for name in (
+            "idn-email",
+            "idn-hostname",
+            "iri",
+            "iri-reference",
+            "json-pointer",
+            "relative-json-pointer",
+            "regex",
+            "time",
+            "uri-reference",
+            "uri-template",
+        )
+    },
+}
+
+
+_DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_datetime(text: str) -> datetime.datetime | None:
+    """strfmt's date-time (RFC 3339, with or without the zone) as an aware datetime (UTC when
+    no zone is given, as the apiserver's CEL environment has DefaultUTCTimeZone)."""
+    match = _DATETIME.match(text) if isinstance(text, str) else None
+    if not match:
+        return None
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    try:
+        tz = datetime.UTC
+        if zone and zone not in "Zz":
+            sign = -1 if zone[0] == "-" else 1
+            digits = zone[1:].replace(":", "")
+            tz = datetime.timezone(sign * datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+        micro = int((fraction or ".0")[1:7].ljust(6, "0"))
+        return datetime.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=tz)
+    except ValueError:
+        return None
+
+
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d|w)")
+
+
+def parse_duration(text: str) -> datetime.timedelta | None:
+    """strfmt's duration (Go's time.ParseDuration, plus d and w) as a timedelta."""
+    if not isinstance(text, str) or not text:
+        return None
+    body = text.lstrip("+-")
+    if body == "0":
+        return datetime.timedelta(0)
+    seconds, position = 0.0, 0
+    for match in _DURATION.finditer(body):
+        if match.start() != position:
+            return None
+        seconds += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        position = match.end()
+    if position != len(body) or position == 0:
+        return None
+    return datetime.timedelta(seconds=-seconds if text.startswith("-") else seconds)
+
+
+# -- CEL rules ---------------------------------------------------------------------------------
+
+# k8s.io/apiserver/pkg/cel/escaping.go: how a property name is spelt in a rule
+_RESERVED = frozenset(
+    {
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
+    }
+)
+_ACCESSIBLE = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
+
+
+def escaped(name: str) -> str | None:
+    """The name a rule reads a property by (None: no rule can read it)."""
+    if name in _RESERVED:
+        return f"__{name}__"
+    if not _ACCESSIBLE.match(name):
+        return None
+    return (
+        name.replace("__", "__underscores__").replace(".", "__dot__").replace("-", "__dash__").replace("/", "__slash__")
+    )
+
+
+def cel_value(schema: dict, value, root: bool = False):
+    """``value`` as the apiserver hands it to CEL (UnstructuredToVal in k8s.io/apiserver/pkg/cel/
+    common/values.go): numbers are doubles, date-time and date strings timestamps, durations
+    durations, bytes bytes; an object's properties under their escaped names; the metadata of
+    the root (and of an embedded resource) holds only name and generateName."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else None
+        extra = schema.get("additionalProperties")
+        if props is None and isinstance(extra, dict):
+            return {k: cel_value(extra, v) for k, v in value.items()}
+        props = props or {}
+        out = {}
+        for name, item in value.items():
+            sub = props.get(name, {})
+            if (root or schema.get("x-kubernetes-embedded-resource")) and name == "metadata" and isinstance(item, dict):
+                item = {k: item[k] for k in ("name", "generateName") if k in item}
+                sub = {}
+            converted = cel_value(sub, item)
+            out[name] = converted
+            alias = escaped(name)
+            if alias and alias != name:
+                out[alias] = converted
+        return out
+    if isinstance(value, list):
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        return [cel_value(items, item) for item in value]
+    kind = schema.get("type")
+    if kind == "number" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if kind == "string" and isinstance(value, str):
+        fmt = schema.get("format")
+        if fmt in ("date-time", "datetime"):
+            return parse_datetime(value) or value
+        if fmt == "date":
+            return parse_datetime(value + "T00:00:00Z") or value
+        if fmt == "duration":
+            return parse_duration(value) or value
+        if fmt == "byte":
+            try:
+                return base64.b64decode(value, validate=True)
+            except ValueError:
+                return value
+    return value
+
+
+class RuleRunner:
+    """Runs the x-kubernetes-validations rules of a schema over an object (cel/validation.go's
+    Validator.Validate, for a create: no oldSelf)."""
+
+    def __init__(self, minor: int | None):
+        from . import kube
+
+        self.env = kubecel.environment(minor if minor is not None else kube.known_versions()[-1])
+
+    def run(self, schema: dict, obj: dict) -> list[Finding]:
+        out: list[Finding] = []
+        self._node(schema, obj, "", out, root=True)
+        return out
+
+    def _node(self, schema, value, path: str, out: list[Finding], root: bool = False) -> None:
+        if not isinstance(schema, dict) or value is None:
+            return
+        rules = schema.get("x-kubernetes-validations")
+        if isinstance(rules, list) and rules:
+            self._rules(rules, schema, value, path, out, root)
+        if isinstance(value, dict):
+            props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+            for name, sub in props.items():
+                if name in value and not (root and name == "metadata"):
+                    self._node(sub, value[name], child(path, name), out)
+            extra = schema.get("additionalProperties")
+            if isinstance(extra, dict):
+                for name, item in value.items():
+                    self._node(extra, item, child(path, name), out)
+        elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                self._node(schema["items"], item, child(path, i), out)
+
+    def _rules(self, rules: list, schema: dict, value, path: str, out: list[Finding], root: bool) -> None:
+        self_value = None
+        for rule in rules:
+            if not isinstance(rule, dict) or not isinstance(rule.get("rule"), str):
+                continue
+            text = rule["rule"]
+            if re.search(r"\boldSelf\b", text):
+                if rule.get("optionalOldSelf") is True:  # runs on create too, with oldSelf none
+                    out.append(_unsupported(path, text, "optionalOldSelf (oldSelf as optional.none() on create)"))
+                continue  # a transition rule: the apiserver runs it on update only
+            try:
+                program = self.env.compile(text)
+            except kubecel.CelProblem as problem:
+                out.append(_unsupported(path, text, str(problem)))
+                continue
+            if self_value is None:
+                self_value = cel_value(schema, value, root=root)
+            result, error = program.run({"self": self_value})
+            where = _field_path(path, rule.get("fieldPath"))
+            if error is not None:
+                if error.split(":", 1)[0] in ("UNIMPLEMENTED",):
+                    out.append(_unsupported(where, text, error))
+                else:
+                    out.append(Finding("error", where, "cel-rule", f"{error} evaluating rule: {_shown_rule(text)}"))
+            elif result is not True:
+                out.append(Finding("error", where, "cel-rule", self._message(rule, self_value)))
+
+    def _message(self, rule: dict, self_value) -> str:
+        """messageExpression's result, else message, else "failed rule: RULE" (validation.go)."""
+        message = rule.get("message") if isinstance(rule.get("message"), str) and rule.get("message") else None
+        expression = rule.get("messageExpression")
+        if isinstance(expression, str):
+            try:
+                result, error = self.env.compile(expression).run({"self": self_value})
+            except kubecel.CelProblem:
+                result, error = None, "cannot compile"
+            if error is None and isinstance(result, str) and result.strip():
+                message = result
+        message = message or f"failed rule: {_shown_rule(rule['rule'])}"
+        reason = rule.get("reason")
+        prefix = {"FieldValueForbidden": "Forbidden: ", "FieldValueRequired": "Required value: "}.get(reason, "")
+        prefix = prefix or ("Duplicate value: " if reason == "FieldValueDuplicate" else "")
+        return f"{prefix}{message} (x-kubernetes-validations rule: {_shown_rule(rule['rule'])})"
+
+
+def _shown_rule(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _unsupported(path: str, rule: str, why: str) -> Finding:
+    return Finding("warning", path, "cel-unsupported", f"the rule {_shown_rule(rule)!r} was not checked: {why}")
+
+
+_FIELD_PATH_TOKEN = re.compile(r"\.([A-Za-z0-9_$-]+)|\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]")
+
+
+def _field_path(path: str, field_path) -> str:
+    """The node's path with the rule's fieldPath (".spec.a", ".m['key']", ".l[0]") under it."""
+    if not isinstance(field_path, str) or not field_path:
+        return path
+    out, position = path, 0
+    while position < len(field_path):
+        match = _FIELD_PATH_TOKEN.match(field_path, position)
+        if not match:
+            return path
+        name, quoted, index = match.groups()
+        out = child(out, int(index) if index is not None else (name if name is not None else quoted))
+        position = match.end()
+    return out

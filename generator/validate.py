@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, structural, thirdparty
+from . import bundles, crdschema, discover, kube, schemasource, structural, thirdparty
 from .crvalidate import CustomResourceValidator
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -118,9 +118,10 @@ class ObjectChecker:
         skip_kinds: frozenset[str] = frozenset(),
         volcano: tuple[int, int] | None = None,
         kubeflow: tuple[int, int] | None = None,
+        crds: schemasource.CrdSource | None = None,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
-        against all it serves); by default ``minor`` alone."""
+        against all it serves); by default ``minor`` alone. ``crds``: the user's CRDs (--crd)."""
         self.minor = kube.require_known(minor)
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
@@ -130,7 +131,12 @@ class ObjectChecker:
             "kubeflow": kubeflow or thirdparty.newest("kubeflow"),
         }
         self.kube = KubeValidator()
-        self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
+        self.crds = crds
+
+    @functools.cached_property
+    def schemas(self) -> schemasource.Schemas:
+        """Every source of schemas, composed once (schemasource.compose)."""
+        return schemasource.compose(self.minor, _project_kinds(), self.target, self.project_releases, self.crds)
 
     @functools.cached_property
     def target(self) -> crdschema.Target:
@@ -138,17 +144,9 @@ class ObjectChecker:
         return crdschema.Target(apiextensions, self.minor, self.minor)
 
     def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
-        """Compiled once per kind and run: our API derived for this checker's Kubernetes release,
-        or the project's CRD of the chosen release."""
-        key = (api_version, kind)
-        if key not in self._custom_validators:
-            source, _ = CUSTOM_KINDS[key]
-            if isinstance(source, str):
-                schema = thirdparty.schema(api_version, kind, self.project_releases[source])
-            else:
-                schema = crdschema.openapi_schema(self.target, path=source)
-            self._custom_validators[key] = CustomResourceValidator(schema, strict=True)
-        return self._custom_validators[key]
+        """Compiled once per kind and run: the user's CRD (--crd), our API derived for this
+        checker's Kubernetes release, or the project's CRD of the chosen release."""
+        return self.schemas.validator(api_version, kind)
 
     def check(self, obj, nulls: bool = True) -> list[Finding]:
         """Every finding once: the schema and a rule may say the same thing (a bad quantity).
@@ -176,7 +174,10 @@ class ObjectChecker:
             return out
         if (api_version, kind) in LEGACY:
             return [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
-        if (api_version, kind) in CUSTOM_KINDS:
+        custom = self.schemas.lookup(api_version, kind)
+        if custom is not None and not custom.served:
+            return [error("apiVersion", "api-not-served", f"{api_version} {kind} is not served ({custom.origin})")]
+        if custom is not None and not custom.builtin:
             # the apiserver prunes a custom resource's non-nullable nulls from 1.20 (apiextensions
             # PruneNonNullableNullsWithoutDefaults); before, a null fails the schema. Its metadata
             # is ObjectMeta, where null is absent on every release.
@@ -197,6 +198,11 @@ class ObjectChecker:
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
             return [error("apiVersion", "api-not-served", served)]
+        if self.crds is not None and self.crds.versions_of(api_version, kind):
+            versions = ", ".join(self.crds.versions_of(api_version, kind))
+            return [
+                error("apiVersion", "api-not-served", f"{api_version} has no kind {kind}: its CRD serves {versions}")
+            ]
         mistake = _known_group_mistake(api_version, kind, self.minor)
         if mistake:
             return [mistake]
@@ -222,13 +228,18 @@ class ObjectChecker:
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
         out += workload_findings(obj)
-        source, semantic = CUSTOM_KINDS[(api_version, kind)]
+        source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
         return out
 
 
 NULLS_PRUNED_SINCE = 20
+
+
+def _project_kinds() -> dict:
+    """CUSTOM_KINDS' schema sources, for schemasource.ProjectSource."""
+    return {key: source for key, (source, _) in CUSTOM_KINDS.items()}
 
 
 def _go_zero_values(data, path: list, zeroed: set[str]):

@@ -6,7 +6,7 @@ import argparse
 import difflib
 import sys
 
-from .. import cliargs, discover, kube, outputs, rulebook, thirdparty, validate
+from .. import cliargs, discover, kube, outputs, rulebook, schemasource, thirdparty, validate
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -15,6 +15,7 @@ examples:
   kustomize build overlays/prod | paddlejob-manifests validate -
   paddlejob-manifests validate --output json deploy/ > findings.json
   paddlejob-manifests validate --skip-rules env-duplicate,paddlejob-gloo jobs/
+  paddlejob-manifests validate --crd crds/ --crd cert-manager.crds.yaml manifests/
   paddlejob-manifests validate --list-rules
 
 output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
@@ -56,6 +57,14 @@ def add_parser(sub) -> None:
         "--kubeflow-version",
         metavar="1.N",
         help=f"Kubeflow training-operator release for its PaddleJob (default: the newest, {_newest('kubeflow')})",
+    )
+    p.add_argument(
+        "--crd",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a CRD file, a folder of them or an install manifest: their kinds are checked against "
+        "the CRDs' schemas and x-kubernetes-validations rules; repeatable",
     )
     p.add_argument(
         "--skip-kinds",
@@ -131,7 +140,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         }
     except thirdparty.UnknownReleaseError as err:
         raise cliargs.UsageError(f"--{'volcano' if 'volcano' in str(err) else 'kubeflow'}-version: {err}") from None
-    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, **projects)
+    try:
+        crds = schemasource.CrdSource(args.crd) if args.crd else None
+    except schemasource.CrdLoadError as err:
+        raise cliargs.UsageError(f"--crd: {err}") from None
+    checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, crds=crds, **projects)
     files = found.files
     report = validate.validate_files(files, checker, args.max_errors, skip_rules)
     validate.note_empty(report, files, fail=args.fail_on_empty)
