@@ -35,6 +35,7 @@ class Schema:
     origin: str  # for messages: "Kubernetes 1.35", "--crd crds/foo.yaml", "volcano 1.12"
     openapi: Callable[[], dict] | None = None  # None: a built-in kind
     served: bool = True  # a CRD version with `served: false`: the kind exists, the version is not served
+    status_subresource: bool = False  # a create cannot set status (it is dropped before validation)
 
     @property
     def builtin(self) -> bool:
@@ -95,9 +96,9 @@ class CrdSource:
         self._versions: dict[tuple[str, str], Schema] = {}
         self.crds = 0
         for path in paths:
-            found = discover.find([path])
             if not Path(path).exists():
                 raise CrdLoadError(f"{path}: no such file or folder")
+            found = discover.find([path])
             before = self.crds
             for name in found.files:
                 self._read(name)
@@ -146,8 +147,12 @@ class CrdSource:
                 if isinstance(shared, dict)
                 else {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
             )
+            subresources = version.get("subresources", spec.get("subresources"))
             self._versions[(f"{group}/{version['name']}", kind)] = Schema(
-                f"--crd {origin}", _constant(schema), served=version.get("served", True) is not False
+                f"--crd {origin}",
+                _constant(schema),
+                served=version.get("served", True) is not False,
+                status_subresource=isinstance(subresources, dict) and "status" in subresources,
             )
 
     def lookup(self, api_version: str, kind: str) -> Schema | None:
@@ -192,7 +197,9 @@ class Schemas:
             schema = self.lookup(api_version, kind)
             if schema is None or schema.builtin:
                 raise KeyError(f"{api_version} {kind} is not a custom resource known here")
-            self._validators[key] = CustomResourceValidator(schema.openapi(), strict=True, minor=self.minor)
+            self._validators[key] = CustomResourceValidator(
+                schema.openapi(), strict=True, minor=self.minor, status_subresource=schema.status_subresource
+            )
         return self._validators[key]
 
 
