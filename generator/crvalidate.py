@@ -89,6 +89,7 @@ class CustomResourceValidator:
         self._validator = jsonschema_rs.Draft4Validator(root, validate_formats=True, formats=FORMATS)
         self._has_defaults = _has_key(openapi_schema, "default")
         self._has_rules = _has_key(openapi_schema, "x-kubernetes-validations")
+        self._has_list_types = _has_key(openapi_schema, "x-kubernetes-list-type")
         self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
@@ -102,9 +103,64 @@ class CustomResourceValidator:
             # before validation (strategy.go); its unknown fields were found when decoding.
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
+        if self._has_list_types:
+            found += list_type_findings(self.schema, obj, "")
         if self._has_rules and not any(_blocking(f) for f in found):
             found += RuleRunner(self.minor).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
+
+
+def list_type_findings(schema, value, path: str) -> list[Finding]:
+    """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
+    apiserver's Duplicate value error)."""
+    if not isinstance(schema, dict):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, list):
+        kind = schema.get("x-kubernetes-list-type")
+        keys = schema.get("x-kubernetes-list-map-keys")
+        seen: dict = {}
+        for i, item in enumerate(value):
+            if kind == "set":
+                key = _hashable(item)
+                what = f"{_short(item)} is in the list-set twice"
+            elif kind == "map" and isinstance(keys, list) and isinstance(item, dict):
+                key = tuple(_hashable(item.get(k)) for k in keys)
+                what = "two items of the list-map have the same " + ", ".join(
+                    f"{k}={_short(item.get(k))}" for k in keys
+                )
+            else:
+                continue
+            if key in seen:
+                out.append(Finding("error", child(path, i), "schema", f"Duplicate value: {what} (see [{seen[key]}])"))
+            else:
+                seen[key] = i
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                out += list_type_findings(schema["items"], item, child(path, i))
+    elif isinstance(value, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        extra = schema.get("additionalProperties")
+        for name, item in value.items():
+            sub = props.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                out += list_type_findings(sub, item, child(path, name))
+    return out
+
+
+def _hashable(value):
+    if isinstance(value, dict):
+        return ("{}", tuple(sorted((k, _hashable(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("[]", tuple(_hashable(v) for v in value))
+    return (type(value).__name__ if not isinstance(value, int | float) or isinstance(value, bool) else "n", value)
+
+
+def _short(value) -> str:
+    import json
+
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _under_status(path: str) -> bool:
