@@ -31,6 +31,11 @@ from . import kubecel
 from .findings import Finding, child
 from .schemaerrors import describe
 
+
+def _everything(_node) -> bool:
+    return True
+
+
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
     "x-kubernetes-list-type",
@@ -87,14 +92,15 @@ class CustomResourceValidator:
         props.setdefault("apiVersion", {"type": "string"})
         props.setdefault("kind", {"type": "string"})
         self._validator = jsonschema_rs.Draft4Validator(root, validate_formats=True, formats=FORMATS)
-        self._has_defaults = _has_key(openapi_schema, "default")
-        self._has_rules = _has_key(openapi_schema, "x-kubernetes-validations")
-        self._has_list_types = _has_key(openapi_schema, "x-kubernetes-list-type")
+        # which parts of the schema have defaults, rules, list types: the walks skip the rest
+        self._defaults = Marked("default")
+        self._rules = Marked("x-kubernetes-validations")
+        self._list_types = Marked("x-kubernetes-list-type")
         self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
-        if self._has_defaults:
-            obj = apply_defaults(self.schema, copy.deepcopy(obj))
+        if self._defaults(self.schema):
+            obj = apply_defaults(self.schema, copy.deepcopy(obj), self._defaults)
         found = [
             Finding("error", *problem) for error in self._validator.iter_errors(obj) for problem in describe(error)
         ]
@@ -103,17 +109,17 @@ class CustomResourceValidator:
             # before validation (strategy.go); its unknown fields were found when decoding.
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
-        if self._has_list_types:
-            found += list_type_findings(self.schema, obj, "")
-        if self._has_rules and not any(_blocking(f) for f in found):
-            found += RuleRunner(self.minor).run(self.schema, obj)
+        if self._list_types(self.schema):
+            found += list_type_findings(self.schema, obj, "", self._list_types)
+        if self._rules(self.schema) and not any(_blocking(f) for f in found):
+            found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
 
 
-def list_type_findings(schema, value, path: str) -> list[Finding]:
+def list_type_findings(schema, value, path: str, marked=_everything) -> list[Finding]:
     """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
     apiserver's Duplicate value error)."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or not marked(schema):
         return []
     out: list[Finding] = []
     if isinstance(value, list):
@@ -137,14 +143,14 @@ def list_type_findings(schema, value, path: str) -> list[Finding]:
                 seen[key] = i
         if isinstance(schema.get("items"), dict):
             for i, item in enumerate(value):
-                out += list_type_findings(schema["items"], item, child(path, i))
+                out += list_type_findings(schema["items"], item, child(path, i), marked)
     elif isinstance(value, dict):
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         extra = schema.get("additionalProperties")
         for name, item in value.items():
             sub = props.get(name, extra if isinstance(extra, dict) else None)
             if sub is not None:
-                out += list_type_findings(sub, item, child(path, name))
+                out += list_type_findings(sub, item, child(path, name), marked)
     return out
 
 
@@ -167,12 +173,25 @@ def _under_status(path: str) -> bool:
     return path == "status" or path.startswith(("status.", "status["))
 
 
-def _has_key(schema, key: str) -> bool:
-    if isinstance(schema, dict):
-        return key in schema or any(_has_key(v, key) for k, v in schema.items() if k not in ("default", "enum"))
-    if isinstance(schema, list):
-        return any(_has_key(v, key) for v in schema)
-    return False
+class Marked:
+    """Whether a schema node has ``key`` at or below it; answered once per node (by identity:
+    the schema lives as long as its validator)."""
+
+    def __init__(self, key: str):
+        self.key = key
+        self._known: dict[int, bool] = {}
+
+    def __call__(self, node) -> bool:
+        if not isinstance(node, dict | list):
+            return False
+        found = self._known.get(id(node))
+        if found is None:
+            if isinstance(node, dict):
+                found = self.key in node or any(self(v) for k, v in node.items() if k not in ("default", "enum"))
+            else:
+                found = any(self(v) for v in node)
+            self._known[id(node)] = found
+        return found
 
 
 # hasBlockingErr in apiextensions-apiserver pkg/registry/customresource/strategy.go: these field
@@ -189,11 +208,11 @@ def _blocking(finding: Finding) -> bool:
 # -- defaults ----------------------------------------------------------------------------------
 
 
-def apply_defaults(schema: dict, value):
+def apply_defaults(schema: dict, value, marked=_everything):
     """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
     property that is absent (or null where the schema is not nullable) takes its default, in
     objects, in list items and in map values."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or not marked(schema):
         return value
     if isinstance(value, dict):
         props = schema.get("properties")
@@ -205,13 +224,13 @@ def apply_defaults(schema: dict, value):
                 if absent and "default" in sub:
                     value[name] = copy.deepcopy(sub["default"])
                 if name in value:
-                    value[name] = apply_defaults(sub, value[name])
+                    value[name] = apply_defaults(sub, value[name], marked)
         extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
             for name in list(value):
-                value[name] = apply_defaults(extra, value[name])
+                value[name] = apply_defaults(extra, value[name], marked)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [apply_defaults(schema["items"], item) for item in value]
+        return [apply_defaults(schema["items"], item, marked) for item in value]
     return value
 
 
@@ -458,10 +477,11 @@ class RuleRunner:
     """Runs the x-kubernetes-validations rules of a schema over an object (cel/validation.go's
     Validator.Validate, for a create: no oldSelf)."""
 
-    def __init__(self, minor: int | None):
+    def __init__(self, minor: int | None, marked=_everything):
         from . import kube
 
         self.env = kubecel.environment(minor if minor is not None else kube.known_versions()[-1])
+        self.marked = marked
 
     def run(self, schema: dict, obj: dict) -> list[Finding]:
         out: list[Finding] = []
@@ -469,7 +489,7 @@ class RuleRunner:
         return out
 
     def _node(self, schema, value, path: str, out: list[Finding], root: bool = False) -> None:
-        if not isinstance(schema, dict) or value is None:
+        if not isinstance(schema, dict) or value is None or not self.marked(schema):
             return
         rules = schema.get("x-kubernetes-validations")
         if isinstance(rules, list) and rules:
@@ -525,11 +545,14 @@ class RuleRunner:
                 result, error = None, "cannot compile"
             if error is None and isinstance(result, str) and result.strip():
                 message = result
-        message = message or f"failed rule: {_shown_rule(rule['rule'])}"
-        reason = rule.get("reason")
-        prefix = {"FieldValueForbidden": "Forbidden: ", "FieldValueRequired": "Required value: "}.get(reason, "")
-        prefix = prefix or ("Duplicate value: " if reason == "FieldValueDuplicate" else "")
-        return f"{prefix}{message} (x-kubernetes-validations rule: {_shown_rule(rule['rule'])})"
+        shown = _shown_rule(rule["rule"])
+        message = f"{message} (x-kubernetes-validations rule: {shown})" if message else f"failed rule: {shown}"
+        prefix = {
+            "FieldValueForbidden": "Forbidden: ",
+            "FieldValueRequired": "Required value: ",
+            "FieldValueDuplicate": "Duplicate value: ",
+        }.get(rule.get("reason"), "")
+        return prefix + message
 
 
 def _shown_rule(text: str) -> str:

@@ -90,6 +90,10 @@ UNSUPPORTED = {
 }
 
 
+# `list.all(i, v, ...)`: ext.TwoVarComprehensions (1.32), which cel-cpp's Python binding lacks
+_TWO_VARIABLES = re.compile(r"\.(all|exists|existsOne|exists_one)\(\s*\w+\s*,\s*\w+\s*,")
+
+
 class CelProblem(ValueError):
     """A rule that cannot be compiled here; ``unsupported`` names the function if that is why."""
 
@@ -549,6 +553,12 @@ class Environment:
                     return CelProblem(f"it uses {name}(), which this tool cannot evaluate", unsupported=name)
                 if self.minor < since:
                     return CelProblem(f"it uses {name}(), which Kubernetes 1.{self.minor} does not have (1.{since}+)")
+        if _TWO_VARIABLES.search(expression):
+            if self.minor < TWO_VAR_SINCE:
+                return CelProblem(
+                    f"it uses a two-variable comprehension, which Kubernetes 1.{self.minor} does not have"
+                )
+            return CelProblem("it uses a two-variable comprehension, which this tool cannot evaluate", "comprehension")
         return CelProblem(f"it does not compile: {detail}")
 
 

@@ -618,3 +618,33 @@ def test_duplicates_in_list_sets_and_list_maps_are_errors(checker):
         ("schema", "spec.mlPolicy.torch.envInjection.targets[0].containerNames[1]")
     ]
     assert "Duplicate value" in found[0][2]
+
+
+def test_a_rule_the_engine_cannot_evaluate_is_a_warning_never_a_pass(checker):
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "x-kubernetes-validations": [
+                    {"rule": "self.m.all(k, v, v > 0)"},
+                    {"rule": "self.n > 0", "reason": "FieldValueForbidden"},
+                ],
+                "properties": {
+                    "m": {"type": "object", "additionalProperties": {"type": "integer"}},
+                    "n": {"type": "integer"},
+                },
+            }
+        },
+    }
+    from generator.crvalidate import CustomResourceValidator
+
+    found = CustomResourceValidator(schema, minor=35).findings({"spec": {"m": {"a": 1}, "n": 0}})
+    assert [(f.severity, f.rule, f.path) for f in found] == [
+        ("error", "cel-rule", "spec"),
+        ("warning", "cel-unsupported", "spec"),
+    ]
+    assert found[0].message == "Forbidden: failed rule: self.n > 0"
+    assert "two-variable comprehension" in found[1].message
+    older = CustomResourceValidator(schema, minor=31).findings({"spec": {"m": {"a": 1}, "n": 1}})
+    assert [f.rule for f in older] == ["cel-unsupported"] and "1.31 does not have" in older[0].message
