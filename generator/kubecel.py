@@ -558,7 +558,9 @@ class Environment:
                 return CelProblem(
                     f"it uses a two-variable comprehension, which Kubernetes 1.{self.minor} does not have"
                 )
-            return CelProblem("it uses a two-variable comprehension, which this tool cannot evaluate", "comprehension")
+            return CelProblem(
+                "it uses a two-variable comprehension, which this tool cannot evaluate", unsupported="all(k, v, ...)"
+            )
         return CelProblem(f"it does not compile: {detail}")
 
 
