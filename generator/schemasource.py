@@ -16,6 +16,7 @@ CustomResourceValidator the checker compiles once per kind and run.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,12 +89,15 @@ class CrdLoadError(ValueError):
 
 class CrdSource:
     """The CustomResourceDefinitions of files, folders (their manifests, recursively) and
-    multi-document install manifests; documents of other kinds in them are skipped. Read once:
-    one CrdSource serves a whole run."""
+    multi-document install manifests; documents of other kinds in them are skipped. Each file is
+    read once, and one CrdSource serves a whole run. A CRD's document is only indexed by its group
+    and kind at first (a scan of its first lines); it is parsed when an object of that group and
+    kind comes, so twenty CRDs of which two are used cost two parses."""
 
     def __init__(self, paths: list[str]):
         self.paths = list(paths)
         self._versions: dict[tuple[str, str], Schema] = {}
+        self._pending: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (group, kind) -> [(text, file)]
         self.crds = 0
         for path in paths:
             if not Path(path).exists():
@@ -108,24 +112,47 @@ class CrdSource:
     def _read(self, name: str) -> None:
         try:
             with open(name, "rb") as stream:
-                documents = list(yaml.load_all(stream, Loader=yaml.CSafeLoader))
+                text = stream.read().decode("utf-8")
         except OSError as err:
             raise CrdLoadError(f"{name}: cannot read the file: {err.strerror}") from None
+        except UnicodeDecodeError:
+            raise CrdLoadError(f"{name}: not UTF-8 text") from None
+        for document in _DOCUMENT_SEPARATOR.split(text):
+            if "CustomResourceDefinition" not in document:
+                continue
+            key = _scan(document)
+            if key is None:  # another layout (JSON, a List, flow style): parsed now
+                self._parse(document, name)
+            else:
+                self.crds += 1
+                self._pending.setdefault(key, []).append((document, name))
+
+    def _parse(self, text: str, origin: str, counted: bool = False) -> None:
+        try:
+            documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
         except yaml.YAMLError as err:
-            raise CrdLoadError(f"{name}: not YAML: {str(err).splitlines()[0]}") from None
+            raise CrdLoadError(f"{origin}: not YAML: {str(err).splitlines()[0]}") from None
         for document in documents:
             items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
             for crd in items if isinstance(items, list) else [document]:
                 if isinstance(crd, dict) and crd.get("kind") == "CustomResourceDefinition":
-                    self._add(crd, name)
+                    self._add(crd, origin, counted)
 
-    def _add(self, crd: dict, origin: str) -> None:
+    def _resolve(self, group: str | None = None, kind: str | None = None) -> None:
+        """Parse the pending CRDs of (group, kind) (None: all of them)."""
+        keys = list(self._pending) if group is None else [(group, kind)]
+        for key in keys:
+            for text, origin in self._pending.pop(key, []):
+                self._parse(text, origin, counted=True)
+
+    def _add(self, crd: dict, origin: str, counted: bool = False) -> None:
         spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
         group = spec.get("group")
         kind = (spec.get("names") or {}).get("kind") if isinstance(spec.get("names"), dict) else None
         if not isinstance(group, str) or not isinstance(kind, str):
             raise CrdLoadError(f"{origin}: a CustomResourceDefinition without spec.group or spec.names.kind")
-        self.crds += 1
+        if not counted:
+            self.crds += 1
         shared = (
             (spec.get("validation") or {}).get("openAPIV3Schema") if isinstance(spec.get("validation"), dict) else None
         )
@@ -156,16 +183,62 @@ class CrdSource:
             )
 
     def lookup(self, api_version: str, kind: str) -> Schema | None:
+        self._resolve(api_version.rpartition("/")[0], kind)
         return self._versions.get((api_version, kind))
 
     def kinds(self) -> Iterable[tuple[str, str]]:
+        self._resolve()
         return [key for key, schema in self._versions.items() if schema.served]
 
     def versions_of(self, api_version: str, kind: str) -> list[str]:
         """The served apiVersions of ``kind`` in the group of ``api_version`` (a version of
         a CRD's group it does not serve is "no matches for kind" to kubectl)."""
         group = api_version.rpartition("/")[0]
-        return sorted(av for av, k in self.kinds() if k == kind and av.rpartition("/")[0] == group)
+        self._resolve(group, kind)
+        return sorted(
+            av
+            for (av, k), schema in self._versions.items()
+            if schema.served and k == kind and av.rpartition("/")[0] == group
+        )
+
+
+# kubectl's YAML reader splits a stream at lines that start with `---`
+_DOCUMENT_SEPARATOR = re.compile(r"^---(?:[ \t].*)?$", re.MULTILINE)
+_CRD_KIND = re.compile(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*$", re.MULTILINE)
+_SCALAR = r"[ \t]*([\"']?)([A-Za-z0-9][-A-Za-z0-9.]*)\{0}[ \t]*(?:#.*)?$"
+_GROUP = re.compile(r"group:" + _SCALAR.format(1))
+_KIND = re.compile(r"kind:" + _SCALAR.format(1))
+
+
+def _scan(text: str) -> tuple[str, str] | None:
+    """(spec.group, spec.names.kind) of a CRD in block style, from its lines; None when the
+    document has another layout (then it is parsed whole)."""
+    if not _CRD_KIND.search(text):
+        return None
+    spec = re.search(r"^spec:[ \t]*$", text, re.MULTILINE)
+    if spec is None:
+        return None
+    group = kind = None
+    indent = names = None
+    for line in text[spec.end() + 1 :].splitlines():
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        width = len(line) - len(stripped)
+        if width == 0:
+            break  # the end of spec
+        if indent is None:
+            indent = width
+        if width == indent:
+            names = width if stripped.rstrip() == "names:" else None
+            match = _GROUP.fullmatch(stripped)
+            group = match.group(2) if match else group
+        elif names is not None and width > names:
+            match = _KIND.fullmatch(stripped)
+            kind = match.group(2) if match else kind
+        if group and kind:
+            return group, kind
+    return None
 
 
 def _constant(value: dict) -> Callable[[], dict]:

@@ -502,8 +502,8 @@ def test_the_cli_takes_crd_files_folders_and_install_manifests(tmp_path, crd_dir
 
 
 def test_twenty_crds_are_read_once_per_run(tmp_path, crd_dir, monkeypatch):
-    """A folder of 20 CRDs: each file is read once, each kind's validator compiled once, however
-    many objects there are."""
+    """A folder of 20 CRDs: each file is read once, each CRD parsed and its kind's validator
+    compiled once, when its first object comes, however many objects there are."""
     folder = tmp_path / "crds"
     folder.mkdir()
     source = (crd_dir / "kueue" / "kueue.x-k8s.io_topologies.yaml").read_text()
@@ -522,13 +522,38 @@ def test_twenty_crds_are_read_once_per_run(tmp_path, crd_dir, monkeypatch):
         original_init(self, *args, **kwargs)
 
     monkeypatch.setattr(schemasource.CustomResourceValidator, "__init__", counting)
+    parses = []
+    original_parse = schemasource.CrdSource._parse
+    monkeypatch.setattr(
+        schemasource.CrdSource, "_parse", lambda self, *a, **k: parses.append(1) or original_parse(self, *a, **k)
+    )
     crds = schemasource.CrdSource([str(folder)])
     checker = validate.ObjectChecker(35, crds=crds)
+    for _ in range(3):
+        for i in range(2):  # objects of two of the kinds: two CRDs parsed, two compiled
+            obj = {**BASE["Topology"], "apiVersion": f"g{i}.example.com/v1beta2"}
+            assert findings(checker, obj) == []
+    assert len(reads) == 20 and crds.crds == 20 and len(parses) == 2 and len(compiled) == 2
     for _ in range(3):
         for i in range(20):
             obj = {**BASE["Topology"], "apiVersion": f"g{i}.example.com/v1beta2"}
             assert findings(checker, obj) == []
-    assert len(reads) == 20 and len(compiled) == 20 and crds.crds == 20
+    assert len(reads) == 20 and len(parses) == 20 and len(compiled) == 20
+
+
+def test_the_crd_index_agrees_with_parsing_every_document(crd_dir, tmp_path):
+    import yaml
+
+    expected = set()
+    for path in crd_dir.rglob("*.yaml"):
+        for crd in yaml.load_all(path.read_text(), Loader=yaml.CSafeLoader):
+            for version in crd["spec"]["versions"]:
+                expected.add((f"{crd['spec']['group']}/{version['name']}", crd["spec"]["names"]["kind"]))
+    assert set(schemasource.CrdSource([str(crd_dir)]).kinds()) == expected
+    # JSON, and a List of CRDs, are parsed whole
+    crd = yaml.load((crd_dir / "kueue" / "kueue.x-k8s.io_topologies.yaml").read_text(), Loader=yaml.CSafeLoader)
+    (tmp_path / "crd.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [crd]}))
+    assert ("kueue.x-k8s.io/v1beta2", "Topology") in set(schemasource.CrdSource([str(tmp_path)]).kinds())
 
 
 # -- the CEL libraries ------------------------------------------------------------------------------

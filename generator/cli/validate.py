@@ -146,7 +146,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--crd: {err}") from None
     checker = validate.ObjectChecker(minor, args.strict_kinds, skip_kinds=skip, crds=crds, **projects)
     files = found.files
-    report = validate.validate_files(files, checker, args.max_errors, skip_rules)
+    try:
+        report = validate.validate_files(files, checker, args.max_errors, skip_rules)
+    except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
+        raise cliargs.UsageError(f"--crd: {err}") from None
     validate.note_empty(report, files, fail=args.fail_on_empty)
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
     return 0 if report.valid else 1
