@@ -429,9 +429,10 @@ def escaped(name: str) -> str | None:
 def cel_value(schema: dict, value, root: bool = False):
     """``value`` as the apiserver hands it to CEL (UnstructuredToVal in k8s.io/apiserver/pkg/cel/
     common/values.go): numbers are doubles, date-time and date strings timestamps, durations
-    durations, bytes bytes; an object's properties under their escaped names; the metadata of
-    the root (and of an embedded resource) holds only name and generateName."""
-    if not isinstance(schema, dict):
+    durations, bytes bytes; an object's properties under their escaped names, without the fields
+    its schema prunes; the metadata of the root (and of an embedded resource) holds only name and
+    generateName."""
+    if not isinstance(schema, dict):  # no schema (preserved unknown fields, metadata): as it is
         return value
     if isinstance(value, dict):
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else None
@@ -439,38 +440,66 @@ def cel_value(schema: dict, value, root: bool = False):
         if props is None and isinstance(extra, dict):
             return {k: cel_value(extra, v) for k, v in value.items()}
         props = props or {}
+        keeps = schema.get("x-kubernetes-preserve-unknown-fields") is True
+        always = ("apiVersion", "kind", "metadata") if root or schema.get("x-kubernetes-embedded-resource") else ()
         out = {}
         for name, item in value.items():
-            sub = props.get(name, {})
+            if name not in props and not keeps and name not in always:
+                continue  # pruned before the rules run
+            sub = props.get(name)
             if (root or schema.get("x-kubernetes-embedded-resource")) and name == "metadata" and isinstance(item, dict):
                 item = {k: item[k] for k in ("name", "generateName") if k in item}
-                sub = {}
-            converted = cel_value(sub, item)
-            out[name] = converted
+                sub = None
             alias = escaped(name)
-            if alias and alias != name:
-                out[alias] = converted
+            if alias is None:
+                continue  # no rule can read it
+            converted = cel_value(sub, item)
+            out[alias] = converted
+            if name in _RESERVED:
+                # released CRDs read `metadata.namespace` unescaped (JobSet v0.12, Kueue v0.19),
+                # which the apiserver accepts: both spellings are there
+                out[name] = converted
         return out
     if isinstance(value, list):
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else None
         return [cel_value(items, item) for item in value]
     kind = schema.get("type")
     if kind == "number" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if kind == "string" and isinstance(value, str):
         fmt = schema.get("format")
-        if fmt in ("date-time", "datetime"):
-            return parse_datetime(value) or value
-        if fmt == "date":
-            return parse_datetime(value + "T00:00:00Z") or value
+        if fmt in ("date-time", "datetime", "date"):
+            moment = parse_datetime(value if fmt != "date" else value + "T00:00:00Z")
+            return _timestamp(moment) if moment is not None else value
         if fmt == "duration":
-            return parse_duration(value) or value
+            span = parse_duration(value)
+            return _duration(span) if span is not None else value
         if fmt == "byte":
             try:
                 return base64.b64decode(value, validate=True)
             except ValueError:
                 return value
     return value
+
+
+def _timestamp(moment: datetime.datetime):
+    """A CEL timestamp: cel-expr-python takes protobuf's Timestamp (not a datetime)."""
+    from google.protobuf import timestamp_pb2
+
+    since = moment - datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+    seconds = since.days * 86400 + since.seconds
+    return timestamp_pb2.Timestamp(seconds=seconds, nanos=since.microseconds * 1000)
+
+
+def _duration(span: datetime.timedelta):
+    """A CEL duration: protobuf's Duration."""
+    from google.protobuf import duration_pb2
+
+    whole = span.days * 86400 + span.seconds
+    micros = span.microseconds
+    if whole < 0 and micros:  # Duration's seconds and nanos share a sign
+        whole, micros = whole + 1, micros - 1_000_000
+    return duration_pb2.Duration(seconds=whole, nanos=micros * 1000)
 
 
 class RuleRunner:

@@ -673,3 +673,41 @@ def test_a_rule_the_engine_cannot_evaluate_is_a_warning_never_a_pass(checker):
     assert "two-variable comprehension" in found[1].message
     older = CustomResourceValidator(schema, minor=31).findings({"spec": {"m": {"a": 1}, "n": 1}})
     assert [f.rule for f in older] == ["cel-unsupported"] and "1.31 does not have" in older[0].message
+
+
+def test_rules_see_the_object_as_the_apiserver_builds_it():
+    """Pruned fields are gone, numbers are doubles, date-time a timestamp, the root's metadata
+    only name and generateName, a dashed property escaped."""
+    from generator.crvalidate import CustomResourceValidator
+
+    schema = {
+        "type": "object",
+        "x-kubernetes-validations": [
+            {"rule": "!has(self.metadata.labels) && self.metadata.name == 'w'", "message": "metadata"},
+        ],
+        "properties": {
+            "spec": {
+                "type": "object",
+                "x-kubernetes-validations": [
+                    {"rule": "size(self) == 3", "message": "pruned"},
+                    {"rule": "self.ratio == 1.0 && self.ratio > 0.5", "message": "double"},
+                    {"rule": "self.at < timestamp('2030-01-01T00:00:00Z')", "message": "timestamp"},
+                    {"rule": "self.max__dash__size == 2", "message": "escaped"},
+                ],
+                "properties": {
+                    "ratio": {"type": "number"},
+                    "at": {"type": "string", "format": "date-time"},
+                    "max-size": {"type": "integer"},
+                    "unused": {"type": "string"},
+                },
+            }
+        },
+    }
+    obj = {
+        "metadata": {"name": "w", "labels": {"a": "b"}},
+        "spec": {"ratio": 1, "at": "2026-01-01T00:00:00Z", "max-size": 2, "typo": 1},
+    }
+    assert CustomResourceValidator(schema, strict=False, minor=35).findings(obj) == []  # typo: pruned
+    obj["spec"]["unused"] = "x"
+    found = CustomResourceValidator(schema, strict=False, minor=35).findings(obj)
+    assert [f.message.split(" (")[0] for f in found] == ["pruned"]
