@@ -28,7 +28,7 @@ import re
 import jsonschema_rs
 
 from . import kubecel
-from .findings import Finding, child
+from .findings import Finding, child, joined
 from .schemaerrors import describe
 
 
@@ -96,6 +96,7 @@ class CustomResourceValidator:
         self._defaults = Marked("default")
         self._rules = Marked("x-kubernetes-validations")
         self._list_types = Marked("x-kubernetes-list-type")
+        self._embedded = Marked("x-kubernetes-embedded-resource")
         self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
@@ -109,6 +110,8 @@ class CustomResourceValidator:
             # before validation (strategy.go); its unknown fields were found when decoding.
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
+        if self._embedded(self.schema):
+            found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
         if self._list_types(self.schema):
             found += list_type_findings(self.schema, obj, "", self._list_types)
         if self._rules(self.schema) and not any(_blocking(f) for f in found):
@@ -151,6 +154,42 @@ def list_type_findings(schema, value, path: str, marked=_everything) -> list[Fin
             sub = props.get(name, extra if isinstance(extra, dict) else None)
             if sub is not None:
                 out += list_type_findings(sub, item, child(path, name), marked)
+    return out
+
+
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def embedded_findings(schema, value, path: str, marked=_everything, root: bool = False) -> list[Finding]:
+    """An x-kubernetes-embedded-resource object's apiVersion, kind and metadata, as
+    apiextensions-apiserver's schema/objectmeta Validate checks them (validateEmbeddedResource):
+    apiVersion and kind required, kind a DNS-1035 label in any case, metadata's keys and values."""
+    from .rules.meta import metadata_findings
+
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, dict):
+        if schema.get("x-kubernetes-embedded-resource") and not root:
+            for key in ("apiVersion", "kind"):
+                if not value.get(key):
+                    out.append(Finding("error", child(path, key), "required", f"an embedded object needs {key}"))
+            kind = value.get("kind")
+            if isinstance(kind, str) and kind and not (len(kind) <= 63 and _DNS1035.match(kind.lower())):
+                message = f"{kind!r} may have mixed case, but should otherwise be a DNS-1035 label"
+                out.append(Finding("error", child(path, "kind"), "schema", message))
+            if isinstance(value.get("metadata"), dict):
+                for found in metadata_findings({"kind": kind, "metadata": value["metadata"]}, check_name=False):
+                    out.append(Finding(found.severity, joined(path, found.path), found.rule, found.message))
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        extra = schema.get("additionalProperties")
+        for name, item in value.items():
+            sub = props.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                out += embedded_findings(sub, item, child(path, name), marked)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += embedded_findings(schema["items"], item, child(path, i), marked)
     return out
 
 

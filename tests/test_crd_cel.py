@@ -711,3 +711,33 @@ def test_rules_see_the_object_as_the_apiserver_builds_it():
     obj["spec"]["unused"] = "x"
     found = CustomResourceValidator(schema, strict=False, minor=35).findings(obj)
     assert [f.message.split(" (")[0] for f in found] == ["pruned"]
+
+
+def test_an_embedded_resource_needs_apiversion_and_kind_and_good_metadata():
+    """schema/objectmeta validateEmbeddedResource, on a made-up CRD with an embedded object."""
+    from generator.crvalidate import CustomResourceValidator
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "template": {
+                        "type": "object",
+                        "x-kubernetes-embedded-resource": True,
+                        "x-kubernetes-preserve-unknown-fields": True,
+                    }
+                },
+            }
+        },
+    }
+    validator = CustomResourceValidator(schema, minor=35)
+    good = {"spec": {"template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": {"a": "b"}}}}}
+    assert validator.findings(good) == []
+    bad = {"spec": {"template": {"kind": "Config_Map", "metadata": {"labels": {"a": "b c"}}}}}
+    assert [(f.rule, f.path) for f in validator.findings(bad)] == [
+        ("required", "spec.template.apiVersion"),
+        ("schema", "spec.template.kind"),
+        ("label-value", "spec.template.metadata.labels.a"),
+    ]
