@@ -114,7 +114,8 @@ class CustomResourceValidator:
             found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
         if self._list_types(self.schema):
             found += list_type_findings(self.schema, obj, "", self._list_types)
-        if self._rules(self.schema) and not any(_blocking(f) for f in found):
+        rules_apply = self.minor is None or self.minor >= RULES_SINCE
+        if rules_apply and self._rules(self.schema) and not any(_blocking(f) for f in found):
             found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
 
@@ -206,6 +207,11 @@ def _short(value) -> str:
 
     text = json.dumps(value, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# x-kubernetes-validations (KEP-2876, feature gate CustomResourceValidationExpressions): alpha in
+# 1.23 and off by default, beta and on from 1.25; a release without it drops the rules
+RULES_SINCE = 25
 
 
 def _under_status(path: str) -> bool:

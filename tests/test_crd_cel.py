@@ -741,3 +741,12 @@ def test_an_embedded_resource_needs_apiversion_and_kind_and_good_metadata():
         ("schema", "spec.template.kind"),
         ("label-value", "spec.template.metadata.labels.a"),
     ]
+
+
+def test_rules_apply_from_kubernetes_1_25(crd_dir):
+    """CustomResourceValidationExpressions is on by default from 1.25 (beta): before, the
+    apiserver drops the rules."""
+    bad = changed("Topology", "spec.levels", [{"nodeLabel": "rack"}, {"nodeLabel": "rack"}])
+    for minor, rules in ((24, []), (25, ["cel-rule"])):
+        checker = validate.ObjectChecker(minor, crds=schemasource.CrdSource([str(crd_dir / "kueue")]))
+        assert [f.rule for f in checker.check(bad) if f.rule.startswith("cel")] == rules
