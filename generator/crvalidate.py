@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import copy
 import datetime
+import functools
 import re
 
 import jsonschema_rs
@@ -91,12 +92,16 @@ class CustomResourceValidator:
         props["metadata"] = {"type": "object"}
         props.setdefault("apiVersion", {"type": "string"})
         props.setdefault("kind", {"type": "string"})
-        self._validator = jsonschema_rs.Draft4Validator(root, validate_formats=True, formats=FORMATS)
+        # A pattern in RE2 syntax that is no ECMA regex (`^(?i)[a-z]+$`, Kueue's) would stop
+        # jsonschema-rs: such patterns are checked by format_findings with Python's re instead.
+        self._re2_patterns = _drop_foreign_patterns(root)
+        self._validator = jsonschema_rs.Draft4Validator(root)
         # which parts of the schema have defaults, rules, list types: the walks skip the rest
         self._defaults = Marked("default")
         self._rules = Marked("x-kubernetes-validations")
         self._list_types = Marked("x-kubernetes-list-type")
         self._embedded = Marked("x-kubernetes-embedded-resource")
+        self._formats = Marked("format") if not self._re2_patterns else _everything
         self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
@@ -110,6 +115,8 @@ class CustomResourceValidator:
             # before validation (strategy.go); its unknown fields were found when decoding.
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
+        if self._formats(self.schema):
+            found += format_findings(self.schema, obj, "", self._formats)
         if self._embedded(self.schema):
             found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
         if self._list_types(self.schema):
@@ -156,6 +163,71 @@ def list_type_findings(schema, value, path: str, marked=_everything) -> list[Fin
             if sub is not None:
                 out += list_type_findings(sub, item, child(path, name), marked)
     return out
+
+
+def format_findings(schema, value, path: str, marked=_everything) -> list[Finding]:
+    """Strings that are not of their schema's `format` (FORMATS: the ones kube-openapi checks),
+    or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, str):
+        fmt = schema.get("format")
+        check = FORMATS.get(fmt) if isinstance(fmt, str) else None
+        if check is not None and not check(value):
+            out.append(Finding("error", path, "schema", f"{_short(value)} is not a valid {fmt!r}"))
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and not _ecma_ok(pattern) and not _re2(pattern).search(value):
+            out.append(Finding("error", path, "schema", f"{_short(value)} does not match {pattern!r}"))
+    elif isinstance(value, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        extra = schema.get("additionalProperties")
+        for name, item in value.items():
+            sub = props.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                out += format_findings(sub, item, child(path, name), marked)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += format_findings(schema["items"], item, child(path, i), marked)
+    return out
+
+
+@functools.cache
+def _ecma_ok(pattern: str) -> bool:
+    try:
+        jsonschema_rs.Draft4Validator({"pattern": pattern})
+    except (jsonschema_rs.ValidationError, ValueError):
+        return False
+    return True
+
+
+@functools.cache
+def _re2(pattern: str) -> re.Pattern:
+    """An RE2 pattern for Python's re, which takes inline flags only at the start."""
+    flags = 0
+    for letter, flag in (("i", re.IGNORECASE), ("s", re.DOTALL), ("m", re.MULTILINE)):
+        if f"(?{letter})" in pattern:
+            pattern, flags = pattern.replace(f"(?{letter})", ""), flags | flag
+    try:
+        return re.compile(pattern, flags)
+    except re.error:
+        return re.compile("")  # matches everything: the apiserver's verdict is unknown here
+
+
+def _drop_foreign_patterns(schema) -> bool:
+    """Remove the `pattern`s jsonschema-rs refuses from a JSON schema; True if there were any."""
+    found = False
+    if isinstance(schema, dict):
+        if isinstance(schema.get("pattern"), str) and not _ecma_ok(schema["pattern"]):
+            del schema["pattern"]
+            found = True
+        for key, value in schema.items():
+            if key not in ("enum", "default"):
+                found = _drop_foreign_patterns(value) or found
+    elif isinstance(schema, list):
+        for item in schema:
+            found = _drop_foreign_patterns(item) or found
+    return found
 
 
 _DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -281,8 +353,7 @@ def apply_defaults(schema: dict, value, marked=_everything):
 
 # -- formats -----------------------------------------------------------------------------------
 # The formats kube-openapi's strfmt registry knows (k8s.io/kube-openapi/pkg/validation/strfmt,
-# default.go); a format it does not know is not checked, so jsonschema-rs's own ones are
-# replaced by these.
+# default.go); a format it does not know is not checked.
 
 _FORMAT_PATTERNS = {
     "uuid": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
@@ -352,10 +423,6 @@ def _is_duration(text: str) -> bool:
     return parse_duration(text) is not None
 
 
-def _anything(_text: str) -> bool:
-    return True
-
-
 FORMATS = {
     **{name: _matches(name) for name in _FORMAT_PATTERNS},
     "ipv4": _is_ip(4),
@@ -366,22 +433,6 @@ FORMATS = {
     "datetime": _is_datetime,
     "uri": _is_uri,
     "duration": _is_duration,
-    # jsonschema-rs knows these, kube-openapi does not check them
-    **{
-        name: _anything
-        for name in (
-            "idn-email",
-            "idn-hostname",
-            "iri",
-            "iri-reference",
-            "json-pointer",
-            "relative-json-pointer",
-            "regex",
-            "time",
-            "uri-reference",
-            "uri-template",
-        )
-    },
 }
 
 

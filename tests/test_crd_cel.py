@@ -750,3 +750,20 @@ def test_rules_apply_from_kubernetes_1_25(crd_dir):
     for minor, rules in ((24, []), (25, ["cel-rule"])):
         checker = validate.ObjectChecker(minor, crds=schemasource.CrdSource([str(crd_dir / "kueue")]))
         assert [f.rule for f in checker.check(bad) if f.rule.startswith("cel")] == rules
+
+
+def test_an_re2_pattern_jsonschema_rs_refuses_is_checked_with_python(checker):
+    """Kueue's AdmissionCheck parameters.kind pattern `^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$` is RE2,
+    no ECMA regex: it is still checked, not a crash and not a pass."""
+    check = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "AdmissionCheck",
+        "metadata": {"name": "prov"},
+        "spec": {
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "cfg"},
+        },
+    }
+    assert findings(checker, check) == []
+    check["spec"]["parameters"]["kind"] = "Provisioning_Request"
+    assert [(r, p) for r, p, _ in findings(checker, check)] == [("schema", "spec.parameters.kind")]
