@@ -29,12 +29,22 @@ import re
 import jsonschema_rs
 
 from . import kubecel
-from .findings import Finding, child, joined
+from .findings import Finding, child, dotted, joined
 from .schemaerrors import describe
 
 
-def _everything(_node) -> bool:
-    return True
+class _Everything:
+    """Marked for every node: walks visit everything."""
+
+    def __call__(self, _node) -> bool:
+        return True
+
+    def properties(self, node: dict) -> list[tuple[str, dict]]:
+        props = node.get("properties")
+        return [(k, v) for k, v in props.items() if isinstance(v, dict)] if isinstance(props, dict) else []
+
+
+_everything = _Everything()
 
 
 _MARKERS_TO_DROP = (
@@ -99,14 +109,23 @@ class CustomResourceValidator:
         # which parts of the schema have defaults, rules, list types: the walks skip the rest
         self._defaults = Marked("default")
         self._rules = Marked("x-kubernetes-validations")
-        self._list_types = Marked("x-kubernetes-list-type")
+        self._list_types = Marked("x-kubernetes-list-type", lambda kind: kind in ("set", "map"))
         self._embedded = Marked("x-kubernetes-embedded-resource")
-        self._formats = Marked("format") if not self._re2_patterns else _everything
+        # Defaults change a verdict through the rules, a required field, or an object's property
+        # count (list-map keys take their defaults in list_type_findings); else they are skipped.
+        self._defaults_matter = self._defaults(openapi_schema) and (
+            self._rules(openapi_schema)
+            or _required_defaulted(openapi_schema)
+            or Marked("maxProperties")(openapi_schema)
+            or Marked("minProperties")(openapi_schema)
+        )
+        checked = Marked("format", lambda fmt: isinstance(fmt, str) and fmt in FORMATS)
+        self._formats = checked if not self._re2_patterns else _everything
         self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
-        if self._defaults(self.schema):
-            obj = apply_defaults(self.schema, copy.deepcopy(obj), self._defaults)
+        if self._defaults_matter:
+            obj = apply_defaults(self.schema, obj, self._defaults)
         found = [
             Finding("error", *problem) for error in self._validator.iter_errors(obj) for problem in describe(error)
         ]
@@ -116,18 +135,18 @@ class CustomResourceValidator:
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
         if self._formats(self.schema):
-            found += format_findings(self.schema, obj, "", self._formats)
+            found += format_findings(self.schema, obj, (), self._formats)
         if self._embedded(self.schema):
             found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
         if self._list_types(self.schema):
-            found += list_type_findings(self.schema, obj, "", self._list_types)
+            found += list_type_findings(self.schema, obj, (), self._list_types)
         rules_apply = self.minor is None or self.minor >= RULES_SINCE
         if rules_apply and self._rules(self.schema) and not any(_blocking(f) for f in found):
             found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
 
 
-def list_type_findings(schema, value, path: str, marked=_everything) -> list[Finding]:
+def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
     """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
     apiserver's Duplicate value error)."""
     if not isinstance(schema, dict) or not marked(schema):
@@ -140,32 +159,35 @@ def list_type_findings(schema, value, path: str, marked=_everything) -> list[Fin
         for i, item in enumerate(value):
             if kind == "set":
                 key = _hashable(item)
-                what = f"{_short(item)} is in the list-set twice"
             elif kind == "map" and isinstance(keys, list) and isinstance(item, dict):
-                key = tuple(_hashable(item.get(k)) for k in keys)
-                what = "two items of the list-map have the same " + ", ".join(
-                    f"{k}={_short(item.get(k))}" for k in keys
-                )
+                key = tuple(_hashable(item[k] if k in item else _key_default(schema, k)) for k in keys)
             else:
                 continue
-            if key in seen:
-                out.append(Finding("error", child(path, i), "schema", f"Duplicate value: {what} (see [{seen[key]}])"))
-            else:
+            if key not in seen:
                 seen[key] = i
+                continue
+            if kind == "set":
+                what = f"{_short(item)} is in the list-set twice"
+            else:
+                same = ", ".join(f"{k}={_short(item.get(k))}" for k in keys)
+                what = f"two items of the list-map have the same {same}"
+            message = f"Duplicate value: {what} (see [{seen[key]}])"
+            out.append(Finding("error", dotted([*path, i]), "schema", message))
         if isinstance(schema.get("items"), dict):
             for i, item in enumerate(value):
-                out += list_type_findings(schema["items"], item, child(path, i), marked)
+                out += list_type_findings(schema["items"], item, (*path, i), marked)
     elif isinstance(value, dict):
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        for name, sub in marked.properties(schema):
+            if name in value:
+                out += list_type_findings(sub, value[name], (*path, name), marked)
         extra = schema.get("additionalProperties")
-        for name, item in value.items():
-            sub = props.get(name, extra if isinstance(extra, dict) else None)
-            if sub is not None:
-                out += list_type_findings(sub, item, child(path, name), marked)
+        if isinstance(extra, dict) and marked(extra):
+            for name, item in value.items():
+                out += list_type_findings(extra, item, (*path, name), marked)
     return out
 
 
-def format_findings(schema, value, path: str, marked=_everything) -> list[Finding]:
+def format_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
     """Strings that are not of their schema's `format` (FORMATS: the ones kube-openapi checks),
     or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
     if not isinstance(schema, dict) or not marked(schema):
@@ -175,20 +197,21 @@ def format_findings(schema, value, path: str, marked=_everything) -> list[Findin
         fmt = schema.get("format")
         check = FORMATS.get(fmt) if isinstance(fmt, str) else None
         if check is not None and not check(value):
-            out.append(Finding("error", path, "schema", f"{_short(value)} is not a valid {fmt!r}"))
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {fmt!r}"))
         pattern = schema.get("pattern")
         if isinstance(pattern, str) and not _ecma_ok(pattern) and not _re2(pattern).search(value):
-            out.append(Finding("error", path, "schema", f"{_short(value)} does not match {pattern!r}"))
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
     elif isinstance(value, dict):
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        for name, sub in marked.properties(schema):
+            if name in value:
+                out += format_findings(sub, value[name], (*path, name), marked)
         extra = schema.get("additionalProperties")
-        for name, item in value.items():
-            sub = props.get(name, extra if isinstance(extra, dict) else None)
-            if sub is not None:
-                out += format_findings(sub, item, child(path, name), marked)
+        if isinstance(extra, dict) and marked(extra):
+            for name, item in value.items():
+                out += format_findings(extra, item, (*path, name), marked)
     elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for i, item in enumerate(value):
-            out += format_findings(schema["items"], item, child(path, i), marked)
+            out += format_findings(schema["items"], item, (*path, i), marked)
     return out
 
 
@@ -266,12 +289,38 @@ def embedded_findings(schema, value, path: str, marked=_everything, root: bool =
     return out
 
 
+def _key_default(schema: dict, key: str):
+    """The default of a list-map key (the apiserver defaults before it compares items)."""
+    props = schema.get("items", {}).get("properties") if isinstance(schema.get("items"), dict) else None
+    sub = props.get(key) if isinstance(props, dict) else None
+    return sub.get("default") if isinstance(sub, dict) else None
+
+
+def _required_defaulted(schema) -> bool:
+    """Whether some property is both required and defaulted (a default then satisfies it)."""
+    if isinstance(schema, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        if any(isinstance(props.get(name), dict) and "default" in props[name] for name in required):
+            return True
+        return any(_required_defaulted(v) for k, v in schema.items() if k not in ("default", "enum"))
+    if isinstance(schema, list):
+        return any(_required_defaulted(v) for v in schema)
+    return False
+
+
+_SCALAR_KINDS = {str: "s", bool: "b", int: "n", float: "n", type(None): "z"}
+
+
 def _hashable(value):
+    kind = _SCALAR_KINDS.get(value.__class__)
+    if kind is not None:  # 1 and 1.0 are one number; True is not 1
+        return (kind, value)
     if isinstance(value, dict):
         return ("{}", tuple(sorted((k, _hashable(v)) for k, v in value.items())))
     if isinstance(value, list):
         return ("[]", tuple(_hashable(v) for v in value))
-    return (type(value).__name__ if not isinstance(value, int | float) or isinstance(value, bool) else "n", value)
+    return (type(value).__name__, value)
 
 
 def _short(value) -> str:
@@ -294,9 +343,11 @@ class Marked:
     """Whether a schema node has ``key`` at or below it; answered once per node (by identity:
     the schema lives as long as its validator)."""
 
-    def __init__(self, key: str):
+    def __init__(self, key: str, accept=None):
         self.key = key
+        self.accept = accept  # which values of the key count (None: any)
         self._known: dict[int, bool] = {}
+        self._properties: dict[int, list] = {}
 
     def __call__(self, node) -> bool:
         if not isinstance(node, dict | list):
@@ -304,10 +355,20 @@ class Marked:
         found = self._known.get(id(node))
         if found is None:
             if isinstance(node, dict):
-                found = self.key in node or any(self(v) for k, v in node.items() if k not in ("default", "enum"))
+                here = self.key in node and (self.accept is None or self.accept(node[self.key]))
+                found = here or any(self(v) for k, v in node.items() if k not in ("default", "enum"))
             else:
                 found = any(self(v) for v in node)
             self._known[id(node)] = found
+        return found
+
+    def properties(self, node: dict) -> list[tuple[str, dict]]:
+        """The properties of ``node`` that are marked (the ones a walk must visit)."""
+        found = self._properties.get(id(node))
+        if found is None:
+            props = node.get("properties")
+            found = [(k, v) for k, v in props.items() if self(v)] if isinstance(props, dict) else []
+            self._properties[id(node)] = found
         return found
 
 
@@ -328,26 +389,37 @@ def _blocking(finding: Finding) -> bool:
 def apply_defaults(schema: dict, value, marked=_everything):
     """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
     property that is absent (or null where the schema is not nullable) takes its default, in
-    objects, in list items and in map values."""
+    objects, in list items and in map values. ``value`` is not changed: the mappings and lists
+    a default goes into are copied."""
     if not isinstance(schema, dict) or not marked(schema):
         return value
     if isinstance(value, dict):
-        props = schema.get("properties")
-        if isinstance(props, dict):
-            for name, sub in props.items():
-                if not isinstance(sub, dict):
+        out = value
+        for name, sub in marked.properties(schema):
+            current = value.get(name)
+            if name not in value or (current is None and not sub.get("nullable")):
+                if "default" not in sub:
                     continue
-                absent = name not in value or (value[name] is None and not sub.get("nullable"))
-                if absent and "default" in sub:
-                    value[name] = copy.deepcopy(sub["default"])
-                if name in value:
-                    value[name] = apply_defaults(sub, value[name], marked)
+                new = apply_defaults(sub, copy.deepcopy(sub["default"]), marked)
+            else:
+                new = apply_defaults(sub, current, marked)
+                if new is current:
+                    continue
+            if out is value:
+                out = dict(value)
+            out[name] = new
         extra = schema.get("additionalProperties")
-        if isinstance(extra, dict):
-            for name in list(value):
-                value[name] = apply_defaults(extra, value[name], marked)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [apply_defaults(schema["items"], item, marked) for item in value]
+        if isinstance(extra, dict) and marked(extra):
+            for name, current in value.items():
+                new = apply_defaults(extra, current, marked)
+                if new is not current:
+                    if out is value:
+                        out = dict(value)
+                    out[name] = new
+        return out
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = [apply_defaults(schema["items"], item, marked) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
     return value
 
 

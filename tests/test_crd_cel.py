@@ -767,3 +767,28 @@ def test_an_re2_pattern_jsonschema_rs_refuses_is_checked_with_python(checker):
     assert findings(checker, check) == []
     check["spec"]["parameters"]["kind"] = "Provisioning_Request"
     assert [(r, p) for r, p, _ in findings(checker, check)] == [("schema", "spec.parameters.kind")]
+
+
+def test_a_list_map_key_takes_its_default_before_items_are_compared():
+    """Two ports, one with protocol TCP and one without (defaulted to TCP): a duplicate."""
+    from generator.crvalidate import CustomResourceValidator
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "ports": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["port", "protocol"],
+                "items": {
+                    "type": "object",
+                    "required": ["port"],
+                    "properties": {"port": {"type": "integer"}, "protocol": {"type": "string", "default": "TCP"}},
+                },
+            }
+        },
+    }
+    validator = CustomResourceValidator(schema, minor=35)
+    assert validator.findings({"ports": [{"port": 80}, {"port": 80, "protocol": "UDP"}]}) == []
+    found = validator.findings({"ports": [{"port": 80}, {"port": 80, "protocol": "TCP"}]})
+    assert [(f.rule, f.path) for f in found] == [("schema", "ports[1]")]
