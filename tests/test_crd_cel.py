@@ -15,7 +15,7 @@ import pytest
 
 from generator import kubecel, schemasource, validate
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, REPO
 
 CRDS = FIXTURES / "crds"
 SOURCES = json.loads((CRDS / "SOURCES.json").read_text())
@@ -479,7 +479,9 @@ def test_a_version_the_crd_does_not_serve_is_no_match(checker):
 
 
 def run(*args: str):
-    done = subprocess.run([sys.executable, "-m", "generator", "validate", *args], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", *args], cwd=REPO, capture_output=True, text=True, check=False
+    )
     return done.returncode, done.stdout, done.stderr
 
 
