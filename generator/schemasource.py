@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-import yaml
-
-from . import crdschema, discover, kube, thirdparty
+from . import crdschema, discover, kube, thirdparty, yamlload
 from .crvalidate import CustomResourceValidator
 
 
@@ -128,10 +126,13 @@ class CrdSource:
                 self._pending.setdefault(key, []).append((document, name))
 
     def _parse(self, text: str, origin: str, counted: bool = False) -> None:
-        try:
-            documents = list(yaml.load_all(text, Loader=yaml.CSafeLoader))
-        except yaml.YAMLError as err:
-            raise CrdLoadError(f"{origin}: not YAML: {str(err).splitlines()[0]}") from None
+        # read as kubectl reads it (yamlload): `=` is a string there, not YAML 1.1's value tag
+        documents = []
+        for document in yamlload.iter_documents(text):
+            if document.data is None and document.problems:
+                problem = document.problems[0]
+                raise CrdLoadError(f"{origin}: line {problem.line}: {problem.message}")
+            documents.append(document.data)
         for document in documents:
             items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
             for crd in items if isinstance(items, list) else [document]:

@@ -794,3 +794,20 @@ def test_a_list_map_key_takes_its_default_before_items_are_compared():
     assert validator.findings({"ports": [{"port": 80}, {"port": 80, "protocol": "UDP"}]}) == []
     found = validator.findings({"ports": [{"port": 80}, {"port": 80, "protocol": "TCP"}]})
     assert [(f.rule, f.path) for f in found] == [("schema", "ports[1]")]
+
+
+def test_a_crd_is_read_as_kubectl_reads_it(tmp_path):
+    """prometheus-operator's AlertmanagerConfig has `- =` in an enum: a string to kubectl, a
+    YAML 1.1 value tag PyYAML cannot build."""
+    crd = (FIXTURES / "validate" / "crds" / "widgets.yaml").read_text()
+    crd = crd.replace(
+        "              maxReplicas: {type: integer}",
+        "              maxReplicas: {type: integer}\n"
+        "              matchType:\n                type: string\n                enum:\n"
+        "                - =\n                - '!='",
+    )
+    (tmp_path / "crd.yaml").write_text(crd)
+    checker = validate.ObjectChecker(35, crds=schemasource.CrdSource([str(tmp_path)]))
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}}
+    assert findings(checker, {**widget, "spec": {"maxReplicas": 2, "matchType": "="}}) == []
+    assert [r for r, _, _ in findings(checker, {**widget, "spec": {"maxReplicas": 2, "matchType": "=="}})] == ["enum"]
