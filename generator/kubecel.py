@@ -12,8 +12,9 @@ k8s.io/apiserver/pkg/cel/library:
     1.30+  library.IP, library.CIDR
     1.33+  library.SemverLib
 
-Not here: library.Format (1.31, its `validate` returns an optional list that a Python function
-cannot build), two-variable comprehensions (1.32) and library.Image (1.33). A rule that uses
+    1.31+  library.Format (format.named, format.dns1123Label(), ... and Format.validate)
+
+Not here: two-variable comprehensions (1.32) and library.Image (1.33). A rule that uses
 them does not compile, and the caller says so in a finding instead of passing it.
 
 Values of the library types (Quantity, URL, IP, CIDR, Semver) are CEL maps with one marker key,
@@ -49,6 +50,23 @@ _ELEMENTS = (_INT, _DOUBLE, _STRING, _BOOL, _OPAQUE, _LIST)
 
 MARK = "@k8s"
 
+# library/format.go's formats
+_FORMAT_NAMES = (
+    "dns1123Label",
+    "dns1123Subdomain",
+    "dns1035Label",
+    "qualifiedName",
+    "dns1123LabelPrefix",
+    "dns1123SubdomainPrefix",
+    "dns1035LabelPrefix",
+    "labelValue",
+    "uri",
+    "uuid",
+    "byte",
+    "date",
+    "datetime",
+)
+
 # Release -> library, as base.go introduces them; the names are for messages.
 QUANTITY_SINCE, SETS_SINCE, IP_SINCE, FORMAT_SINCE, TWO_VAR_SINCE, SEMVER_SINCE = 28, 29, 30, 31, 32, 33
 STRINGS_V2_SINCE = 29
@@ -65,23 +83,11 @@ _FUNCTIONS_SINCE = {
     "isCIDR": IP_SINCE,
     "semver": SEMVER_SINCE,
     "isSemver": SEMVER_SINCE,
+    "format.named": FORMAT_SINCE,
+    **{f"format.{name}": FORMAT_SINCE for name in _FORMAT_NAMES},
 }
 # Kubernetes functions this engine cannot evaluate (see the module's docstring).
 UNSUPPORTED = {
-    "format.named": FORMAT_SINCE,
-    "format.dns1123Label": FORMAT_SINCE,
-    "format.dns1123Subdomain": FORMAT_SINCE,
-    "format.dns1035Label": FORMAT_SINCE,
-    "format.qualifiedName": FORMAT_SINCE,
-    "format.dns1123LabelPrefix": FORMAT_SINCE,
-    "format.dns1123SubdomainPrefix": FORMAT_SINCE,
-    "format.dns1035LabelPrefix": FORMAT_SINCE,
-    "format.labelValue": FORMAT_SINCE,
-    "format.uri": FORMAT_SINCE,
-    "format.uuid": FORMAT_SINCE,
-    "format.byte": FORMAT_SINCE,
-    "format.date": FORMAT_SINCE,
-    "format.datetime": FORMAT_SINCE,
     "image": SEMVER_SINCE,
     "isImage": SEMVER_SINCE,
     "transformList": TWO_VAR_SINCE,
@@ -323,6 +329,70 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
     return found if limit < 0 else found[:limit]
 
 
+# library/format.go: a Format's validate gives optional.none() for a valid string, else the
+# errors. The optional is a library value too ({"@k8s": "optional"[, "value": ...]}), with
+# hasValue() and value(), as cel-cpp's own optional cannot come from a Python function.
+
+
+def _optional(value=None) -> dict:
+    return _opaque("optional") if value is None else _opaque("optional", value=value)
+
+
+def _name_errors(text: str, pattern, limit: int, what: str) -> list[str]:
+    errors = [f"must be no more than {limit} characters"] if len(text) > limit else []
+    return errors if pattern.match(text) else [*errors, f"a {what} must match {pattern.pattern}"]
+
+
+def _prefix(text: str) -> str:
+    # apimachinery's maskTrailingDash: a generateName prefix may end with a dash
+    return text[:-1] + "a" if len(text) > 1 and text.endswith("-") else text
+
+
+def _format_errors(name: str, text: str) -> list[str]:
+    from .crvalidate import _is_byte, _is_uri, parse_datetime
+    from .rules.grammar import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, LABEL_VALUE, label_key_problem
+
+    if name in ("dns1123Label", "dns1123LabelPrefix"):
+        return _name_errors(_prefix(text) if name.endswith("Prefix") else text, DNS1123_LABEL, 63, "DNS-1123 label")
+    if name in ("dns1123Subdomain", "dns1123SubdomainPrefix"):
+        subject = _prefix(text) if name.endswith("Prefix") else text
+        return _name_errors(subject, DNS1123_SUBDOMAIN, 253, "DNS-1123 subdomain")
+    if name in ("dns1035Label", "dns1035LabelPrefix"):
+        return _name_errors(_prefix(text) if name.endswith("Prefix") else text, DNS1035_LABEL, 63, "DNS-1035 label")
+    if name == "qualifiedName":
+        problem = label_key_problem(text, "qualified name")
+        return [problem] if problem else []
+    if name == "labelValue":
+        return _name_errors(text, LABEL_VALUE, 63, "label value")
+    if name == "uri":
+        return [] if _is_uri(text) else ["invalid URI"]
+    if name == "uuid":
+        return [] if _UUID.match(text) else ["does not match the UUID format"]
+    if name == "byte":
+        return [] if _is_byte(text) else ["invalid base64"]
+    if name == "date":
+        return [] if parse_datetime(text + "T00:00:00Z") and len(text) == 10 else ["invalid date"]
+    return [] if parse_datetime(text) else ["invalid datetime"]
+
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def _validate(fmt, text: str) -> dict:
+    errors = _format_errors(_need(fmt, "format")["name"], text)
+    return _optional(errors or None)
+
+
+def _named(name: str) -> dict:
+    return _optional(_opaque("format", name=name) if name in _FORMAT_NAMES else None)
+
+
+def _value(optional):
+    if "value" not in _need(optional, "optional"):
+        raise ValueError("optional.none() dereference")
+    return optional["value"]
+
+
 # -- declarations ------------------------------------------------------------------------------
 
 
@@ -415,6 +485,15 @@ def _overloads(minor: int) -> list[tuple[str, cel.Overload]]:
                 lambda a, b: any(x in a for x in b),
             ),
         ]
+    if minor >= FORMAT_SINCE:
+        out += [
+            _global("format.named", "format_named", _OPAQUE, [_STRING], _named),
+            _member("validate", "format_validate", _OPAQUE, [_OPAQUE, _STRING], _validate),
+            _member("hasValue", "k8s_optional_has_value", _BOOL, [_OPAQUE], lambda o: "value" in _need(o, "optional")),
+            _member("value", "k8s_optional_value", _DYN, [_OPAQUE], _value),
+        ]
+        for name in _FORMAT_NAMES:
+            out.append(_global(f"format.{name}", f"format_{name.lower()}", _OPAQUE, [], _format_of(name)))
     if minor >= IP_SINCE:
         out += [
             _global("ip", "string_to_ip", _OPAQUE, [_STRING], _ip),
@@ -482,6 +561,10 @@ def _overloads(minor: int) -> list[tuple[str, cel.Overload]]:
             _global("string", "ip_or_cidr_to_string", _STRING, [_OPAQUE], _to_string),
         ]
     return out
+
+
+def _format_of(name: str):
+    return lambda: _opaque("format", name=name)
 
 
 _LINK_LOCAL_MULTICAST = {4: ipaddress.ip_network("224.0.0.0/24"), 6: ipaddress.ip_network("ff02::/16")}

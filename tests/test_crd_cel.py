@@ -578,6 +578,20 @@ LIBRARY = [
     ("semver('1.2.3').isLessThan(semver('1.10.0')) && semver('1.0.0-rc.1').isLessThan(semver('1.0.0'))", True),
     ("'a,b'.split(',').size() == 2 && ' x '.trim() == 'x'", True),
     ("[1, 2].all(x, x > 0) && [1, 2].exists_one(x, x == 2) && [1, 2].map(x, x * 2)[1] == 4", True),
+    ("!format.dns1123Label().validate('web-1').hasValue()", True),
+    ("format.dns1123Label().validate('Web_1').value().size() > 0", True),
+    ("format.named('labelValue').hasValue() && !format.named('nope').hasValue()", True),
+    ("!format.dns1035LabelPrefix().validate('web-').hasValue()", True),
+    (
+        "format.qualifiedName().validate('a/b/c').hasValue() && !format.uuid().validate("
+        "'123e4567-e89b-12d3-a456-426614174000').hasValue()",
+        True,
+    ),
+    (
+        "!format.datetime().validate('2026-01-01T00:00:00Z').hasValue()"
+        " && format.date().validate('2026-13').hasValue()",
+        True,
+    ),
 ]
 
 
@@ -599,9 +613,11 @@ def test_libraries_follow_the_release():
         kubecel.environment(27).compile("quantity('1').sign() == 1")
     with pytest.raises(kubecel.CelProblem, match="1.29 does not have"):
         kubecel.environment(29).compile("isIP('1.2.3.4')")
+    with pytest.raises(kubecel.CelProblem, match="1.30 does not have"):
+        kubecel.environment(30).compile("!format.dns1123Label().validate(self).hasValue()")
     with pytest.raises(kubecel.CelProblem) as problem:
-        kubecel.environment(35).compile("!format.dns1123Label().validate(self).hasValue()")
-    assert problem.value.unsupported == "format.dns1123Label"
+        kubecel.environment(35).compile("isImage(self)")
+    assert problem.value.unsupported == "isImage"
 
 
 def _rules(schema, out: list[str]) -> list[str]:
