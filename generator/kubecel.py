@@ -349,7 +349,7 @@ def _prefix(text: str) -> str:
 
 
 def _format_errors(name: str, text: str) -> list[str]:
-    from .crvalidate import _is_byte, _is_uri, parse_datetime
+    from .crformats import is_byte, is_uri, parse_datetime
     from .rules.grammar import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, LABEL_VALUE, label_key_problem
 
     if name in ("dns1123Label", "dns1123LabelPrefix"):
@@ -365,11 +365,11 @@ def _format_errors(name: str, text: str) -> list[str]:
     if name == "labelValue":
         return _name_errors(text, LABEL_VALUE, 63, "label value")
     if name == "uri":
-        return [] if _is_uri(text) else ["invalid URI"]
+        return [] if is_uri(text) else ["invalid URI"]
     if name == "uuid":
         return [] if _UUID.match(text) else ["does not match the UUID format"]
     if name == "byte":
-        return [] if _is_byte(text) else ["invalid base64"]
+        return [] if is_byte(text) else ["invalid base64"]
     if name == "date":
         return [] if parse_datetime(text + "T00:00:00Z") and len(text) == 10 else ["invalid date"]
     return [] if parse_datetime(text) else ["invalid datetime"]
