@@ -257,6 +257,14 @@ CASES = [
         "spec.template.spec",
         "mutually exclusive",
     ),
+    (
+        "runtime-claim-namespace",
+        "TrainingRuntime",
+        ("spec.template.spec.volumeClaimPolicies", [{"templates": [{"metadata": {"name": "data"}, "spec": {}}]}]),
+        ("spec.template.spec.volumeClaimPolicies", VOLUME_CLAIMS),
+        "spec.template.spec.volumeClaimPolicies[0]",
+        "namespace cannot be set",
+    ),
     # JobSet
     (
         "jobset-startup-depends-on",
