@@ -1,17 +1,52 @@
 """Validate custom resources against a CRD's openAPIV3Schema, as the apiserver would.
 
+The order is the apiextensions apiserver's (pkg/registry/customresource/strategy.go, Validate,
+after the decoder's pruning and defaulting):
+
+1. defaults: every `default` of the structural schema is applied to the object first
+   (structuraldefaulting.Default), so rules see the defaulted object; with a status
+   subresource, a create's status is dropped (PrepareForCreate);
+2. the schema: types, required, enum, patterns, bounds and unknown fields (jsonschema-rs), the
+   formats (crformats.py), embedded resources (schema/objectmeta) and duplicates in list-sets
+   and list-maps (ValidateListSetsAndMaps);
+3. the CEL rules (x-kubernetes-validations, celrules.py) of every node with a value, unless
+   step 2 found a blocking error (hasBlockingErr: a wrong type, a missing required field, a
+   value outside an enum, too long or too many), as the apiserver skips them then.
+
 The apiserver prunes fields a structural schema does not name, silently: a
 misspelt ``cleanPolicy`` disappears instead of failing.  ``strict=True`` turns
-every such field into an error (what a user wants before ``kubectl apply``);
-``strict=False`` gives the apiserver's own verdict.
+every such field into an error (what a user wants before ``kubectl apply``, and what
+kubectl's default strict field validation does since 1.25); ``strict=False`` gives the
+apiserver's verdict without it.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
+import re
+
 import jsonschema_rs
 
-from .findings import Finding
+from .celrules import RuleRunner
+from .crformats import FORMATS
+from .findings import Finding, child, dotted, joined
 from .schemaerrors import describe
+
+
+class _Everything:
+    """Marked for every node: walks visit everything."""
+
+    def __call__(self, _node) -> bool:
+        return True
+
+    def properties(self, node: dict) -> list[tuple[str, dict]]:
+        props = node.get("properties")
+        return [(k, v) for k, v in props.items() if isinstance(v, dict)] if isinstance(props, dict) else []
+
+
+_everything = _Everything()
+
 
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
@@ -41,8 +76,12 @@ def to_json_schema(schema: dict, strict: bool) -> dict:
         kind = out.get("type")
         if kind:
             out["type"] = [kind, "null"]
+    if schema.get("x-kubernetes-embedded-resource"):
+        # an embedded object always has apiVersion, kind and metadata (ObjectMeta), declared or not
+        embedded = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
+        out["properties"] = {**embedded, **out.get("properties", {})}
     closed = strict and not schema.get("x-kubernetes-preserve-unknown-fields")
-    if closed and "properties" in schema and "additionalProperties" not in schema:
+    if closed and "properties" in out and "additionalProperties" not in schema:
         out["additionalProperties"] = False
     return out
 
@@ -72,15 +111,338 @@ def prune_nulls(data, schema: dict | None):
 
 
 class CustomResourceValidator:
-    def __init__(self, openapi_schema: dict, strict: bool = True):
-        self.openapi_schema = openapi_schema
+    """One version of a custom resource: its schema compiled once, its CEL rules compiled once
+    per run for ``minor`` (the Kubernetes release whose CEL libraries the rules get; None: the
+    newest this tool knows)."""
+
+    def __init__(
+        self, openapi_schema: dict, strict: bool = True, minor: int | None = None, status_subresource: bool = False
+    ):
+        self.schema = openapi_schema
+        self.status_subresource = status_subresource
         root = to_json_schema(openapi_schema, strict)
         # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
-        root.setdefault("properties", {})["metadata"] = {"type": "object"}
+        # apiVersion and kind are always there, declared or not.
+        props = root.setdefault("properties", {})
+        props["metadata"] = {"type": "object"}
+        props.setdefault("apiVersion", {"type": "string"})
+        props.setdefault("kind", {"type": "string"})
+        # A pattern in RE2 syntax that is no ECMA regex (`^(?i)[a-z]+$`, Kueue's) would stop
+        # jsonschema-rs: such patterns are checked by format_findings with Python's re instead.
+        self._re2_patterns = _drop_foreign_patterns(root)
         self._validator = jsonschema_rs.Draft4Validator(root)
+        # which parts of the schema have defaults, rules, list types: the walks skip the rest
+        self._defaults = Marked("default")
+        self._rules = Marked("x-kubernetes-validations")
+        self._list_types = Marked("x-kubernetes-list-type", lambda kind: kind in ("set", "map"))
+        self._embedded = Marked("x-kubernetes-embedded-resource")
+        # Defaults change a verdict through the rules, a required field, or an object's property
+        # count (list-map keys take their defaults in list_type_findings); else they are skipped.
+        self._defaults_matter = self._defaults(openapi_schema) and (
+            self._rules(openapi_schema)
+            or _required_defaulted(openapi_schema)
+            or Marked("maxProperties")(openapi_schema)
+            or Marked("minProperties")(openapi_schema)
+        )
+        checked = Marked("format", lambda fmt: isinstance(fmt, str) and fmt in FORMATS)
+        self._formats = checked if not self._re2_patterns else _everything
+        self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
+        if self._defaults_matter:
+            obj = apply_defaults(self.schema, obj, self._defaults)
         found = [
             Finding("error", *problem) for error in self._validator.iter_errors(obj) for problem in describe(error)
         ]
+        if self.status_subresource and "status" in obj:
+            # With a status subresource a create cannot set status: PrepareForCreate deletes it
+            # before validation (strategy.go); its unknown fields were found when decoding.
+            found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
+            obj = {k: v for k, v in obj.items() if k != "status"}
+        if self._formats(self.schema):
+            found += format_findings(self.schema, obj, (), self._formats)
+        if self._embedded(self.schema):
+            found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
+        if self._list_types(self.schema):
+            found += list_type_findings(self.schema, obj, (), self._list_types)
+        rules_apply = self.minor is None or self.minor >= RULES_SINCE
+        if rules_apply and self._rules(self.schema) and not any(_blocking(f) for f in found):
+            found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
+
+
+def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
+    """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
+    apiserver's Duplicate value error)."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, list):
+        kind = schema.get("x-kubernetes-list-type")
+        keys = schema.get("x-kubernetes-list-map-keys")
+        seen: dict = {}
+        for i, item in enumerate(value):
+            if kind == "set":
+                key = _hashable(item)
+            elif kind == "map" and isinstance(keys, list) and isinstance(item, dict):
+                key = tuple(_hashable(item[k] if k in item else _key_default(schema, k)) for k in keys)
+            else:
+                continue
+            if key not in seen:
+                seen[key] = i
+                continue
+            if kind == "set":
+                what = f"{_short(item)} is in the list-set twice"
+            else:
+                same = ", ".join(f"{k}={_short(item.get(k))}" for k in keys)
+                what = f"two items of the list-map have the same {same}"
+            message = f"Duplicate value: {what} (see [{seen[key]}])"
+            out.append(Finding("error", dotted([*path, i]), "schema", message))
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                out += list_type_findings(schema["items"], item, (*path, i), marked)
+    elif isinstance(value, dict):
+        for name, sub in marked.properties(schema):
+            if name in value:
+                out += list_type_findings(sub, value[name], (*path, name), marked)
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and marked(extra):
+            for name, item in value.items():
+                out += list_type_findings(extra, item, (*path, name), marked)
+    return out
+
+
+def format_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
+    """Strings that are not of their schema's `format` (FORMATS: the ones kube-openapi checks),
+    or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, str):
+        fmt = schema.get("format")
+        check = FORMATS.get(fmt) if isinstance(fmt, str) else None
+        if check is not None and not check(value):
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {fmt!r}"))
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and not _ecma_ok(pattern) and not _re2(pattern).search(value):
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
+    elif isinstance(value, dict):
+        for name, sub in marked.properties(schema):
+            if name in value:
+                out += format_findings(sub, value[name], (*path, name), marked)
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and marked(extra):
+            for name, item in value.items():
+                out += format_findings(extra, item, (*path, name), marked)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += format_findings(schema["items"], item, (*path, i), marked)
+    return out
+
+
+@functools.cache
+def _ecma_ok(pattern: str) -> bool:
+    try:
+        jsonschema_rs.Draft4Validator({"pattern": pattern})
+    except (jsonschema_rs.ValidationError, ValueError):
+        return False
+    return True
+
+
+@functools.cache
+def _re2(pattern: str) -> re.Pattern:
+    """An RE2 pattern for Python's re, which takes inline flags only at the start."""
+    flags = 0
+    for letter, flag in (("i", re.IGNORECASE), ("s", re.DOTALL), ("m", re.MULTILINE)):
+        if f"(?{letter})" in pattern:
+            pattern, flags = pattern.replace(f"(?{letter})", ""), flags | flag
+    try:
+        return re.compile(pattern, flags)
+    except re.error:
+        return re.compile("")  # matches everything: the apiserver's verdict is unknown here
+
+
+def _drop_foreign_patterns(schema) -> bool:
+    """Remove the `pattern`s jsonschema-rs refuses from a JSON schema; True if there were any."""
+    found = False
+    if isinstance(schema, dict):
+        if isinstance(schema.get("pattern"), str) and not _ecma_ok(schema["pattern"]):
+            del schema["pattern"]
+            found = True
+        for key, value in schema.items():
+            if key not in ("enum", "default"):
+                found = _drop_foreign_patterns(value) or found
+    elif isinstance(schema, list):
+        for item in schema:
+            found = _drop_foreign_patterns(item) or found
+    return found
+
+
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def embedded_findings(schema, value, path: str, marked=_everything, root: bool = False) -> list[Finding]:
+    """An x-kubernetes-embedded-resource object's apiVersion, kind and metadata, as
+    apiextensions-apiserver's schema/objectmeta Validate checks them (validateEmbeddedResource):
+    apiVersion and kind required, kind a DNS-1035 label in any case, metadata's keys and values."""
+    from .rules.meta import metadata_findings
+
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, dict):
+        if schema.get("x-kubernetes-embedded-resource") and not root:
+            for key in ("apiVersion", "kind"):
+                if not value.get(key):
+                    out.append(Finding("error", child(path, key), "required", f"an embedded object needs {key}"))
+            kind = value.get("kind")
+            if isinstance(kind, str) and kind and not (len(kind) <= 63 and _DNS1035.match(kind.lower())):
+                message = f"{kind!r} may have mixed case, but should otherwise be a DNS-1035 label"
+                out.append(Finding("error", child(path, "kind"), "schema", message))
+            if isinstance(value.get("metadata"), dict):
+                for found in metadata_findings({"kind": kind, "metadata": value["metadata"]}, check_name=False):
+                    out.append(Finding(found.severity, joined(path, found.path), found.rule, found.message))
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        extra = schema.get("additionalProperties")
+        for name, item in value.items():
+            sub = props.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                out += embedded_findings(sub, item, child(path, name), marked)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += embedded_findings(schema["items"], item, child(path, i), marked)
+    return out
+
+
+def _key_default(schema: dict, key: str):
+    """The default of a list-map key (the apiserver defaults before it compares items)."""
+    props = schema.get("items", {}).get("properties") if isinstance(schema.get("items"), dict) else None
+    sub = props.get(key) if isinstance(props, dict) else None
+    return sub.get("default") if isinstance(sub, dict) else None
+
+
+def _required_defaulted(schema) -> bool:
+    """Whether some property is both required and defaulted (a default then satisfies it)."""
+    if isinstance(schema, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = schema.get("required") if isinstance(schema.get("required"), list) else []
+        if any(isinstance(props.get(name), dict) and "default" in props[name] for name in required):
+            return True
+        return any(_required_defaulted(v) for k, v in schema.items() if k not in ("default", "enum"))
+    if isinstance(schema, list):
+        return any(_required_defaulted(v) for v in schema)
+    return False
+
+
+_SCALAR_KINDS = {str: "s", bool: "b", int: "n", float: "n", type(None): "z"}
+
+
+def _hashable(value):
+    kind = _SCALAR_KINDS.get(value.__class__)
+    if kind is not None:  # 1 and 1.0 are one number; True is not 1
+        return (kind, value)
+    if isinstance(value, dict):
+        return ("{}", tuple(sorted((k, _hashable(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("[]", tuple(_hashable(v) for v in value))
+    return (type(value).__name__, value)
+
+
+def _short(value) -> str:
+    import json
+
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# x-kubernetes-validations (KEP-2876, feature gate CustomResourceValidationExpressions): alpha in
+# 1.23 and off by default, beta and on from 1.25; a release without it drops the rules
+RULES_SINCE = 25
+
+
+def _under_status(path: str) -> bool:
+    return path == "status" or path.startswith(("status.", "status["))
+
+
+class Marked:
+    """Whether a schema node has ``key`` at or below it; answered once per node (by identity:
+    the schema lives as long as its validator)."""
+
+    def __init__(self, key: str, accept=None):
+        self.key = key
+        self.accept = accept  # which values of the key count (None: any)
+        self._known: dict[int, bool] = {}
+        self._properties: dict[int, list] = {}
+
+    def __call__(self, node) -> bool:
+        if not isinstance(node, dict | list):
+            return False
+        found = self._known.get(id(node))
+        if found is None:
+            if isinstance(node, dict):
+                here = self.key in node and (self.accept is None or self.accept(node[self.key]))
+                found = here or any(self(v) for k, v in node.items() if k not in ("default", "enum"))
+            else:
+                found = any(self(v) for v in node)
+            self._known[id(node)] = found
+        return found
+
+    def properties(self, node: dict) -> list[tuple[str, dict]]:
+        """The properties of ``node`` that are marked (the ones a walk must visit)."""
+        found = self._properties.get(id(node))
+        if found is None:
+            props = node.get("properties")
+            found = [(k, v) for k, v in props.items() if self(v)] if isinstance(props, dict) else []
+            self._properties[id(node)] = found
+        return found
+
+
+# hasBlockingErr in apiextensions-apiserver pkg/registry/customresource/strategy.go: these field
+# errors (TypeInvalid, Required, NotSupported, TooLong, TooMany) stop the CEL rules.
+_BLOCKING_MESSAGE = re.compile(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
+
+
+def _blocking(finding: Finding) -> bool:
+    if finding.rule in ("type", "type-string", "required", "enum"):
+        return True
+    return finding.rule == "schema" and bool(_BLOCKING_MESSAGE.search(finding.message))
+
+
+# -- defaults ----------------------------------------------------------------------------------
+
+
+def apply_defaults(schema: dict, value, marked=_everything):
+    """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
+    property that is absent (or null where the schema is not nullable) takes its default, in
+    objects, in list items and in map values. ``value`` is not changed: the mappings and lists
+    a default goes into are copied."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return value
+    if isinstance(value, dict):
+        out = value
+        for name, sub in marked.properties(schema):
+            current = value.get(name)
+            if name not in value or (current is None and not sub.get("nullable")):
+                if "default" not in sub:
+                    continue
+                new = apply_defaults(sub, copy.deepcopy(sub["default"]), marked)
+            else:
+                new = apply_defaults(sub, current, marked)
+                if new is current:
+                    continue
+            if out is value:
+                out = dict(value)
+            out[name] = new
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and marked(extra):
+            for name, current in value.items():
+                new = apply_defaults(extra, current, marked)
+                if new is not current:
+                    if out is value:
+                        out = dict(value)
+                    out[name] = new
+        return out
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = [apply_defaults(schema["items"], item, marked) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value

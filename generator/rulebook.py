@@ -120,7 +120,14 @@ _RULES = [
     Rule("type", "schema", ERROR, "a value of the wrong type"),
     Rule("enum", "schema", ERROR, "a value outside the allowed set"),
     Rule("quantity", "schema", ERROR, "a value that is not a Kubernetes quantity"),
-    Rule("schema", "schema", ERROR, "any other schema constraint (minimum, pattern, ...)"),
+    Rule("schema", "schema", ERROR, "any other schema constraint (minimum, pattern, format, ...)"),
+    Rule("cel-rule", "schema", ERROR, "a custom resource that breaks an x-kubernetes-validations rule of its CRD"),
+    Rule(
+        "cel-unsupported",
+        "schema",
+        WARNING,
+        "an x-kubernetes-validations rule this tool cannot evaluate (a CEL function it lacks): not checked",
+    ),
     # -- pod --------------------------------------------------------------------------------
     Rule("pod-template", "pod", ERROR, "a workload whose pod template has no spec"),
     Rule("containers", "pod", ERROR, "a pod without containers"),

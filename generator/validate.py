@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, parallel, provenance, structural, thirdparty
+from . import bundles, crdschema, discover, kube, parallel, provenance, schemasource, structural, thirdparty
 from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -125,10 +125,12 @@ class ObjectChecker:
         trainer: tuple[int, int] | None = None,
         jobset: tuple[int, int] | None = None,
         follow_records: bool = False,
+        crds: schemasource.CrdSource | None = None,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
         against all it serves); by default ``minor`` alone. ``follow_records``: a file `render`
-        wrote is checked against the releases it records (provenance.py), not ``minor``."""
+        wrote is checked against the releases it records (provenance.py), not ``minor``.
+        ``crds``: the user's CRDs (--crd)."""
         self.follow_records = follow_records
         self.minor = kube.require_known(minor)
         self.releases = releases or [self.minor]
@@ -137,7 +139,12 @@ class ObjectChecker:
         chosen = {"volcano": volcano, "kubeflow": kubeflow, "trainer": trainer, "jobset": jobset}
         self.project_releases = {p: chosen[p] or thirdparty.newest(p) for p in thirdparty.VALIDATED}
         self.kube = KubeValidator()
-        self._custom_validators: dict[tuple[str, str], CustomResourceValidator] = {}
+        self.crds = crds
+
+    @functools.cached_property
+    def schemas(self) -> schemasource.Schemas:
+        """Every source of schemas, composed once (schemasource.compose)."""
+        return schemasource.compose(self.minor, _project_kinds(), self.target, self.project_releases, self.crds)
 
     def for_releases(self, releases: list[int]) -> ObjectChecker:
         """A checker like this one for other releases (the newest first among equals); made once."""
@@ -145,7 +152,12 @@ class ObjectChecker:
         cache = self.__dict__.setdefault("_siblings", {})
         if key not in cache:
             cache[key] = ObjectChecker(
-                releases[-1], self.strict_kinds, list(releases), self.skip_kinds, **self.project_releases
+                releases[-1],
+                self.strict_kinds,
+                list(releases),
+                self.skip_kinds,
+                crds=self.crds,
+                **self.project_releases,
             )
         return cache[key]
 
@@ -155,17 +167,9 @@ class ObjectChecker:
         return crdschema.Target(apiextensions, self.minor, self.minor)
 
     def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
-        """Compiled once per kind and run: our API derived for this checker's Kubernetes release,
-        or the project's CRD of the chosen release."""
-        key = (api_version, kind)
-        if key not in self._custom_validators:
-            source, _ = CUSTOM_KINDS.get(key) or (thirdparty.all_kinds()[key], None)
-            if isinstance(source, str):
-                schema = thirdparty.schema(api_version, kind, self.project_releases[source])
-            else:
-                schema = crdschema.openapi_schema(self.target, path=source)
-            self._custom_validators[key] = CustomResourceValidator(schema, strict=True)
-        return self._custom_validators[key]
+        """Compiled once per kind and run: the user's CRD (--crd), our API derived for this
+        checker's Kubernetes release, or the project's CRD of the chosen release."""
+        return self.schemas.validator(api_version, kind)
 
     def check(self, obj, nulls: bool = True) -> list[Finding]:
         """Every finding once: the schema and a rule may say the same thing (a bad quantity).
@@ -197,14 +201,19 @@ class ObjectChecker:
         if (api_version, kind) in LEGACY:
             return [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
         project = thirdparty.all_kinds().get((api_version, kind))
-        if project is not None and (api_version, kind) not in thirdparty.kinds(project, self.project_releases[project]):
+        theirs = self.crds is not None and self.crds.lookup(api_version, kind) is not None
+        served = project is None or (api_version, kind) in thirdparty.kinds(project, self.project_releases[project])
+        if not (served or theirs):
             return [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
-        if (api_version, kind) in CUSTOM_KINDS or project is not None:
+        custom = self.schemas.lookup(api_version, kind)
+        if custom is not None and not custom.served:
+            return [error("apiVersion", "api-not-served", f"{api_version} {kind} is not served ({custom.origin})")]
+        if custom is not None and not custom.builtin:
             # the apiserver prunes a custom resource's declared non-nullable nulls from 1.20
             # (crvalidate.prune_nulls); before, a null fails the schema; a null of an undeclared
             # field is an unknown field. Its metadata is ObjectMeta, where null is absent.
             if nulls and self.minor >= NULLS_PRUNED_SINCE:
-                obj = prune_nulls(obj, self.custom_validator(api_version, kind).openapi_schema)
+                obj = prune_nulls(obj, self.custom_validator(api_version, kind).schema)
             if nulls and isinstance(obj.get("metadata"), dict):
                 obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
@@ -220,6 +229,11 @@ class ObjectChecker:
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
             return [error("apiVersion", "api-not-served", served)]
+        if self.crds is not None and self.crds.versions_of(api_version, kind):
+            versions = ", ".join(self.crds.versions_of(api_version, kind))
+            return [
+                error("apiVersion", "api-not-served", f"{api_version} has no kind {kind}: its CRD serves {versions}")
+            ]
         mistake = _known_group_mistake(api_version, kind, self.minor)
         if mistake and mistake.is_error:
             return [mistake]
@@ -275,6 +289,12 @@ def _kustomize_builtin_message(kind: str) -> str:
         f"apiVersion: builtin {kind} is the configuration of a kustomize plugin, not a Kubernetes object: "
         "it was not checked (kubectl would find no such kind); validate the build: kubectl kustomize DIR | validate -"
     )
+
+
+def _project_kinds() -> dict:
+    """The schema sources of the custom kinds this project knows, for schemasource.ProjectSource:
+    every kind of the projects' CRDs (by project), and CUSTOM_KINDS' (our API, or a project)."""
+    return {**thirdparty.all_kinds(), **{key: source for key, (source, _) in CUSTOM_KINDS.items()}}
 
 
 def _go_zero_values(data, path: list, zeroed: set[str]):

@@ -107,7 +107,9 @@ def test_pre_commit_validate_hook_on_fixtures():
     hook = hooks()["paddlejob-validate"]
     assert hook["language"] == "python"
     good = sorted(  # the hook checks at the default (newest) releases
-        str(p) for p in (FIXTURES / "validate" / "good").iterdir() if "-version:" not in p.read_text()
+        str(p)
+        for p in (FIXTURES / "validate" / "good").iterdir()
+        if "-version:" not in p.read_text() and "# crd:" not in p.read_text()
     )
     assert run_entry(hook["entry"], good).returncode == 0
     bad = run_entry(hook["entry"], [*good, str(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml")])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import kube, rulebook, validate
+from generator import kube, rulebook, schemasource, validate
 
 from .conftest import FIXTURES, KUBECTL, kubectl_decode_error, needs_kubectl
 
@@ -48,9 +48,18 @@ def project_release(path: Path, project: str):
     return None
 
 
+def crds(path: Path) -> schemasource.CrdSource | None:
+    """The CRDs a fixture is checked with (`# crd: PATH` lines, under tests/fixtures), as --crd."""
+    named = [str(FIXTURES / line.split(":", 1)[1].strip()) for line in header(path) if line.startswith("# crd:")]
+    return schemasource.CrdSource(named) if named else None
+
+
 def findings(path: Path):
     checker = validate.ObjectChecker(
-        kube_version(path), volcano=project_release(path, "volcano"), kubeflow=project_release(path, "kubeflow")
+        kube_version(path),
+        volcano=project_release(path, "volcano"),
+        kubeflow=project_release(path, "kubeflow"),
+        crds=crds(path),
     )
     return validate.validate_files([str(path)], checker)
 

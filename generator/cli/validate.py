@@ -6,7 +6,7 @@ import argparse
 import difflib
 import sys
 
-from .. import cliargs, discover, kube, outputs, rulebook, thirdparty, validate
+from .. import cliargs, discover, kube, outputs, rulebook, schemasource, thirdparty, validate
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -15,6 +15,7 @@ examples:
   kustomize build overlays/prod | paddlejob-manifests validate -
   paddlejob-manifests validate --output json deploy/ > findings.json
   paddlejob-manifests validate --skip-rules env-duplicate,paddlejob-gloo jobs/
+  paddlejob-manifests validate --crd crds/ --crd cert-manager.crds.yaml manifests/
   paddlejob-manifests validate --list-rules
 
 output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
@@ -80,6 +81,14 @@ def add_parser(sub) -> None:
         "--jobset-version",
         metavar="0.N",
         help=f"JobSet release whose CRD checks JobSets (default: the newest, {_newest('jobset')})",
+    )
+    p.add_argument(
+        "--crd",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a CRD file, a folder of them or an install manifest: their kinds are checked against "
+        "the CRDs' schemas and x-kubernetes-validations rules; repeatable",
     )
     p.add_argument(
         "--skip-kinds",
@@ -166,12 +175,24 @@ def cmd_validate(args: argparse.Namespace) -> int:
             projects[name] = thirdparty.parse_release(name, value) if value else None
         except thirdparty.UnknownReleaseError as err:
             raise cliargs.UsageError(f"--{name}-version: {err}") from None
+    try:
+        crds = schemasource.CrdSource(args.crd) if args.crd else None
+    except schemasource.CrdLoadError as err:
+        raise cliargs.UsageError(f"--crd: {err}") from None
     newest = kube.known_versions()[-1]
     checker = validate.ObjectChecker(
-        minor or newest, args.strict_kinds or args.strict, skip_kinds=skip, follow_records=minor is None, **projects
+        minor or newest,
+        args.strict_kinds or args.strict,
+        skip_kinds=skip,
+        follow_records=minor is None,
+        crds=crds,
+        **projects,
     )
     files = found.files
-    report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
+    try:
+        report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
+    except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
+        raise cliargs.UsageError(f"--crd: {err}") from None
     validate.note_empty(report, files, fail=args.fail_on_empty)
     report.strict = args.strict
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
