@@ -6,6 +6,7 @@ resource.Quantity (quantities), distribution/reference (images)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from decimal import Decimal, InvalidOperation
@@ -152,6 +153,7 @@ def label_value_problem(value, key) -> str | None:
     )
 
 
+@functools.lru_cache(maxsize=4096)  # keys repeat across documents; bounded like the scalar cache
 def label_key_problem(key, what: str = "label") -> str | None:
     """Why ``key`` is not a label (or annotation) key: [DNS-1123 subdomain/]qualified name."""
     if not isinstance(key, str):

@@ -320,6 +320,8 @@ ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef"
 
 _ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
 
+_RELAXED_ENV_NAME = re.compile(r"^[ -<>-~]+$")  # printable ASCII but '=' (IsRelaxedEnvVarName)
+
 RELAXED_ENV_NAMES_SINCE = 32  # RelaxedEnvironmentVariableValidation: alpha 1.30, beta (on) 1.32, GA 1.34
 
 
@@ -329,13 +331,21 @@ def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[F
         probe = c.get(probe_kind)
         if isinstance(probe, dict):
             out += _probe_findings(probe, f"{here}.{probe_kind}", probe_kind)
-    for hook in ("postStart", "preStop"):
-        handler = as_dict(c.get("lifecycle")).get(hook)
-        if isinstance(handler, dict):
-            out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
-    for j, env in enumerate(as_list(c.get("env"))):
-        if isinstance(env, dict):
-            out += _env_findings(env, f"{here}.env[{j}]", releases)
+    lifecycle = c.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for hook in ("postStart", "preStop"):
+            handler = lifecycle.get(hook)
+            if isinstance(handler, dict):
+                out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
+    env_list = c.get("env")
+    if isinstance(env_list, list):
+        names = _ENV_NAME if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) else _RELAXED_ENV_NAME
+        for j, env in enumerate(env_list):
+            if isinstance(env, dict):
+                name = env.get("name")
+                if env.get("valueFrom") is None and (not isinstance(name, str) or names.match(name)):
+                    continue  # the common case: a valid name and a plain value
+                out += _env_findings(env, f"{here}.env[{j}]", names)
     return out
 
 
@@ -379,20 +389,20 @@ def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
     return out
 
 
-def _env_findings(env: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
-    """validateEnv and validateEnvVarValueFrom: a valid name, and valueFrom with exactly one source."""
+def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
+    """validateEnv and validateEnvVarValueFrom: a name ``names`` matches (the release's grammar),
+    and valueFrom with exactly one source."""
     out = []
     name = env.get("name")
-    if isinstance(name, str) and name:
-        if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) and not _ENV_NAME.match(name):
+    if isinstance(name, str) and name and not names.match(name):
+        if names is _ENV_NAME:
             message = (
                 f"env name {name!r} must be letters, digits, '_', '-' or '.', not starting with a digit "
                 f"(any printable character but '=' from Kubernetes 1.{RELAXED_ENV_NAMES_SINCE})"
             )
-            out.append(error(f"{path}.name", "env-value", message))
-        elif any(not 32 <= ord(ch) <= 126 for ch in name) or "=" in name:
+        else:
             message = f"env name {name!r} must be printable ASCII characters other than '='"
-            out.append(error(f"{path}.name", "env-value", message))
+        out.append(error(f"{path}.name", "env-value", message))
     source = env.get("valueFrom")
     if not isinstance(source, dict):
         return out
