@@ -259,15 +259,18 @@ def run(processes: list[Process], workdir: Path, timeout: float, python: str, ou
     try:
         for proc in processes:
             Path(proc.env["PADDLE_LOG_DIR"]).mkdir(parents=True, exist_ok=True)
-            child = subprocess.Popen(
-                proc.argv,
-                cwd=workdir,
-                env={**_base_env(python_bin), **proc.env},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # its own process group: stopping it stops what it started
-            )
+            try:
+                child = subprocess.Popen(
+                    proc.argv,
+                    cwd=workdir,
+                    env={**_base_env(python_bin), **proc.env},
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,  # its own process group: stopping it stops what it started
+                )
+            except OSError as err:
+                return Outcome(False, cannot_start(proc, err))
             running[child.pid] = (proc, child)
             selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
         return _supervise(running, selector, width, started, timeout, out)
@@ -275,6 +278,24 @@ def run(processes: list[Process], workdir: Path, timeout: float, python: str, ou
         for _proc, child in running.values():
             _stop(child)
         selector.close()
+
+
+def cannot_start(proc: Process, err: OSError) -> str:
+    """Why a container's command did not start, as the kubelet reports it: the runtime's exec
+    fails, the container ends with exit code 128 and reason StartError (containerd; Docker's
+    ContainerCannotRun), and the pod fails (or, restarted, goes into CrashLoopBackOff)."""
+    command = proc.argv[0]
+    if isinstance(err, FileNotFoundError):
+        why = f'exec: "{command}": executable file not found in $PATH'
+    elif isinstance(err, PermissionError):
+        why = f'exec: "{command}": permission denied'
+    else:
+        why = f'exec: "{command}": {err.strerror or err}'
+    name = proc.pod.container.get("name") or "(unnamed)"
+    return (
+        f"pod {proc.pod.name}: container {name} cannot run (StartError, exit code 128): {why}; the image must "
+        "provide the command, and here this machine must (in PATH, or a path under --workdir)"
+    )
 
 
 def _base_env(python_bin: Path) -> dict[str, str]:

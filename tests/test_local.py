@@ -243,3 +243,13 @@ def test_a_hand_written_podgroup_is_joined_by_the_operators_pods(tmp_path):
         assert template["spec"]["schedulerName"] == "volcano"
     for pod in pods.expand(manifests)[0]:  # the operator copies the template's metadata to its pods
         assert pod.annotations["scheduling.k8s.io/group-name"] == "demo"
+
+
+def test_a_command_not_on_path_fails_the_pod_as_the_kubelet_reports_it(tmp_path):
+    """The project's CTR example runs `paddle_k8s`, which only its image has: the container
+    cannot start (StartError), the job fails; not a crash of the tool (exit 3)."""
+    done = local(tmp_path, REPO / "deploy" / "examples" / "ctr-kubernetes.yaml")
+    assert done.returncode == 1, done.stderr
+    assert "container paddle cannot run (StartError, exit code 128)" in done.stderr
+    assert 'exec: "paddle_k8s": executable file not found in $PATH' in done.stderr
+    assert "this is a bug" not in done.stderr
