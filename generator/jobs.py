@@ -38,6 +38,12 @@ def features() -> list[dict]:
     return engine.evaluate_snippet("(import 'paddlejob/features.libsonnet').features")
 
 
+def runtimes_with(feature: str) -> list[str]:
+    """The runtimes that can express ``feature`` (a name in features.libsonnet)."""
+    (found,) = [f for f in features() if f["name"] == feature]
+    return [r for r in runtimes() if r in found["how"]]
+
+
 class JobError(ValueError):
     """A job description that cannot be rendered; the message is one line."""
 

@@ -68,6 +68,18 @@
       why: { kubeflow: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`" },
     },
     {
+      name: 'port',
+      field: '`port`, `--port`',
+      how: {
+        volcano: 'every endpoint in `PADDLE_*` and `PADDLE_PORT`',
+        kubernetes: 'every endpoint in `PADDLE_*`, `PADDLE_PORT` and the headless Services',
+      },
+      why: {
+        'paddle-operator': 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
+        kubeflow: 'training-operator v1.9.0 takes the port of the container port named `master` (default 36543), which this library does not write',
+      },
+    },
+    {
       name: 'Volcano gang scheduling (volcano)',
       field: '`volcano`, `--volcano`',
       how: {
