@@ -10,9 +10,11 @@ pod's address. The container's command and args run (a `python`/`python3` first 
 local interpreter, `--python`) in the working directory (`--workdir`, where the training code
 is), each output line prefixed with the pod name.
 
-The job's result is what its controller reports: Completed once every pod that finishes
-(trainers, workers, Indexed Job pods) has exited 0; Failed as soon as any pod exits non-zero.
-Pods that serve (parameter servers) are stopped then. Ctrl-C or a timeout stops every process.
+The job's result is what its controller reports: Completed once every pod that finishes has
+exited 0 (on paddle-operator every pod of every role, servers included; on Volcano the tasks
+that complete the job; the Indexed Job's pods); Failed as soon as any pod exits non-zero;
+Running when only parameter servers are left (they never exit, so paddle-operator never marks
+the job Completed) or at the timeout. Ctrl-C, a timeout or the verdict stops every process.
 """
 
 from __future__ import annotations
@@ -223,7 +225,10 @@ def explain(processes: list[Process]) -> str:
     lines = []
     for proc in processes:
         pod = proc.pod
-        what = "finishes the job" if pod.finishes else "serves until the job ends"
+        if pod.serves and pod.finishes:
+            what = "a server, which must exit 0 too for the job to complete"
+        else:
+            what = "finishes the job" if pod.finishes else "serves until the job ends"
         lines.append(f"# pod {pod.name} ({pod.role} {pod.index}, {what}) at {proc.ip}")
         for note in proc.notes:
             lines.append(f"#   note: {note}")
@@ -244,11 +249,22 @@ def _in_spec(pod: Pod, key: str) -> bool:
 
 @dataclass
 class Outcome:
-    completed: bool
+    """The job's phase as its controller would report it (Completed, Failed or Running) and why."""
+
+    phase: str
     reason: str
 
+    @property
+    def completed(self) -> bool:
+        return self.phase == "Completed"
 
-def run(processes: list[Process], workdir: Path, timeout: float, python: str, out=None) -> Outcome:
+
+GRACE = 30.0  # seconds the pods that finish the job are given once only servers are left
+
+
+def run(
+    processes: list[Process], workdir: Path, timeout: float, python: str, out=None, grace: float = GRACE
+) -> Outcome:
     """Start every pod, stream its output with its name, stop everything at the job's end."""
     out = out or sys.stdout
     python_bin = _python_bin(workdir, python)
@@ -270,10 +286,10 @@ def run(processes: list[Process], workdir: Path, timeout: float, python: str, ou
                     start_new_session=True,  # its own process group: stopping it stops what it started
                 )
             except OSError as err:
-                return Outcome(False, cannot_start(proc, err))
+                return Outcome("Failed", cannot_start(proc, err))
             running[child.pid] = (proc, child)
             selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
-        return _supervise(running, selector, width, started, timeout, out)
+        return _supervise(running, selector, width, started, timeout, grace, out)
     finally:
         for _proc, child in running.values():
             _stop(child)
@@ -319,8 +335,13 @@ def _python_bin(workdir: Path, python: str) -> Path:
     return folder
 
 
-def _supervise(running, selector, width, started, timeout, out) -> Outcome:
+def _supervise(running, selector, width, started, timeout, grace, out) -> Outcome:
+    """The controller's verdict: Failed as soon as a pod fails; Completed once every pod that
+    finishes the job has exited 0; Running (stopped here) when only servers that never exit
+    are left, or at the timeout."""
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
+    trainers = {pid for pid in waiting if not running[pid][0].pod.serves}
+    trainers_done = None  # when the last trainer exited, with servers still to finish
     while True:
         _pump(selector, width, out, wait=0.2)
         for pid, (proc, child) in running.items():
@@ -329,13 +350,31 @@ def _supervise(running, selector, width, started, timeout, out) -> Outcome:
                 continue
             if code != 0:
                 _drain(selector, width, out)
-                return Outcome(False, f"pod {proc.pod.name} exited with {_describe(code)}")
+                return Outcome("Failed", f"pod {proc.pod.name} exited with {_describe(code)}")
             waiting.discard(pid)
+            trainers.discard(pid)
         if not waiting:
             _drain(selector, width, out)
-            return Outcome(True, "every pod that finishes the job exited 0")
-        if time.monotonic() - started > timeout:
-            return Outcome(False, f"the job did not finish within {timeout:.0f} s (--timeout)")
+            return Outcome("Completed", "every pod that finishes the job exited 0")
+        now = time.monotonic()
+        if not trainers:
+            trainers_done = trainers_done or now
+            if now - trainers_done > grace:
+                _drain(selector, width, out)
+                return Outcome("Running", _servers_never_exit([running[pid][0].pod for pid in waiting], grace))
+        if now - started > timeout:
+            return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _servers_never_exit(left: list[Pod], grace: float) -> str:
+    names = ", ".join(pod.name for pod in left)
+    controller = left[0].controller or "the controller"
+    return (
+        f"every trainer exited 0, but {names} still ran {grace:.0f} s later (--grace): parameter servers never "
+        f"exit on their own, and {controller} marks a job Completed only when every replica of every role has "
+        "succeeded (getPaddleJobPhase), so it would never mark this one Completed and its cleanPodPolicy would "
+        "never fire; stopped here"
+    )
 
 
 def _pump(selector, width, out, wait: float) -> bool:

@@ -31,6 +31,7 @@ OPERATOR_PORT = 36000  # v0.3.5 PADDLE_PORT; with intranet PodIP the config map 
 OPERATOR_PORTS_NUM = 20  # v0.3.5 HOST_PORT_NUM, the config map's TRAINER_PORTS_NUM
 LOCAL_PORT_OFFSET = 1000  # the operator's random offset, fixed locally so runs repeat
 KUBEFLOW_DEFAULT_PORT = 36543  # kubeflow.org/v1 PaddleJobDefaultPort
+OPERATOR = "paddle-operator v0.3.5"
 
 
 class ExpandError(ValueError):
@@ -67,6 +68,10 @@ class Pod:
     config_maps: dict = field(default_factory=dict)  # name -> data, for envFrom
     names: list[str] = field(default_factory=list)  # extra DNS names (a Service per pod)
     notes: list[str] = field(default_factory=list)
+    # A parameter server: Paddle's servers do not exit on their own. With ``finishes`` too (the
+    # paddle-operator needs every replica of every role to succeed), the job never completes.
+    serves: bool = False
+    controller: str = ""  # who gives the job's verdict, for messages
 
 
 def _meta(obj: dict) -> tuple[str, str]:
@@ -154,7 +159,9 @@ def _paddle_operator(job: dict) -> list[Pod]:
     pods = []
     for role in roles:
         for i, pod_name in enumerate(names[role]):
-            pod = _pod(pod_name, namespace, role, i, role == "worker", spec[role].get("template"), pod_name, pod_name)
+            # getPaddleJobPhase (v0.3.5): Completed only when every role's replicas all succeeded
+            pod = _pod(pod_name, namespace, role, i, True, spec[role].get("template"), pod_name, pod_name)
+            pod.serves, pod.controller = role == "ps", OPERATOR
             pod.names.append(pod_name)  # constructService4Pod: a Service named like the pod
             ip = _value("POD_IP", pod_name) if intranet == "Service" else _field("POD_IP", "status.podIP")
             _env(

@@ -81,9 +81,18 @@ def test_a_collective_job_trains_on_every_runtime(tmp_path, runtime):
 
 @pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubernetes"])
 def test_parameter_server_pods_resolve_in_paddles_role_maker(tmp_path, runtime):
+    """The servers listen until they are stopped: Volcano's CompleteJob policy and the Indexed
+    Job complete with the trainers; paddle-operator v0.3.5 waits for every role, so the job
+    stays Running (getPaddleJobPhase), and `local` says so."""
     job = render(tmp_path, runtime, "--ps", "2", "--workers", "2", "--command", "python ps_roles.py")
-    done = local(tmp_path, job)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    done = local(tmp_path, job, "--grace", "3")
+    if runtime == "paddle-operator":
+        assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+        assert "local: Running: every trainer exited 0, but demo-ps-0, demo-ps-1 still ran 3 s later" in done.stderr
+        assert "would never mark this one Completed" in done.stderr
+    else:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        assert "local: Completed" in done.stderr
     roles = {pod: json.loads(text) for pod, text in tagged(done.stdout, "ROLES").items()}
     assert len(roles) == 4, done.stdout[-3000:]
     servers = sorted(r["index"] for r in roles.values() if r["server"])
@@ -165,7 +174,9 @@ def test_a_job_without_a_command_is_explained_but_not_run(tmp_path):
     job = REPO / "deploy" / "examples" / "wide-and-deep.yaml"
     explained = local(tmp_path, job, "--explain")
     assert explained.returncode == 0, explained.stderr
-    assert "# pod wide-and-deep-ps-0 (ps 0, serves until the job ends)" in explained.stdout
+    assert "# pod wide-and-deep-ps-0 (ps 0, a server, which must exit 0 too for the job to complete)" in (
+        explained.stdout
+    )
     assert "TRAINING_ROLE=PSERVER" in explained.stdout
     assert "# no command: the image's entrypoint runs" in explained.stdout
     ran = local(tmp_path, job)
@@ -181,6 +192,17 @@ def test_a_failing_pod_fails_the_job_and_stops_the_others(tmp_path):
     done = local(tmp_path, job)
     assert done.returncode == 1
     assert "local: Failed: pod demo-worker-1 exited with exit code 3" in done.stderr
+
+
+def test_a_server_failing_after_the_trainers_fails_an_operator_job(tmp_path):
+    """paddle-operator v0.3.5 marks a job Failed when any pod of any role fails, also after
+    every trainer succeeded (getPaddleJobPhase): not Completed as soon as the workers exit."""
+    job = render(tmp_path, "paddle-operator", "--ps", "1", "--workers", "2", "--command",
+                 "python -c 'import os,sys,time; server = os.environ[\"TRAINING_ROLE\"] == \"PSERVER\"; "
+                 "time.sleep(3 if server else 0); sys.exit(4 if server else 0)'")  # fmt: skip
+    done = local(tmp_path, job)
+    assert done.returncode == 1, done.stderr
+    assert "local: Failed: pod demo-ps-0 exited with exit code 4" in done.stderr
 
 
 def start_fluid_problems(pod_env: dict[str, str], everyone: list[pods.Pod], manifests: list[dict]) -> list[str]:

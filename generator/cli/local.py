@@ -15,7 +15,7 @@ examples:
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
 
-exit: 0 the job completed, 1 it failed (or cannot run locally), 2 usage error
+exit: 0 the job completed, 1 it failed, would stay Running, or cannot run locally; 2 usage error
 """
 
 
@@ -39,6 +39,13 @@ def add_parser(sub) -> None:
         default="1.15",
         metavar="1.N",
         help="the Volcano release to imitate (the task-index annotation exists from 1.9)",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=localrun.GRACE,
+        help="seconds to wait for the other pods once every trainer has exited (default: %(default)s); "
+        "servers still running then mean the job would stay Running on the cluster",
     )
     p.set_defaults(func=cmd_local)
 
@@ -73,7 +80,6 @@ def cmd_local(args: argparse.Namespace) -> int:
     except localrun.LocalError as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 1
-    outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python)
-    verdict = "Completed" if outcome.completed else "Failed"
-    print(f"paddlejob-manifests local: {verdict}: {outcome.reason}", file=sys.stderr)
+    outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace)
+    print(f"paddlejob-manifests local: {outcome.phase}: {outcome.reason}", file=sys.stderr)
     return 0 if outcome.completed else 1
