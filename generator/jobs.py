@@ -182,6 +182,19 @@ def jsonnet_message(text: str) -> str:
     return first
 
 
+def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str]:
+    """What `validate` warns of in ``manifests`` (a job the target may not run as meant), one
+    line each: kind, name, field, message and rule id."""
+    checker = ObjectChecker(kube_version or known_versions()[-1])
+    lines = []
+    for manifest in manifests:
+        name = f"{manifest.get('kind')} {(manifest.get('metadata') or {}).get('name')}"
+        for finding in checker.check(manifest):
+            if not finding.is_error:
+                lines.append(f"{name}: {finding.path}: {finding.message} [{finding.rule}]")
+    return lines
+
+
 def check_manifests(
     manifests: list[dict], kube_version: int | None = None, name: str = "rendered", checker: ObjectChecker | None = None
 ) -> None:

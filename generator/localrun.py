@@ -88,6 +88,7 @@ class Process:
     env: dict[str, str]
     argv: list[str]
     notes: list[str] = field(default_factory=list)
+    pod_ip: str | None = None  # POD_IP as the spec gives it, before local names become addresses
 
 
 def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
@@ -204,20 +205,31 @@ def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> l
         notes = list(pod.notes)
         if argv and (argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0])):
             argv[0] = python
+        pod_ip = resolve_env(pod, ip).get("POD_IP")  # the value the launcher sees on a cluster
         env.setdefault("PADDLE_LOG_DIR", str(workdir / ".paddlejob-local" / pod.name / "log"))
         env.setdefault("POD_IP", ip)
-        processes.append(Process(pod, ip, env, argv, notes))
+        processes.append(Process(pod, ip, env, argv, notes, pod_ip))
     return processes
 
 
 def require_commands(processes: list[Process]) -> None:
     """Running needs each pod's command: an image's entrypoint is unknown here. (``explain``
-    still shows such a pod's environment, which is most of what a user wants to see.)"""
+    still shows such a pod's environment, which is most of what a user wants to see.) And a pod
+    that would wait for ever on a cluster does not run here either."""
     missing = [p.pod.name for p in processes if not p.argv]
     if missing:
         raise LocalError(
             f"{', '.join(missing)}: the container has no command: it would run its image's entrypoint, "
             "which local mode cannot know; give the job a command (--explain shows the environment anyway)"
+        )
+    bare = [p for p in processes if p.pod_ip is not None and "." not in p.pod_ip]
+    if bare:
+        raise LocalError(
+            f"{', '.join(p.pod.name for p in bare)}: POD_IP is {bare[0].pod_ip!r}, a name without a dot (the "
+            "paddle-operator's intranet Service sets it so): Paddle 2.3 and newer take POD_IP as the node's address "
+            "only when it has a dot (launcher plugin rewrite_host_ip), so on a cluster no pod starts the rendezvous "
+            "master and every pod waits for ever; local mode does not map the name to an address to make it pass. "
+            "Use intranet PodIP (the default)"
         )
 
 

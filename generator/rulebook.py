@@ -129,6 +129,12 @@ _RULES = [
     Rule("paddlejob-scheduler", "paddlejob", ERROR, "a schedulerName that ignores the schedulingPolicy"),
     Rule("paddlejob-gloo", "paddlejob", WARNING, "withGloo in collective mode, where the operator ignores it"),
     Rule("paddlejob-host-network", "paddlejob", WARNING, "intranet Host without dnsPolicy ClusterFirstWithHostNet"),
+    Rule(
+        "paddlejob-intranet-service",
+        "paddlejob",
+        WARNING,
+        "intranet Service: POD_IP is the pod's name, which Paddle 2.3+'s launcher ignores; the pods wait for ever",
+    ),
     Rule("paddlejob-sampleset", "paddlejob", WARNING, "sampleSetRef, which the released operator (v0.3.5) ignores"),
     # -- volcano ----------------------------------------------------------------------------
     Rule("volcano-tasks", "volcano", ERROR, "a Volcano Job without tasks"),

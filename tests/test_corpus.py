@@ -61,10 +61,18 @@ def test_the_corpus_is_large_and_holds_every_kind_the_tool_knows():
     assert ("apiextensions.k8s.io/v1", "CustomResourceDefinition") in kinds
 
 
+# Jobs of the corpus that a cluster would not run as meant: (file, line, rule). Each is a true
+# finding, not a false positive; the rule's docs (docs/validate.md) say what the cluster does.
+TRUE_FINDINGS = {
+    ("training/paddlejobs-recsys.yaml", 91, "paddlejob-intranet-service"),  # POD_IP is the pod's name
+}
+
+
 def test_validate_finds_nothing_in_the_corpus():
     report = validate.validate_files([str(p) for p in FILES], validate.ObjectChecker(37))
-    found = [f"{i.file}:{i.line}: {i.finding.rule} {i.finding.path}: {i.finding.message}" for i in report.findings]
-    assert found == []
+    found = {(Path(i.file).relative_to(CORPUS).as_posix(), i.line, i.finding.rule) for i in report.findings}
+    assert found == TRUE_FINDINGS, [f"{i.file}:{i.line}: {i.finding.message}" for i in report.findings]
+    assert all(i.finding.severity == "warning" for i in report.findings)
     assert report.documents == sum(len(documents_of(path)) for path in FILES)
 
 

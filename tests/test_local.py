@@ -275,3 +275,40 @@ def test_a_command_not_on_path_fails_the_pod_as_the_kubelet_reports_it(tmp_path)
     assert "container paddle cannot run (StartError, exit code 128)" in done.stderr
     assert 'exec: "paddle_k8s": executable file not found in $PATH' in done.stderr
     assert "this is a bug" not in done.stderr
+
+
+def test_paddles_launcher_takes_pod_ip_only_with_a_dot():
+    """The oracle of the intranet Service hang: Paddle's own launcher plugin (rewrite_host_ip,
+    paddle/distributed/launch/plugins) keeps its own host address for a POD_IP without a dot."""
+    import types
+
+    from paddle.distributed.launch import plugins
+
+    for pod_ip, taken in (("demo-worker-0", False), ("10.0.0.7", True)):
+        ctx = types.SimpleNamespace(
+            args=types.SimpleNamespace(host=pod_ip),
+            node=types.SimpleNamespace(ip="192.0.2.1"),
+            logger=types.SimpleNamespace(warning=lambda *_: None),
+        )
+        plugins.rewrite_host_ip(ctx)
+        assert (ctx.node.ip == pod_ip) is taken, pod_ip
+
+
+def test_intranet_service_fails_where_the_cluster_would_hang(tmp_path):
+    """paddle-operator's intranet Service sets POD_IP to the pod's name: `job` and `validate`
+    warn, `local` refuses to run it (it used to map the name to 127.0.0.x and train)."""
+    job = render(tmp_path, "paddle-operator", "--workers", "2", "--intranet", "Service", "--command",
+                 "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    explained = local(tmp_path, job, "--explain")
+    assert explained.returncode == 0, explained.stderr  # --explain still shows the wiring
+    done = local(tmp_path, job)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "demo-worker-0, demo-worker-1: POD_IP is 'demo-worker-0', a name without a dot" in done.stderr
+    assert "every pod waits for ever" in done.stderr
+    rendered = subprocess.run(
+        [sys.executable, "-m", "generator", "job", "demo", "--image", IMAGE, "--workers", "2", "--intranet",
+         "Service"], capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert rendered.returncode == 0
+    assert "job: warning: PaddleJob demo: spec.intranet: intranet Service: the operator sets POD_IP" in rendered.stderr
+    assert "[paddlejob-intranet-service]" in rendered.stderr

@@ -169,6 +169,8 @@ def cmd_job(args: argparse.Namespace) -> int:
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
         raise cliargs.UsageError(flag_message(text)) from None
+    for line in jobs.warnings(manifests):
+        print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)
     return 0
 

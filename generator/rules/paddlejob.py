@@ -90,6 +90,17 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
                 "withGloo only acts in PS mode (with ps); the operator ignores it here",
             )
         )
+    if spec.get("intranet") == "Service":
+        out.append(
+            warning(
+                "spec.intranet",
+                "paddlejob-intranet-service",
+                "intranet Service: the operator sets POD_IP to the pod's name (v0.3.5 constructPod), and "
+                "Paddle 2.3 and newer take POD_IP as the node's address only when it has a dot (launcher plugin "
+                "rewrite_host_ip): no pod starts the rendezvous master and every pod waits for ever; use intranet "
+                "PodIP (the default) unless the image's launcher is Paddle 2.2 or older",
+            )
+        )
     if spec.get("intranet") == "Host":
         for role in roles:
             pod = as_dict(as_dict(spec[role].get("template")).get("spec"))
