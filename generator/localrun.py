@@ -98,8 +98,13 @@ def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, s
     for pod in pods:
         ip = ips[pod.name]
         short = list(pod.names)  # a Service per pod; a bare hostname resolves only inside the pod
-        if pod.subdomain:
+        if pod.subdomain and _has_headless_service(pod, services):
             short.append(f"{pod.hostname}.{pod.subdomain}")
+        elif pod.subdomain:
+            pod.notes.append(
+                f"{pod.hostname}.{pod.subdomain} has no DNS record: no headless Service {pod.subdomain!r} in "
+                f"namespace {pod.namespace} selects this pod (the cluster's DNS gives hostname.subdomain only then)"
+            )
         for name in short:
             names[name] = ip
             names[f"{name}.{pod.namespace}"] = ip
@@ -111,6 +116,25 @@ def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, s
         if len(chosen) == 1:
             names.setdefault((service.get("metadata") or {}).get("name", ""), ips[chosen[0].name])
     return ips, names
+
+
+def _has_headless_service(pod: Pod, services: list[dict]) -> bool:
+    """Whether the cluster DNS has a record for ``<hostname>.<subdomain>``: a headless Service
+    (clusterIP None) named like the subdomain, in the pod's namespace, that selects the pod."""
+    if pod.subdomain in pod.headless:
+        return True
+    for service in services:
+        meta, spec = service.get("metadata") or {}, service.get("spec") or {}
+        selector = spec.get("selector") or {}
+        if (
+            meta.get("name") == pod.subdomain
+            and (meta.get("namespace") or "default") == pod.namespace
+            and spec.get("clusterIP") == "None"
+            and selector
+            and all(pod.labels.get(k) == v for k, v in selector.items())
+        ):
+            return True
+    return False
 
 
 def _field(pod: Pod, path: str, ip: str) -> str:

@@ -71,6 +71,9 @@ class Pod:
     # A parameter server: Paddle's servers do not exit on their own. With ``finishes`` too (the
     # paddle-operator needs every replica of every role to succeed), the job never completes.
     serves: bool = False
+    # Headless Services the controller itself creates that select this pod (their names): with
+    # those of the manifests, they decide whether <hostname>.<subdomain> has a DNS record.
+    headless: list[str] = field(default_factory=list)
     controller: str = ""  # who gives the job's verdict, for messages
 
 
@@ -163,6 +166,7 @@ def _paddle_operator(job: dict) -> list[Pod]:
             pod = _pod(pod_name, namespace, role, i, True, spec[role].get("template"), pod_name, pod_name)
             pod.serves, pod.controller = role == "ps", OPERATOR
             pod.names.append(pod_name)  # constructService4Pod: a Service named like the pod
+            pod.headless.append(pod_name)  # ClusterIP None, selecting the pod by its name label
             ip = _value("POD_IP", pod_name) if intranet == "Service" else _field("POD_IP", "status.podIP")
             _env(
                 pod.container,
@@ -206,6 +210,8 @@ def _volcano(job: dict, volcano_version: tuple[int, int]) -> list[Pod]:
             svc = "svc" in plugins
             pod = _pod(pod_name, namespace, task["name"], i, task["name"] in completing, task.get("template"),
                        pod_name, name if svc else None)  # fmt: skip
+            if svc:  # plugins/svc: a headless Service named like the job, selecting its pods
+                pod.headless.append(name)
             if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
                 pod.annotations["volcano.sh/task-index"] = str(i)
             pod.annotations["volcano.sh/job-name"] = name

@@ -312,3 +312,21 @@ def test_intranet_service_fails_where_the_cluster_would_hang(tmp_path):
     assert rendered.returncode == 0
     assert "job: warning: PaddleJob demo: spec.intranet: intranet Service: the operator sets POD_IP" in rendered.stderr
     assert "[paddlejob-intranet-service]" in rendered.stderr
+
+
+def test_hostname_dot_subdomain_resolves_only_through_a_headless_service(tmp_path):
+    """The cluster's DNS has <hostname>.<subdomain> only when a headless Service named like the
+    subdomain selects the pod: renamed, the trainers' names stay names (nothing answers them)."""
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(render(tmp_path, "kubernetes", "--workers", "2", "--command", "python x.py"))
+    for renamed in (False, True):
+        docs = [dict(m) for m in manifests]
+        if renamed:
+            (service,) = [m for m in docs if m["kind"] == "Service" and m["metadata"]["name"] == "demo-worker"]
+            service["metadata"] = {**service["metadata"], "name": "demo-workers"}
+        found, services = pods.expand(docs)
+        (first, _) = localrun.plan(found, services, sys.executable, tmp_path)
+        endpoints = first.env["PADDLE_TRAINER_ENDPOINTS"]
+        assert ("demo-worker-0.demo-worker:36543" in endpoints) is renamed, endpoints
+        assert any("has no DNS record" in note for note in first.notes) is renamed
