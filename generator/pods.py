@@ -11,7 +11,8 @@ expansion follows the controller's source, pinned by release:
   elastic: PADDLE_ELASTIC_JOB_ID (<namespace>-<job>), PADDLE_ELASTIC_NP, PADDLE_ELASTIC_TIMEOUT.
 - Volcano (pkg/controllers/job: job_controller_util.go, plugins/env, plugins/svc): pods
   <job>-<task>-<i>; the annotation volcano.sh/task-index from v1.9.0; the env plugin appends
-  VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and subdomain <job>.
+  VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and subdomain <job>, a
+  headless Service <job>, and VC_<TASK>_HOSTS / VC_<TASK>_NUM from its ConfigMap <job>-svc.
 - Kubeflow training-operator v1.9.0 (pkg/controller.v1/paddlepaddle/envvar.go): pods
   <job>-<master|worker>-<i>, a Service each; env PYTHONUNBUFFERED, PADDLE_JOB_ID,
   PADDLE_NNODES, PADDLE_MASTER (worker 0, or master 0 in PS mode), PADDLE_SERVER_NUM or
@@ -203,11 +204,12 @@ def _volcano(job: dict, volcano_version: tuple[int, int]) -> list[Pod]:
         for p in t.get("policies") or []
         if p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
     } or {t.get("name") for t in tasks}
+    svc = "svc" in plugins
+    hosts = _volcano_hosts(name, tasks) if svc else {}
     pods = []
     for task in tasks:
         for i in range(_count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")):
             pod_name = f"{name}-{task['name']}-{i}"
-            svc = "svc" in plugins
             pod = _pod(pod_name, namespace, task["name"], i, task["name"] in completing, task.get("template"),
                        pod_name, name if svc else None)  # fmt: skip
             if svc:  # plugins/svc: a headless Service named like the job, selecting its pods
@@ -218,8 +220,30 @@ def _volcano(job: dict, volcano_version: tuple[int, int]) -> list[Pod]:
             pod.annotations["volcano.sh/task-spec"] = task["name"]
             if "env" in plugins:
                 _env(pod.container, _value("VK_TASK_INDEX", i), _value("VC_TASK_INDEX", i))
+            if svc:  # OnPodCreate: each host list and count, from the plugin's ConfigMap <job>-svc
+                pod.config_maps[f"{name}-svc"] = hosts
+                refs = [{"configMapKeyRef": {"name": f"{name}-svc", "key": key}} for key in hosts]
+                _env(pod.container, *({"name": key, "valueFrom": ref} for key, ref in zip(hosts, refs, strict=True)))
             pods.append(pod)
     return pods
+
+
+def _volcano_hosts(name: str, tasks: list[dict]) -> dict[str, str]:
+    """The svc plugin's ConfigMap data (GenerateHosts, pkg/controllers/job/plugins/svc/svc.go):
+    per task, VC_<TASK>_HOSTS (its pods' <hostname>.<subdomain>, comma-separated; a single
+    entry when the template sets a hostname) and VC_<TASK>_NUM; '-' in the name becomes '_'."""
+    data = {}
+    for task in tasks:
+        spec = (task.get("template") or {}).get("spec") or {}
+        replicas = _count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")
+        count = min(replicas, 1) if spec.get("hostname") else replicas
+        subdomain = spec.get("subdomain") or name
+        task_name = task.get("name", "")
+        hosts = [f"{spec.get('hostname') or f'{name}-{task_name}-{i}'}.{subdomain}" for i in range(count)]
+        key = str(task.get("name", "")).replace("-", "_").upper()
+        data[f"VC_{key}_HOSTS"] = ",".join(hosts)
+        data[f"VC_{key}_NUM"] = str(len(hosts))
+    return data
 
 
 # -- kubeflow ------------------------------------------------------------------------------------

@@ -330,3 +330,21 @@ def test_hostname_dot_subdomain_resolves_only_through_a_headless_service(tmp_pat
         endpoints = first.env["PADDLE_TRAINER_ENDPOINTS"]
         assert ("demo-worker-0.demo-worker:36543" in endpoints) is renamed, endpoints
         assert any("has no DNS record" in note for note in first.notes) is renamed
+
+
+def test_volcano_pods_get_the_svc_plugins_host_lists(tmp_path):
+    """Volcano's svc plugin (GenerateHosts, OnPodCreate) gives every container of the job each
+    task's hosts and their count, from its ConfigMap <job>-svc."""
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(render(tmp_path, "volcano", "--ps", "2", "--workers", "3", "--command", "python x"))
+    found, services = pods.expand(manifests)
+    processes = localrun.plan(found, services, sys.executable, tmp_path)
+    address = {proc.pod.name: proc.ip for proc in processes}
+    for proc in processes:
+        assert proc.env["VC_PSERVER_NUM"] == "2" and proc.env["VC_TRAINER_NUM"] == "3"
+        assert proc.env["VC_TRAINER_HOSTS"] == ",".join(address[f"demo-trainer-{i}"] for i in range(3))
+        assert proc.env["VC_PSERVER_HOSTS"] == ",".join(address[f"demo-pserver-{i}"] for i in range(2))
+    (pod,) = [p for p in found if p.name == "demo-trainer-0"]
+    hosts = pod.config_maps["demo-svc"]["VC_TRAINER_HOSTS"]
+    assert hosts == "demo-trainer-0.demo,demo-trainer-1.demo,demo-trainer-2.demo"
