@@ -1,7 +1,10 @@
 """Run a job's pods as local processes, wired as the cluster would wire them.
 
 Each pod (generator/pods.py) gets a loopback address of its own (127.0.0.2, .3, ...), so no
-root and no cluster are needed: Linux routes all of 127.0.0.0/8 to the loopback device. Its
+cluster is needed: Linux routes all of 127.0.0.0/8 to loopback. A run takes a network namespace
+of its own (isolate_network; a user namespace when not root), so runs side by side never share
+an address or a port; where the kernel refuses one, it takes a loopback block 127.A.B.0/24 on
+which nothing listens, and says that ports are shared. Its
 environment is resolved as the kubelet does it (envFrom ConfigMaps, then env in order, the
 downward API: fieldRef to metadata.name, namespace, labels['k'], annotations['k'],
 status.podIP; $(VAR) references to variables defined before; $$ for a literal $), and every
@@ -21,10 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
 import selectors
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -56,11 +61,17 @@ class InvalidManifests(LocalError):
         self.report = report
 
 
+EXPLAIN_BLOCK = "127.0.0"  # what --explain shows; a run takes a free block of its own
 MAX_INPUT = 16 << 20  # a job's manifests, read whole: they are checked before anything runs
 
 
 def prepare(
-    data: bytes, name: str, python: str, workdir: Path, volcano_version: tuple[int, int] = (1, 15)
+    data: bytes,
+    name: str,
+    python: str,
+    workdir: Path,
+    volcano_version: tuple[int, int] = (1, 15),
+    block: str = EXPLAIN_BLOCK,
 ) -> list[Process]:
     """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First
     the one checker: what the apiserver or a webhook would refuse never starts here either."""
@@ -76,7 +87,7 @@ def prepare(
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
-    return plan(found, services, python, workdir)
+    return plan(found, services, python, workdir, block)
 
 
 @dataclass
@@ -91,9 +102,65 @@ class Process:
     pod_ip: str | None = None  # POD_IP as the spec gives it, before local names become addresses
 
 
-def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
-    """(pod name -> loopback IP, DNS name -> IP) for every name the pods can reach each other by."""
-    ips = {pod.name: f"127.0.0.{i + 2}" for i, pod in enumerate(pods)}
+def isolate_network() -> str | None:
+    """Give this process (and so every pod it starts) a network namespace of its own, with only
+    its loopback device, up: two runs then never share an address or a port (Paddle's launcher
+    binds its rendezvous server on every address, KVServer(('', port))). None when done, else
+    why not (the caller then falls back to a free loopback block)."""
+    import ctypes
+    import fcntl
+    import struct
+
+    clone_newuser, clone_newnet = 0x10000000, 0x40000000
+    uid, gid = os.getuid(), os.getgid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(clone_newnet if uid == 0 else clone_newuser | clone_newnet) != 0:
+        return f"unshare: {os.strerror(ctypes.get_errno())}"
+    try:
+        if uid != 0:  # the same ids inside the new user namespace
+            Path("/proc/self/setgroups").write_text("deny")
+            Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+            Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+        siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            flags = struct.unpack("16sH", fcntl.ioctl(sock, siocgifflags, struct.pack("16sH", b"lo", 0))[:18])[1]
+            fcntl.ioctl(sock, siocsifflags, struct.pack("16sH", b"lo", flags | iff_up))
+    except OSError as err:
+        return f"bringing up loopback: {err}"
+    return None
+
+
+def free_block() -> str:
+    """A loopback /24 (127.A.B) on which nothing listens, picked at random, so that two `local`
+    runs on one machine do not meet on the same addresses and fixed ports (the operator's
+    36000s, kubeflow's 36543)."""
+    in_use = _loopback_blocks_in_use()
+    rng = random.SystemRandom()
+    for _ in range(200):
+        block = f"127.{rng.randint(1, 254)}.{rng.randint(0, 255)}"
+        if block not in in_use:
+            return block
+    raise LocalError("no free loopback block 127.A.B.0/24: every one tried has a listening socket")
+
+
+def _loopback_blocks_in_use() -> set[str]:
+    """The 127.A.B blocks with a socket bound (from /proc/net/tcp; empty where there is none)."""
+    blocks = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            local = line.split()[1].split(":")[0]  # little-endian hex: 0100007F is 127.0.0.1
+            octets = [int(local[i : i + 2], 16) for i in (6, 4, 2, 0)]
+            if octets[0] == 127:
+                blocks.add(f"127.{octets[1]}.{octets[2]}")
+    return blocks
+
+
+def assign_addresses(
+    pods: list[Pod], services: list[dict], block: str = EXPLAIN_BLOCK
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(pod name -> loopback IP, DNS name -> IP) for every name the pods can reach each other by;
+    the pods take block.2, block.3, ..."""
+    ips = {pod.name: f"{block}.{i + 2}" for i, pod in enumerate(pods)}
     names: dict[str, str] = {}
     for pod in pods:
         ip = ips[pod.name]
@@ -216,9 +283,11 @@ def _names_pattern(names: dict[str, str]) -> re.Pattern | None:
     return re.compile(r"(?<![\w.-])(" + "|".join(re.escape(n) for n in ordered) + r")(?![\w-]|\.[\w-])")
 
 
-def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> list[Process]:
-    """Each pod's address, environment and argv, resolved; nothing runs."""
-    ips, names = assign_addresses(pods, services)
+def plan(
+    pods: list[Pod], services: list[dict], python: str, workdir: Path, block: str = EXPLAIN_BLOCK
+) -> list[Process]:
+    """Each pod's address (in ``block``), environment and argv, resolved; nothing runs."""
+    ips, names = assign_addresses(pods, services, block)
     pattern = _names_pattern(names)
     processes = []
     for pod in pods:

@@ -163,7 +163,7 @@ def test_explain_prints_each_pod_and_marks_what_local_mode_adds(tmp_path):
     job = render(tmp_path, "kubeflow", "--workers", "2", "--command", "python train.py")
     done = local(tmp_path, job, "--explain")
     assert done.returncode == 0, done.stderr
-    assert "# pod demo-worker-0 (worker 0, finishes the job) at 127.0.0.2" in done.stdout
+    assert "# pod demo-worker-0 (worker 0, finishes the job) at 127.0.0.2" in done.stdout  # a run: 127.A.B.2
     assert "PADDLE_MASTER=127.0.0.2:36543" in done.stdout  # the training operator's rendezvous
     assert "POD_IP=127.0.0.3   # local mode only" in done.stdout
 
@@ -348,3 +348,37 @@ def test_volcano_pods_get_the_svc_plugins_host_lists(tmp_path):
     (pod,) = [p for p in found if p.name == "demo-trainer-0"]
     hosts = pod.config_maps["demo-svc"]["VC_TRAINER_HOSTS"]
     assert hosts == "demo-trainer-0.demo,demo-trainer-1.demo,demo-trainer-2.demo"
+
+
+def test_two_runs_side_by_side_do_not_collide(tmp_path):
+    """Each run takes a loopback block of its own: two copies of one job (the same fixed ports)
+    train at once on one machine."""
+    job = render(tmp_path, "volcano", "--workers", "2", "--command",
+                 "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    workdirs = [tmp_path / "a", tmp_path / "b"]
+    for workdir in workdirs:
+        shutil.copytree(PROGRAMS, workdir)
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "240", str(job)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )  # fmt: skip
+        for workdir in workdirs
+    ]
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, out[-2000:] + err[-2000:]
+        assert len(tagged(out, "RESULT")) == 2
+
+
+def test_without_a_namespace_a_run_takes_a_loopback_block_nothing_listens_on():
+    import socket
+
+    with socket.create_server(("127.9.8.7", 0)):
+        assert "127.9.8" in localrun._loopback_blocks_in_use()
+    block = localrun.free_block()
+    assert block.startswith("127.") and block != localrun.EXPLAIN_BLOCK
+    assert block not in localrun._loopback_blocks_in_use()

@@ -24,7 +24,8 @@ def add_parser(sub) -> None:
         "local",
         help="run a job's pods as local processes, with the environment their controller gives them",
         description="Expand a job's manifests into the pods its controller (paddle-operator, Volcano, "
-        "Kubeflow, Kubernetes) would create and run them here, each at its own 127.0.0.x address: "
+        "Kubeflow, Kubernetes) would create and run them here, each at its own 127.0.0.x address in a "
+        "network namespace of the run's own: "
         "does the distributed job wire up, before it spends GPU hours?",
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -66,7 +67,17 @@ def cmd_local(args: argparse.Namespace) -> int:
         data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file
     try:
-        processes = localrun.prepare(data, name, args.python, args.workdir.resolve(), _version(args.volcano_version))
+        block = localrun.EXPLAIN_BLOCK
+        if not args.explain and (refused := localrun.isolate_network()):
+            block = localrun.free_block()
+            print(
+                f"paddlejob-manifests local: warning: no network namespace of its own ({refused}): the pods use "
+                f"{block}.x, and share this machine's ports with other runs",
+                file=sys.stderr,
+            )
+        processes = localrun.prepare(
+            data, name, args.python, args.workdir.resolve(), _version(args.volcano_version), block
+        )
     except localrun.LocalError as err:
         if isinstance(err, localrun.InvalidManifests):
             sys.stderr.write(err.report)
