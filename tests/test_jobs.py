@@ -447,3 +447,31 @@ def test_the_runtimes_are_listed_once():
     assert tuple(runtime.choices) == jobs.runtimes()
     for feature in jobs.features():
         assert set(feature["how"]) <= set(jobs.runtimes()) and feature["how"], feature["name"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "rule"),
+    [
+        (["--ps", "1", "--heter", "1"], "paddlejob-heter"),
+        (["--ps", "1", "--with-gloo", "1"], "paddlejob-gloo-endpoint"),
+        (
+            ["--elastic", "--etcd", "etcd:2379", "--command", "python -m paddle.distributed.launch t.py"],
+            "paddlejob-elastic-launcher",
+        ),  # fmt: skip
+        (["--volcano"], "paddlejob-scheduling"),
+        (["--intranet", "Service"], "paddlejob-intranet-service"),
+    ],
+)
+def test_job_warns_of_what_the_operator_would_not_run_as_meant(argv, rule):
+    done = run_cli("job", "demo", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 0, done.stderr
+    assert "paddlejob-manifests job: warning: PaddleJob demo: " in done.stderr and f"[{rule}]" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--volcano", "--podgroup"], ["--elastic", "--etcd", "etcd:2379", "--command", "fleetrun t.py"], ["--ps", "1"]],
+)
+def test_job_is_quiet_about_what_runs_as_meant(argv):
+    done = run_cli("job", "demo", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr

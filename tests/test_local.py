@@ -382,3 +382,57 @@ def test_without_a_namespace_a_run_takes_a_loopback_block_nothing_listens_on():
     block = localrun.free_block()
     assert block.startswith("127.") and block != localrun.EXPLAIN_BLOCK
     assert block not in localrun._loopback_blocks_in_use()
+
+
+def plan_of(tmp_path: Path, runtime: str, *flags: str) -> list[localrun.Process]:
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(render(tmp_path, runtime, *flags))
+    found, services = pods.expand(manifests)
+    return localrun.plan(found, services, sys.executable, tmp_path)
+
+
+def role_maker_with(env: dict[str, str], monkeypatch):
+    import paddle.distributed.fleet as fleet
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    role = fleet.PaddleCloudRoleMaker(is_collective=False)
+    role._generate_role()
+    return role
+
+
+def test_operator_heter_pods_are_refused_by_paddles_role_maker(tmp_path, monkeypatch):
+    """v0.3.5 sets TRAINING_ROLE=HETER; PaddleCloudRoleMaker takes HETER_TRAINER, not HETER."""
+    processes = plan_of(tmp_path, "paddle-operator", "--ps", "1", "--workers", "1", "--heter", "1",
+                        "--command", "python x.py")  # fmt: skip
+    (heter,) = [p for p in processes if p.pod.role == "heter"]
+    assert heter.env["TRAINING_ROLE"] == "HETER"
+    with pytest.raises(ValueError, match="TRAINING_ROLE must be PSERVER or TRAINER or HETER_TRAINER"):
+        role_maker_with(heter.env, monkeypatch)
+
+
+def test_operator_gloo_endpoint_is_server_0s_own_with_intranet_podip(tmp_path, monkeypatch):
+    """Server 0 starts the gloo HTTP store at PADDLE_GLOO_HTTP_ENDPOINT (role maker _gloo_init),
+    which the operator makes its own parameter-server endpoint: one port for both."""
+    processes = plan_of(tmp_path, "paddle-operator", "--ps", "2", "--workers", "1", "--with-gloo", "1",
+                        "--command", "python x.py")  # fmt: skip
+    server = next(p for p in processes if p.pod.name == "demo-ps-0")
+    role = role_maker_with(server.env, monkeypatch)
+    assert role._is_server() and role._server_index() == 0
+    assert role._get_pserver_endpoints()[0] == server.env["PADDLE_GLOO_HTTP_ENDPOINT"]
+
+
+def test_an_elastic_operator_job_trains_each_pod_alone_under_paddles_launcher(tmp_path):
+    """Paddle 3's launcher reads none of the operator's elastic variables (args_envs), and an
+    elastic job gets no endpoint list: each pod is a world of one. `job` says so."""
+    from paddle.distributed.launch.context import args_envs
+
+    assert not {"PADDLE_ELASTIC_SERVER", "PADDLE_ELASTIC_JOB_ID", "PADDLE_ELASTIC_NP"} & set(args_envs.env_args_mapping)
+    job = render(tmp_path, "paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd.example:2379",
+                 "--command", "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    done = local(tmp_path, job)
+    alone = {line.split(" | ")[0].strip() for line in done.stdout.splitlines()
+             if "Currently not a parallel execution environment" in line}  # fmt: skip
+    assert alone == {"demo-worker-0", "demo-worker-1"}, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "world=2" not in done.stdout

@@ -28,7 +28,7 @@
     {
       name: 'heter mode (heter)',
       field: '`roles.heter`, `--heter`',
-      how: { 'paddle-operator': 'yes' },
+      how: { 'paddle-operator': "rendered, but v0.3.5 sets `TRAINING_ROLE=HETER`, which Paddle's `PaddleCloudRoleMaker` refuses: the heter pods fail (validate and job warn, `paddlejob-heter`)" },
     },
     {
       name: 'GPUs, CPU, memory',
