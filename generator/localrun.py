@@ -377,24 +377,29 @@ def run(
     running: dict[int, tuple[Process, subprocess.Popen]] = {}
     selector = selectors.DefaultSelector()
     started = time.monotonic()
+
+    def launch(proc: Process) -> subprocess.Popen:
+        child = subprocess.Popen(
+            proc.argv,
+            cwd=workdir,
+            env={**_base_env(python_bin), **proc.env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: stopping it stops what it started
+        )
+        running[child.pid] = (proc, child)
+        selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
+        return child
+
     try:
         for proc in processes:
             Path(proc.env["PADDLE_LOG_DIR"]).mkdir(parents=True, exist_ok=True)
             try:
-                child = subprocess.Popen(
-                    proc.argv,
-                    cwd=workdir,
-                    env={**_base_env(python_bin), **proc.env},
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    start_new_session=True,  # its own process group: stopping it stops what it started
-                )
+                launch(proc)
             except OSError as err:
                 return Outcome("Failed", cannot_start(proc, err))
-            running[child.pid] = (proc, child)
-            selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
-        return _supervise(running, selector, width, started, timeout, grace, out)
+        return _supervise(running, selector, width, started, timeout, grace, out, launch)
     finally:
         for _proc, child in running.values():
             _stop(child)
@@ -440,18 +445,39 @@ def _python_bin(workdir: Path, python: str) -> Path:
     return folder
 
 
-def _supervise(running, selector, width, started, timeout, grace, out) -> Outcome:
+MAX_RESTARTS = 3  # restarts of a container here before the run reports its CrashLoopBackOff
+
+
+def _supervise(running, selector, width, started, timeout, grace, out, launch) -> Outcome:
     """The controller's verdict: Failed as soon as a pod fails; Completed once every pod that
     finishes the job has exited 0; Running (stopped here) when only servers that never exit
-    are left, or at the timeout."""
+    are left, when a container keeps failing under restartPolicy OnFailure or Always (the
+    kubelet restarts it for ever), or at the timeout."""
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
     trainers = {pid for pid in waiting if not running[pid][0].pod.serves}
     trainers_done = None  # when the last trainer exited, with servers still to finish
+    restarts: dict[str, int] = {}
+    done: set[int] = set()
     while True:
         _pump(selector, width, out, wait=0.2)
-        for pid, (proc, child) in running.items():
-            code = child.poll()
+        for pid, (proc, child) in list(running.items()):
+            code = None if pid in done else child.poll()
             if code is None:
+                continue
+            done.add(pid)
+            if code != 0 and proc.pod.restart_policy in ("OnFailure", "Always"):
+                name = proc.pod.name
+                restarts[name] = restarts.get(name, 0) + 1
+                if restarts[name] > MAX_RESTARTS:
+                    _drain(selector, width, out)
+                    return Outcome("Running", _crash_loop(proc, code))
+                out.write(f"{name:<{width}} | [local] exited with {_describe(code)}; restarted (restartPolicy "
+                          f"{proc.pod.restart_policy}, restart {restarts[name]})\n")  # fmt: skip
+                new = launch(proc).pid
+                for group in (waiting, trainers):
+                    if pid in group:
+                        group.discard(pid)
+                        group.add(new)
                 continue
             if code != 0:
                 _drain(selector, width, out)
@@ -469,6 +495,14 @@ def _supervise(running, selector, width, started, timeout, grace, out) -> Outcom
                 return Outcome("Running", _servers_never_exit([running[pid][0].pod for pid in waiting], grace))
         if now - started > timeout:
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _crash_loop(proc: Process, code: int) -> str:
+    return (
+        f"pod {proc.pod.name} exited with {_describe(code)} {MAX_RESTARTS + 1} times: with restartPolicy "
+        f"{proc.pod.restart_policy} the kubelet restarts it for ever (CrashLoopBackOff) and the pod never fails, "
+        "so the job stays Running; stopped here"
+    )
 
 
 def _servers_never_exit(left: list[Pod], grace: float) -> str:

@@ -76,6 +76,9 @@ class Pod:
     # those of the manifests, they decide whether <hostname>.<subdomain> has a DNS record.
     headless: list[str] = field(default_factory=list)
     controller: str = ""  # who gives the job's verdict, for messages
+    # The pod's restartPolicy: with OnFailure (or Always) the kubelet restarts a failed container
+    # in place, with back-off (CrashLoopBackOff), and the pod does not fail.
+    restart_policy: str = "Always"
 
 
 def _meta(obj: dict) -> tuple[str, str]:
@@ -107,6 +110,7 @@ def _pod(name, namespace, role, index, finishes, template, hostname, subdomain, 
         labels=dict(meta.get("labels") or {}),
         annotations=dict(meta.get("annotations") or {}),
         service_account=spec.get("serviceAccountName"),
+        restart_policy=spec.get("restartPolicy") or "Always",  # the pod API's default
         notes=notes,
         **extra,
     )
@@ -166,6 +170,10 @@ def _paddle_operator(job: dict) -> list[Pod]:
             # getPaddleJobPhase (v0.3.5): Completed only when every role's replicas all succeeded
             pod = _pod(pod_name, namespace, role, i, True, spec[role].get("template"), pod_name, pod_name)
             pod.serves, pod.controller = role == "ps", OPERATOR
+            if not ((spec[role].get("template") or {}).get("spec") or {}).get("restartPolicy") or elastic:
+                # constructPod: OnFailure for elastic jobs and Service workers, else Never
+                service_worker = role == "worker" and intranet == "Service"
+                pod.restart_policy = "OnFailure" if elastic or service_worker else "Never"
             pod.names.append(pod_name)  # constructService4Pod: a Service named like the pod
             pod.headless.append(pod_name)  # ClusterIP None, selecting the pod by its name label
             ip = _value("POD_IP", pod_name) if intranet == "Service" else _field("POD_IP", "status.podIP")
@@ -274,6 +282,9 @@ def _kubeflow(job: dict) -> list[Pod]:
             pod = _pod(pod_name, namespace, rtype.lower(), i, rtype == "Worker", specs[rtype].get("template"),
                        pod_name, name)  # fmt: skip
             pod.names.append(pod_name)  # a Service per replica
+            policy = specs[rtype].get("restartPolicy")  # setRestartPolicy: the replica's, ExitCode as Never
+            if policy:
+                pod.restart_policy = "Never" if policy == "ExitCode" else policy
             env = [_value("PYTHONUNBUFFERED", 1), _value("PADDLE_JOB_ID", name), _value("PADDLE_NNODES", total)]
             if i == 0 and rtype == rendezvous:
                 env += [

@@ -436,3 +436,20 @@ def test_an_elastic_operator_job_trains_each_pod_alone_under_paddles_launcher(tm
              if "Currently not a parallel execution environment" in line}  # fmt: skip
     assert alone == {"demo-worker-0", "demo-worker-1"}, done.stdout[-3000:] + done.stderr[-2000:]
     assert "world=2" not in done.stdout
+
+
+def test_restart_policy_onfailure_restarts_the_container_as_the_kubelet_does(tmp_path):
+    """Volcano's (and kubeflow's) pods have restartPolicy OnFailure: a container that fails is
+    restarted in place and the job goes on; one that always fails loops (CrashLoopBackOff) and
+    the job stays Running. Not Failed at the first exit."""
+    once = ("python -c 'import os,sys,pathlib; m = pathlib.Path(\"failed-\" + os.environ[\"VC_TASK_INDEX\"]); "
+            "sys.exit(0 if m.exists() else m.touch() or 5)'")  # fmt: skip
+    done = local(tmp_path, render(tmp_path, "volcano", "--workers", "2", "--command", once))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "restarted (restartPolicy OnFailure, restart 1)" in done.stdout
+    always = "python -c 'import sys; sys.exit(5)'"
+    done = local(tmp_path, render(tmp_path, "volcano", "--workers", "1", "--command", always))
+    assert done.returncode == 1
+    assert "local: Running: pod demo-trainer-0 exited with exit code 5 4 times: with restartPolicy OnFailure" in (
+        done.stderr
+    )
