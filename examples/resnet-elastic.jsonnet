@@ -1,5 +1,7 @@
 // Elastic, fault-tolerant resnet: 2 to 4 workers that register with etcd, and that etcd.
-// The same job without the etcd: paddlejob-manifests job resnet-elastic --image registry.baidubce.com/paddle-operator/demo-resnet:v1 --workers 2 --gpus 1 --shm --command "python -m paddle.distributed.launch train_fleet.py" --elastic --etcd paddle-elastic-etcd:2379 --min-workers 2 --max-workers 4
+// The same job without the etcd: paddlejob-manifests job resnet-elastic --image registry.baidubce.com/paddle-operator/demo-resnet:v1 --workers 2 --gpus 1 --shm --command "fleetrun train_fleet.py" --elastic --etcd paddle-elastic-etcd:2379 --min-workers 2 --max-workers 4
+// fleetrun: Paddle 2.3+'s paddle.distributed.launch ignores the operator's PADDLE_ELASTIC_* and each
+// pod would train alone (validate: paddlejob-elastic-launcher).
 local paddlejob = import 'paddlejob/main.libsonnet';
 
 local etcdLabels = { app: 'paddle-elastic-etcd' };
@@ -41,7 +43,7 @@ local etcd = [
 
 etcd + paddlejob.render(
   paddlejob.new('resnet-elastic', 'registry.baidubce.com/paddle-operator/demo-resnet:v1')
-  + paddlejob.withCommand(['python', '-m', 'paddle.distributed.launch', 'train_fleet.py'])
+  + paddlejob.withCommand(['fleetrun', 'train_fleet.py'])
   + paddlejob.worker(2, gpu=1)
   + paddlejob.withShm()
   + paddlejob.withElastic('paddle-elastic-etcd:2379', minReplicas=2, maxReplicas=4)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 from . import kube
-from .jobs import Elastic, Role, TrainingJob, Volcano
+from .jobs import Elastic, Role, TrainingJob, Volcano, runtimes_with
 from .validate import ObjectChecker
 
 
@@ -197,3 +197,10 @@ def _paddle_env(role: Role) -> dict:
     """The literal environment of a role's Paddle container (containers[0])."""
     containers = (role.template.get("spec") or {}).get("containers") or [{}]
     return {e.get("name"): e.get("value") for e in containers[0].get("env") or [] if isinstance(e, dict)}
+
+
+def fit_runtime(job: TrainingJob, notes: list[str], runtime: str) -> None:
+    """What of ``job`` the target runtime has no field for, left out with a note that says so."""
+    if job.port is not None and runtime not in runtimes_with("port"):
+        job.port = None
+        notes.append(f"not mapped: spec.port: the {runtime} runtime picks the pods' port itself")

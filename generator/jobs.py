@@ -38,6 +38,12 @@ def features() -> list[dict]:
     return engine.evaluate_snippet("(import 'paddlejob/features.libsonnet').features")
 
 
+def runtimes_with(feature: str) -> list[str]:
+    """The runtimes that can express ``feature`` (a name in features.libsonnet)."""
+    (found,) = [f for f in features() if f["name"] == feature]
+    return [r for r in runtimes() if r in found["how"]]
+
+
 class JobError(ValueError):
     """A job description that cannot be rendered; the message is one line."""
 
@@ -199,6 +205,19 @@ def manifests_of(data) -> list:
 
     walk(data)
     return sorted(found, key=lambda o: apply_order(o) if isinstance(o, dict) else ())
+
+
+def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str]:
+    """What `validate` warns of in ``manifests`` (a job the target may not run as meant), one
+    line each: kind, name, field, message and rule id."""
+    checker = ObjectChecker(kube_version or known_versions()[-1])
+    lines = []
+    for manifest in manifests:
+        name = f"{manifest.get('kind')} {(manifest.get('metadata') or {}).get('name')}"
+        for finding in checker.check(manifest):
+            if not finding.is_error:
+                lines.append(f"{name}: {finding.path}: {finding.message} [{finding.rule}]")
+    return lines
 
 
 def check_manifests(

@@ -1,7 +1,10 @@
 """Run a job's pods as local processes, wired as the cluster would wire them.
 
 Each pod (generator/pods.py) gets a loopback address of its own (127.0.0.2, .3, ...), so no
-root and no cluster are needed: Linux routes all of 127.0.0.0/8 to the loopback device. Its
+cluster is needed: Linux routes all of 127.0.0.0/8 to loopback. A run takes a network namespace
+of its own (isolate_network; a user namespace when not root), so runs side by side never share
+an address or a port; where the kernel refuses one, it takes a loopback block 127.A.B.0/24 on
+which nothing listens, and says that ports are shared. Its
 environment is resolved as the kubelet does it (envFrom ConfigMaps, then env in order, the
 downward API: fieldRef to metadata.name, namespace, labels['k'], annotations['k'],
 status.podIP; $(VAR) references to variables defined before; $$ for a literal $), and every
@@ -10,19 +13,23 @@ pod's address. The container's command and args run (a `python`/`python3` first 
 local interpreter, `--python`) in the working directory (`--workdir`, where the training code
 is), each output line prefixed with the pod name.
 
-The job's result is what its controller reports: Completed once every pod that finishes
-(trainers, workers, Indexed Job pods) has exited 0; Failed as soon as any pod exits non-zero.
-Pods that serve (parameter servers) are stopped then. Ctrl-C or a timeout stops every process.
+The job's result is what its controller reports: Completed once every pod that finishes has
+exited 0 (on paddle-operator every pod of every role, servers included; on Volcano the tasks
+that complete the job; the Indexed Job's pods); Failed as soon as any pod exits non-zero;
+Running when only parameter servers are left (they never exit, so paddle-operator never marks
+the job Completed) or at the timeout. Ctrl-C, a timeout or the verdict stops every process.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
 import selectors
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -54,11 +61,17 @@ class InvalidManifests(LocalError):
         self.report = report
 
 
+EXPLAIN_BLOCK = "127.0.0"  # what --explain shows; a run takes a free block of its own
 MAX_INPUT = 16 << 20  # a job's manifests, read whole: they are checked before anything runs
 
 
 def prepare(
-    data: bytes, name: str, python: str, workdir: Path, volcano_version: tuple[int, int] = (1, 15)
+    data: bytes,
+    name: str,
+    python: str,
+    workdir: Path,
+    volcano_version: tuple[int, int] = (1, 15),
+    block: str = EXPLAIN_BLOCK,
 ) -> list[Process]:
     """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First
     the one checker: what the apiserver or a webhook would refuse never starts here either."""
@@ -74,7 +87,7 @@ def prepare(
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
-    return plan(found, services, python, workdir)
+    return plan(found, services, python, workdir, block)
 
 
 @dataclass
@@ -86,17 +99,79 @@ class Process:
     env: dict[str, str]
     argv: list[str]
     notes: list[str] = field(default_factory=list)
+    pod_ip: str | None = None  # POD_IP as the spec gives it, before local names become addresses
 
 
-def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, str], dict[str, str]]:
-    """(pod name -> loopback IP, DNS name -> IP) for every name the pods can reach each other by."""
-    ips = {pod.name: f"127.0.0.{i + 2}" for i, pod in enumerate(pods)}
+def isolate_network() -> str | None:
+    """Give this process (and so every pod it starts) a network namespace of its own, with only
+    its loopback device, up: two runs then never share an address or a port (Paddle's launcher
+    binds its rendezvous server on every address, KVServer(('', port))). None when done, else
+    why not (the caller then falls back to a free loopback block)."""
+    import ctypes
+    import fcntl
+    import struct
+
+    clone_newuser, clone_newnet = 0x10000000, 0x40000000
+    uid, gid = os.getuid(), os.getgid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(clone_newnet if uid == 0 else clone_newuser | clone_newnet) != 0:
+        return f"unshare: {os.strerror(ctypes.get_errno())}"
+    try:
+        if uid != 0:  # the same ids inside the new user namespace
+            Path("/proc/self/setgroups").write_text("deny")
+            Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
+            Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
+        siocgifflags, siocsifflags, iff_up = 0x8913, 0x8914, 0x1
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            flags = struct.unpack("16sH", fcntl.ioctl(sock, siocgifflags, struct.pack("16sH", b"lo", 0))[:18])[1]
+            fcntl.ioctl(sock, siocsifflags, struct.pack("16sH", b"lo", flags | iff_up))
+    except OSError as err:
+        return f"bringing up loopback: {err}"
+    return None
+
+
+def free_block() -> str:
+    """A loopback /24 (127.A.B) on which nothing listens, picked at random, so that two `local`
+    runs on one machine do not meet on the same addresses and fixed ports (the operator's
+    36000s, kubeflow's 36543)."""
+    in_use = _loopback_blocks_in_use()
+    rng = random.SystemRandom()
+    for _ in range(200):
+        block = f"127.{rng.randint(1, 254)}.{rng.randint(0, 255)}"
+        if block not in in_use:
+            return block
+    raise LocalError("no free loopback block 127.A.B.0/24: every one tried has a listening socket")
+
+
+def _loopback_blocks_in_use() -> set[str]:
+    """The 127.A.B blocks with a socket bound (from /proc/net/tcp; empty where there is none)."""
+    blocks = set()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            local = line.split()[1].split(":")[0]  # little-endian hex: 0100007F is 127.0.0.1
+            octets = [int(local[i : i + 2], 16) for i in (6, 4, 2, 0)]
+            if octets[0] == 127:
+                blocks.add(f"127.{octets[1]}.{octets[2]}")
+    return blocks
+
+
+def assign_addresses(
+    pods: list[Pod], services: list[dict], block: str = EXPLAIN_BLOCK
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(pod name -> loopback IP, DNS name -> IP) for every name the pods can reach each other by;
+    the pods take block.2, block.3, ..."""
+    ips = {pod.name: f"{block}.{i + 2}" for i, pod in enumerate(pods)}
     names: dict[str, str] = {}
     for pod in pods:
         ip = ips[pod.name]
         short = list(pod.names)  # a Service per pod; a bare hostname resolves only inside the pod
-        if pod.subdomain:
+        if pod.subdomain and _has_headless_service(pod, services):
             short.append(f"{pod.hostname}.{pod.subdomain}")
+        elif pod.subdomain:
+            pod.notes.append(
+                f"{pod.hostname}.{pod.subdomain} has no DNS record: no headless Service {pod.subdomain!r} in "
+                f"namespace {pod.namespace} selects this pod (the cluster's DNS gives hostname.subdomain only then)"
+            )
         for name in short:
             names[name] = ip
             names[f"{name}.{pod.namespace}"] = ip
@@ -108,6 +183,25 @@ def assign_addresses(pods: list[Pod], services: list[dict]) -> tuple[dict[str, s
         if len(chosen) == 1:
             names.setdefault((service.get("metadata") or {}).get("name", ""), ips[chosen[0].name])
     return ips, names
+
+
+def _has_headless_service(pod: Pod, services: list[dict]) -> bool:
+    """Whether the cluster DNS has a record for ``<hostname>.<subdomain>``: a headless Service
+    (clusterIP None) named like the subdomain, in the pod's namespace, that selects the pod."""
+    if pod.subdomain in pod.headless:
+        return True
+    for service in services:
+        meta, spec = service.get("metadata") or {}, service.get("spec") or {}
+        selector = spec.get("selector") or {}
+        if (
+            meta.get("name") == pod.subdomain
+            and (meta.get("namespace") or "default") == pod.namespace
+            and spec.get("clusterIP") == "None"
+            and selector
+            and all(pod.labels.get(k) == v for k, v in selector.items())
+        ):
+            return True
+    return False
 
 
 def _field(pod: Pod, path: str, ip: str) -> str:
@@ -189,9 +283,11 @@ def _names_pattern(names: dict[str, str]) -> re.Pattern | None:
     return re.compile(r"(?<![\w.-])(" + "|".join(re.escape(n) for n in ordered) + r")(?![\w-]|\.[\w-])")
 
 
-def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> list[Process]:
-    """Each pod's address, environment and argv, resolved; nothing runs."""
-    ips, names = assign_addresses(pods, services)
+def plan(
+    pods: list[Pod], services: list[dict], python: str, workdir: Path, block: str = EXPLAIN_BLOCK
+) -> list[Process]:
+    """Each pod's address (in ``block``), environment and argv, resolved; nothing runs."""
+    ips, names = assign_addresses(pods, services, block)
     pattern = _names_pattern(names)
     processes = []
     for pod in pods:
@@ -202,20 +298,31 @@ def plan(pods: list[Pod], services: list[dict], python: str, workdir: Path) -> l
         notes = list(pod.notes)
         if argv and (argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0])):
             argv[0] = python
+        pod_ip = resolve_env(pod, ip).get("POD_IP")  # the value the launcher sees on a cluster
         env.setdefault("PADDLE_LOG_DIR", str(workdir / ".paddlejob-local" / pod.name / "log"))
         env.setdefault("POD_IP", ip)
-        processes.append(Process(pod, ip, env, argv, notes))
+        processes.append(Process(pod, ip, env, argv, notes, pod_ip))
     return processes
 
 
 def require_commands(processes: list[Process]) -> None:
     """Running needs each pod's command: an image's entrypoint is unknown here. (``explain``
-    still shows such a pod's environment, which is most of what a user wants to see.)"""
+    still shows such a pod's environment, which is most of what a user wants to see.) And a pod
+    that would wait for ever on a cluster does not run here either."""
     missing = [p.pod.name for p in processes if not p.argv]
     if missing:
         raise LocalError(
             f"{', '.join(missing)}: the container has no command: it would run its image's entrypoint, "
             "which local mode cannot know; give the job a command (--explain shows the environment anyway)"
+        )
+    bare = [p for p in processes if p.pod_ip is not None and "." not in p.pod_ip]
+    if bare:
+        raise LocalError(
+            f"{', '.join(p.pod.name for p in bare)}: POD_IP is {bare[0].pod_ip!r}, a name without a dot (the "
+            "paddle-operator's intranet Service sets it so): Paddle 2.3 and newer take POD_IP as the node's address "
+            "only when it has a dot (launcher plugin rewrite_host_ip), so on a cluster no pod starts the rendezvous "
+            "master and every pod waits for ever; local mode does not map the name to an address to make it pass. "
+            "Use intranet PodIP (the default)"
         )
 
 
@@ -223,7 +330,10 @@ def explain(processes: list[Process]) -> str:
     lines = []
     for proc in processes:
         pod = proc.pod
-        what = "finishes the job" if pod.finishes else "serves until the job ends"
+        if pod.serves and pod.finishes:
+            what = "a server, which must exit 0 too for the job to complete"
+        else:
+            what = "finishes the job" if pod.finishes else "serves until the job ends"
         lines.append(f"# pod {pod.name} ({pod.role} {pod.index}, {what}) at {proc.ip}")
         for note in proc.notes:
             lines.append(f"#   note: {note}")
@@ -244,11 +354,22 @@ def _in_spec(pod: Pod, key: str) -> bool:
 
 @dataclass
 class Outcome:
-    completed: bool
+    """The job's phase as its controller would report it (Completed, Failed or Running) and why."""
+
+    phase: str
     reason: str
 
+    @property
+    def completed(self) -> bool:
+        return self.phase == "Completed"
 
-def run(processes: list[Process], workdir: Path, timeout: float, python: str, out=None) -> Outcome:
+
+GRACE = 30.0  # seconds the pods that finish the job are given once only servers are left
+
+
+def run(
+    processes: list[Process], workdir: Path, timeout: float, python: str, out=None, grace: float = GRACE
+) -> Outcome:
     """Start every pod, stream its output with its name, stop everything at the job's end."""
     out = out or sys.stdout
     python_bin = _python_bin(workdir, python)
@@ -256,25 +377,51 @@ def run(processes: list[Process], workdir: Path, timeout: float, python: str, ou
     running: dict[int, tuple[Process, subprocess.Popen]] = {}
     selector = selectors.DefaultSelector()
     started = time.monotonic()
+
+    def launch(proc: Process) -> subprocess.Popen:
+        child = subprocess.Popen(
+            proc.argv,
+            cwd=workdir,
+            env={**_base_env(python_bin), **proc.env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: stopping it stops what it started
+        )
+        running[child.pid] = (proc, child)
+        selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
+        return child
+
     try:
         for proc in processes:
             Path(proc.env["PADDLE_LOG_DIR"]).mkdir(parents=True, exist_ok=True)
-            child = subprocess.Popen(
-                proc.argv,
-                cwd=workdir,
-                env={**_base_env(python_bin), **proc.env},
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # its own process group: stopping it stops what it started
-            )
-            running[child.pid] = (proc, child)
-            selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
-        return _supervise(running, selector, width, started, timeout, out)
+            try:
+                launch(proc)
+            except OSError as err:
+                return Outcome("Failed", cannot_start(proc, err))
+        return _supervise(running, selector, width, started, timeout, grace, out, launch)
     finally:
         for _proc, child in running.values():
             _stop(child)
         selector.close()
+
+
+def cannot_start(proc: Process, err: OSError) -> str:
+    """Why a container's command did not start, as the kubelet reports it: the runtime's exec
+    fails, the container ends with exit code 128 and reason StartError (containerd; Docker's
+    ContainerCannotRun), and the pod fails (or, restarted, goes into CrashLoopBackOff)."""
+    command = proc.argv[0]
+    if isinstance(err, FileNotFoundError):
+        why = f'exec: "{command}": executable file not found in $PATH'
+    elif isinstance(err, PermissionError):
+        why = f'exec: "{command}": permission denied'
+    else:
+        why = f'exec: "{command}": {err.strerror or err}'
+    name = proc.pod.container.get("name") or "(unnamed)"
+    return (
+        f"pod {proc.pod.name}: container {name} cannot run (StartError, exit code 128): {why}; the image must "
+        "provide the command, and here this machine must (in PATH, or a path under --workdir)"
+    )
 
 
 def _base_env(python_bin: Path) -> dict[str, str]:
@@ -298,23 +445,75 @@ def _python_bin(workdir: Path, python: str) -> Path:
     return folder
 
 
-def _supervise(running, selector, width, started, timeout, out) -> Outcome:
+MAX_RESTARTS = 3  # restarts of a container here before the run reports its CrashLoopBackOff
+
+
+def _supervise(running, selector, width, started, timeout, grace, out, launch) -> Outcome:
+    """The controller's verdict: Failed as soon as a pod fails; Completed once every pod that
+    finishes the job has exited 0; Running (stopped here) when only servers that never exit
+    are left, when a container keeps failing under restartPolicy OnFailure or Always (the
+    kubelet restarts it for ever), or at the timeout."""
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
+    trainers = {pid for pid in waiting if not running[pid][0].pod.serves}
+    trainers_done = None  # when the last trainer exited, with servers still to finish
+    restarts: dict[str, int] = {}
+    done: set[int] = set()
     while True:
         _pump(selector, width, out, wait=0.2)
-        for pid, (proc, child) in running.items():
-            code = child.poll()
+        for pid, (proc, child) in list(running.items()):
+            code = None if pid in done else child.poll()
             if code is None:
+                continue
+            done.add(pid)
+            if code != 0 and proc.pod.restart_policy in ("OnFailure", "Always"):
+                name = proc.pod.name
+                restarts[name] = restarts.get(name, 0) + 1
+                if restarts[name] > MAX_RESTARTS:
+                    _drain(selector, width, out)
+                    return Outcome("Running", _crash_loop(proc, code))
+                out.write(f"{name:<{width}} | [local] exited with {_describe(code)}; restarted (restartPolicy "
+                          f"{proc.pod.restart_policy}, restart {restarts[name]})\n")  # fmt: skip
+                new = launch(proc).pid
+                for group in (waiting, trainers):
+                    if pid in group:
+                        group.discard(pid)
+                        group.add(new)
                 continue
             if code != 0:
                 _drain(selector, width, out)
-                return Outcome(False, f"pod {proc.pod.name} exited with {_describe(code)}")
+                return Outcome("Failed", f"pod {proc.pod.name} exited with {_describe(code)}")
             waiting.discard(pid)
+            trainers.discard(pid)
         if not waiting:
             _drain(selector, width, out)
-            return Outcome(True, "every pod that finishes the job exited 0")
-        if time.monotonic() - started > timeout:
-            return Outcome(False, f"the job did not finish within {timeout:.0f} s (--timeout)")
+            return Outcome("Completed", "every pod that finishes the job exited 0")
+        now = time.monotonic()
+        if not trainers:
+            trainers_done = trainers_done or now
+            if now - trainers_done > grace:
+                _drain(selector, width, out)
+                return Outcome("Running", _servers_never_exit([running[pid][0].pod for pid in waiting], grace))
+        if now - started > timeout:
+            return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _crash_loop(proc: Process, code: int) -> str:
+    return (
+        f"pod {proc.pod.name} exited with {_describe(code)} {MAX_RESTARTS + 1} times: with restartPolicy "
+        f"{proc.pod.restart_policy} the kubelet restarts it for ever (CrashLoopBackOff) and the pod never fails, "
+        "so the job stays Running; stopped here"
+    )
+
+
+def _servers_never_exit(left: list[Pod], grace: float) -> str:
+    names = ", ".join(pod.name for pod in left)
+    controller = left[0].controller or "the controller"
+    return (
+        f"every trainer exited 0, but {names} still ran {grace:.0f} s later (--grace): parameter servers never "
+        f"exit on their own, and {controller} marks a job Completed only when every replica of every role has "
+        "succeeded (getPaddleJobPhase), so it would never mark this one Completed and its cleanPodPolicy would "
+        "never fire; stopped here"
+    )
 
 
 def _pump(selector, width, out, wait: float) -> bool:

@@ -11,7 +11,8 @@ expansion follows the controller's source, pinned by release:
   elastic: PADDLE_ELASTIC_JOB_ID (<namespace>-<job>), PADDLE_ELASTIC_NP, PADDLE_ELASTIC_TIMEOUT.
 - Volcano (pkg/controllers/job: job_controller_util.go, plugins/env, plugins/svc): pods
   <job>-<task>-<i>; the annotation volcano.sh/task-index from v1.9.0; the env plugin appends
-  VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and subdomain <job>.
+  VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and subdomain <job>, a
+  headless Service <job>, and VC_<TASK>_HOSTS / VC_<TASK>_NUM from its ConfigMap <job>-svc.
 - Kubeflow training-operator v1.9.0 (pkg/controller.v1/paddlepaddle/envvar.go): pods
   <job>-<master|worker>-<i>, a Service each; env PYTHONUNBUFFERED, PADDLE_JOB_ID,
   PADDLE_NNODES, PADDLE_MASTER (worker 0, or master 0 in PS mode), PADDLE_SERVER_NUM or
@@ -31,6 +32,7 @@ OPERATOR_PORT = 36000  # v0.3.5 PADDLE_PORT; with intranet PodIP the config map 
 OPERATOR_PORTS_NUM = 20  # v0.3.5 HOST_PORT_NUM, the config map's TRAINER_PORTS_NUM
 LOCAL_PORT_OFFSET = 1000  # the operator's random offset, fixed locally so runs repeat
 KUBEFLOW_DEFAULT_PORT = 36543  # kubeflow.org/v1 PaddleJobDefaultPort
+OPERATOR = "paddle-operator v0.3.5"
 
 
 class ExpandError(ValueError):
@@ -67,6 +69,16 @@ class Pod:
     config_maps: dict = field(default_factory=dict)  # name -> data, for envFrom
     names: list[str] = field(default_factory=list)  # extra DNS names (a Service per pod)
     notes: list[str] = field(default_factory=list)
+    # A parameter server: Paddle's servers do not exit on their own. With ``finishes`` too (the
+    # paddle-operator needs every replica of every role to succeed), the job never completes.
+    serves: bool = False
+    # Headless Services the controller itself creates that select this pod (their names): with
+    # those of the manifests, they decide whether <hostname>.<subdomain> has a DNS record.
+    headless: list[str] = field(default_factory=list)
+    controller: str = ""  # who gives the job's verdict, for messages
+    # The pod's restartPolicy: with OnFailure (or Always) the kubelet restarts a failed container
+    # in place, with back-off (CrashLoopBackOff), and the pod does not fail.
+    restart_policy: str = "Always"
 
 
 def _meta(obj: dict) -> tuple[str, str]:
@@ -98,6 +110,7 @@ def _pod(name, namespace, role, index, finishes, template, hostname, subdomain, 
         labels=dict(meta.get("labels") or {}),
         annotations=dict(meta.get("annotations") or {}),
         service_account=spec.get("serviceAccountName"),
+        restart_policy=spec.get("restartPolicy") or "Always",  # the pod API's default
         notes=notes,
         **extra,
     )
@@ -154,8 +167,15 @@ def _paddle_operator(job: dict) -> list[Pod]:
     pods = []
     for role in roles:
         for i, pod_name in enumerate(names[role]):
-            pod = _pod(pod_name, namespace, role, i, role == "worker", spec[role].get("template"), pod_name, pod_name)
+            # getPaddleJobPhase (v0.3.5): Completed only when every role's replicas all succeeded
+            pod = _pod(pod_name, namespace, role, i, True, spec[role].get("template"), pod_name, pod_name)
+            pod.serves, pod.controller = role == "ps", OPERATOR
+            if not ((spec[role].get("template") or {}).get("spec") or {}).get("restartPolicy") or elastic:
+                # constructPod: OnFailure for elastic jobs and Service workers, else Never
+                service_worker = role == "worker" and intranet == "Service"
+                pod.restart_policy = "OnFailure" if elastic or service_worker else "Never"
             pod.names.append(pod_name)  # constructService4Pod: a Service named like the pod
+            pod.headless.append(pod_name)  # ClusterIP None, selecting the pod by its name label
             ip = _value("POD_IP", pod_name) if intranet == "Service" else _field("POD_IP", "status.podIP")
             _env(
                 pod.container,
@@ -192,21 +212,46 @@ def _volcano(job: dict, volcano_version: tuple[int, int]) -> list[Pod]:
         for p in t.get("policies") or []
         if p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
     } or {t.get("name") for t in tasks}
+    svc = "svc" in plugins
+    hosts = _volcano_hosts(name, tasks) if svc else {}
     pods = []
     for task in tasks:
         for i in range(_count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")):
             pod_name = f"{name}-{task['name']}-{i}"
-            svc = "svc" in plugins
             pod = _pod(pod_name, namespace, task["name"], i, task["name"] in completing, task.get("template"),
                        pod_name, name if svc else None)  # fmt: skip
+            if svc:  # plugins/svc: a headless Service named like the job, selecting its pods
+                pod.headless.append(name)
             if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
                 pod.annotations["volcano.sh/task-index"] = str(i)
             pod.annotations["volcano.sh/job-name"] = name
             pod.annotations["volcano.sh/task-spec"] = task["name"]
             if "env" in plugins:
                 _env(pod.container, _value("VK_TASK_INDEX", i), _value("VC_TASK_INDEX", i))
+            if svc:  # OnPodCreate: each host list and count, from the plugin's ConfigMap <job>-svc
+                pod.config_maps[f"{name}-svc"] = hosts
+                refs = [{"configMapKeyRef": {"name": f"{name}-svc", "key": key}} for key in hosts]
+                _env(pod.container, *({"name": key, "valueFrom": ref} for key, ref in zip(hosts, refs, strict=True)))
             pods.append(pod)
     return pods
+
+
+def _volcano_hosts(name: str, tasks: list[dict]) -> dict[str, str]:
+    """The svc plugin's ConfigMap data (GenerateHosts, pkg/controllers/job/plugins/svc/svc.go):
+    per task, VC_<TASK>_HOSTS (its pods' <hostname>.<subdomain>, comma-separated; a single
+    entry when the template sets a hostname) and VC_<TASK>_NUM; '-' in the name becomes '_'."""
+    data = {}
+    for task in tasks:
+        spec = (task.get("template") or {}).get("spec") or {}
+        replicas = _count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")
+        count = min(replicas, 1) if spec.get("hostname") else replicas
+        subdomain = spec.get("subdomain") or name
+        task_name = task.get("name", "")
+        hosts = [f"{spec.get('hostname') or f'{name}-{task_name}-{i}'}.{subdomain}" for i in range(count)]
+        key = str(task.get("name", "")).replace("-", "_").upper()
+        data[f"VC_{key}_HOSTS"] = ",".join(hosts)
+        data[f"VC_{key}_NUM"] = str(len(hosts))
+    return data
 
 
 # -- kubeflow ------------------------------------------------------------------------------------
@@ -237,6 +282,9 @@ def _kubeflow(job: dict) -> list[Pod]:
             pod = _pod(pod_name, namespace, rtype.lower(), i, rtype == "Worker", specs[rtype].get("template"),
                        pod_name, name)  # fmt: skip
             pod.names.append(pod_name)  # a Service per replica
+            policy = specs[rtype].get("restartPolicy")  # setRestartPolicy: the replica's, ExitCode as Never
+            if policy:
+                pod.restart_policy = "Never" if policy == "ExitCode" else policy
             env = [_value("PYTHONUNBUFFERED", 1), _value("PADDLE_JOB_ID", name), _value("PADDLE_NNODES", total)]
             if i == 0 and rtype == rendezvous:
                 env += [

@@ -208,6 +208,31 @@ _RULES = [
     Rule("paddlejob-scheduler", "paddlejob", ERROR, "a schedulerName that ignores the schedulingPolicy"),
     Rule("paddlejob-gloo", "paddlejob", WARNING, "withGloo in collective mode, where the operator ignores it"),
     Rule("paddlejob-host-network", "paddlejob", WARNING, "intranet Host without dnsPolicy ClusterFirstWithHostNet"),
+    Rule("paddlejob-heter", "paddlejob", WARNING, "heter pods: TRAINING_ROLE=HETER, which Paddle's role maker refuses"),
+    Rule(
+        "paddlejob-gloo-endpoint",
+        "paddlejob",
+        WARNING,
+        "withGloo in PS mode without intranet Service: the gloo endpoint is server 0's own",
+    ),
+    Rule(
+        "paddlejob-elastic-launcher",
+        "paddlejob",
+        WARNING,
+        "elastic: Paddle 2.3+'s launcher ignores the operator's PADDLE_ELASTIC_* and each pod trains alone",
+    ),
+    Rule(
+        "paddlejob-scheduling",
+        "paddlejob",
+        WARNING,
+        "schedulingPolicy, which only an operator run with --scheduling=volcano acts on, and no group annotation",
+    ),
+    Rule(
+        "paddlejob-intranet-service",
+        "paddlejob",
+        WARNING,
+        "intranet Service: POD_IP is the pod's name, which Paddle 2.3+'s launcher ignores; the pods wait for ever",
+    ),
     Rule("paddlejob-sampleset", "paddlejob", WARNING, "sampleSetRef, which the released operator (v0.3.5) ignores"),
     # -- volcano ----------------------------------------------------------------------------
     Rule("volcano-tasks", "volcano", ERROR, "a Volcano Job without tasks"),

@@ -56,7 +56,10 @@ CASES = [("ps", ps_job, r) for r in ("paddle-operator", "volcano", "kubernetes")
 
 @pytest.mark.parametrize(("shape", "make", "runtime"), CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
 def test_golden_manifests_per_runtime(shape, make, runtime):
-    text = dump_documents(make().render(runtime))
+    job = make()
+    if runtime not in jobs.runtimes_with("port"):  # the operator picks its port itself
+        job.port = None
+    text = dump_documents(job.render(runtime))
     golden = GOLDEN / f"{shape}-{runtime}.yaml"
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(text)
@@ -193,6 +196,50 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "generator", *argv], cwd=REPO, capture_output=True, text=True, check=False
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--queue", "q"], "--queue: only with --volcano (runtimes that have it: paddle-operator, volcano, kubeflow)"),
+        (["--podgroup"], "--podgroup: only with --volcano"),
+        (["--priority-class", "high"], "--priority-class: only with --volcano"),
+        (["--min-available", "1"], "--min-available: only with --volcano"),
+        (["--min-workers", "1"], "--min-workers: only with --elastic (runtimes that have it: paddle-operator)"),
+        (["--max-workers", "4"], "--max-workers: only with --elastic"),
+        (["--cephfs-path", "/data"], "--cephfs-path: only with --cephfs"),
+        (
+            ["--port", "40000"],
+            "--port: port cannot be expressed on the paddle-operator runtime; runtimes that "
+            "have it: volcano, kubernetes",
+        ),  # fmt: skip
+        (["--port", "40000", "--runtime", "kubeflow"], "--port: port cannot be expressed on the kubeflow runtime"),
+        (["--env", "PADDLE_PORT=1", "--runtime", "volcano"], "--env: env PADDLE_PORT: this runtime sets it itself"),
+        (["--env", "TRAINING_ROLE=X", "--runtime", "kubernetes"], "--env: env TRAINING_ROLE: this runtime sets it"),
+    ],
+)
+def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
+    """Nothing given on the command line is dropped without a word."""
+    done = run_cli("job", "resnet", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr.strip().splitlines()[-1]
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--volcano", "--queue", "gpu", "--priority-class", "high", "--min-available", "1"],
+        ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "4"],
+        ["--cephfs", "mon:6789", "--cephfs-path", "/data"],
+        ["--port", "40000", "--runtime", "volcano"],
+        ["--env", "PADDLE_PORT=1"],
+        ["--env", "GLOG_v=1", "--runtime", "kubernetes"],
+    ],
+)
+def test_flags_with_their_companion_render(argv):
+    done = run_cli("job", "resnet", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.parametrize(
@@ -403,3 +450,31 @@ def test_the_runtimes_are_listed_once():
     assert tuple(runtime.choices) == jobs.runtimes()
     for feature in jobs.features():
         assert set(feature["how"]) <= set(jobs.runtimes()) and feature["how"], feature["name"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "rule"),
+    [
+        (["--ps", "1", "--heter", "1"], "paddlejob-heter"),
+        (["--ps", "1", "--with-gloo", "1"], "paddlejob-gloo-endpoint"),
+        (
+            ["--elastic", "--etcd", "etcd:2379", "--command", "python -m paddle.distributed.launch t.py"],
+            "paddlejob-elastic-launcher",
+        ),  # fmt: skip
+        (["--volcano"], "paddlejob-scheduling"),
+        (["--intranet", "Service"], "paddlejob-intranet-service"),
+    ],
+)
+def test_job_warns_of_what_the_operator_would_not_run_as_meant(argv, rule):
+    done = run_cli("job", "demo", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 0, done.stderr
+    assert "paddlejob-manifests job: warning: PaddleJob demo: " in done.stderr and f"[{rule}]" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--volcano", "--podgroup"], ["--elastic", "--etcd", "etcd:2379", "--command", "fleetrun t.py"], ["--ps", "1"]],
+)
+def test_job_is_quiet_about_what_runs_as_meant(argv):
+    done = run_cli("job", "demo", "--image", "img", "--workers", "2", *argv)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr

@@ -81,9 +81,18 @@ def test_a_collective_job_trains_on_every_runtime(tmp_path, runtime):
 
 @pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubernetes"])
 def test_parameter_server_pods_resolve_in_paddles_role_maker(tmp_path, runtime):
+    """The servers listen until they are stopped: Volcano's CompleteJob policy and the Indexed
+    Job complete with the trainers; paddle-operator v0.3.5 waits for every role, so the job
+    stays Running (getPaddleJobPhase), and `local` says so."""
     job = render(tmp_path, runtime, "--ps", "2", "--workers", "2", "--command", "python ps_roles.py")
-    done = local(tmp_path, job)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    done = local(tmp_path, job, "--grace", "3")
+    if runtime == "paddle-operator":
+        assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+        assert "local: Running: every trainer exited 0, but demo-ps-0, demo-ps-1 still ran 3 s later" in done.stderr
+        assert "would never mark this one Completed" in done.stderr
+    else:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        assert "local: Completed" in done.stderr
     roles = {pod: json.loads(text) for pod, text in tagged(done.stdout, "ROLES").items()}
     assert len(roles) == 4, done.stdout[-3000:]
     servers = sorted(r["index"] for r in roles.values() if r["server"])
@@ -154,7 +163,7 @@ def test_explain_prints_each_pod_and_marks_what_local_mode_adds(tmp_path):
     job = render(tmp_path, "kubeflow", "--workers", "2", "--command", "python train.py")
     done = local(tmp_path, job, "--explain")
     assert done.returncode == 0, done.stderr
-    assert "# pod demo-worker-0 (worker 0, finishes the job) at 127.0.0.2" in done.stdout
+    assert "# pod demo-worker-0 (worker 0, finishes the job) at 127.0.0.2" in done.stdout  # a run: 127.A.B.2
     assert "PADDLE_MASTER=127.0.0.2:36543" in done.stdout  # the training operator's rendezvous
     assert "POD_IP=127.0.0.3   # local mode only" in done.stdout
 
@@ -165,7 +174,9 @@ def test_a_job_without_a_command_is_explained_but_not_run(tmp_path):
     job = REPO / "deploy" / "examples" / "wide-and-deep.yaml"
     explained = local(tmp_path, job, "--explain")
     assert explained.returncode == 0, explained.stderr
-    assert "# pod wide-and-deep-ps-0 (ps 0, serves until the job ends)" in explained.stdout
+    assert "# pod wide-and-deep-ps-0 (ps 0, a server, which must exit 0 too for the job to complete)" in (
+        explained.stdout
+    )
     assert "TRAINING_ROLE=PSERVER" in explained.stdout
     assert "# no command: the image's entrypoint runs" in explained.stdout
     ran = local(tmp_path, job)
@@ -181,6 +192,17 @@ def test_a_failing_pod_fails_the_job_and_stops_the_others(tmp_path):
     done = local(tmp_path, job)
     assert done.returncode == 1
     assert "local: Failed: pod demo-worker-1 exited with exit code 3" in done.stderr
+
+
+def test_a_server_failing_after_the_trainers_fails_an_operator_job(tmp_path):
+    """paddle-operator v0.3.5 marks a job Failed when any pod of any role fails, also after
+    every trainer succeeded (getPaddleJobPhase): not Completed as soon as the workers exit."""
+    job = render(tmp_path, "paddle-operator", "--ps", "1", "--workers", "2", "--command",
+                 "python -c 'import os,sys,time; server = os.environ[\"TRAINING_ROLE\"] == \"PSERVER\"; "
+                 "time.sleep(3 if server else 0); sys.exit(4 if server else 0)'")  # fmt: skip
+    done = local(tmp_path, job)
+    assert done.returncode == 1, done.stderr
+    assert "local: Failed: pod demo-ps-0 exited with exit code 4" in done.stderr
 
 
 def start_fluid_problems(pod_env: dict[str, str], everyone: list[pods.Pod], manifests: list[dict]) -> list[str]:
@@ -243,3 +265,191 @@ def test_a_hand_written_podgroup_is_joined_by_the_operators_pods(tmp_path):
         assert template["spec"]["schedulerName"] == "volcano"
     for pod in pods.expand(manifests)[0]:  # the operator copies the template's metadata to its pods
         assert pod.annotations["scheduling.k8s.io/group-name"] == "demo"
+
+
+def test_a_command_not_on_path_fails_the_pod_as_the_kubelet_reports_it(tmp_path):
+    """The project's CTR example runs `paddle_k8s`, which only its image has: the container
+    cannot start (StartError), the job fails; not a crash of the tool (exit 3)."""
+    done = local(tmp_path, REPO / "deploy" / "examples" / "ctr-kubernetes.yaml")
+    assert done.returncode == 1, done.stderr
+    assert "container paddle cannot run (StartError, exit code 128)" in done.stderr
+    assert 'exec: "paddle_k8s": executable file not found in $PATH' in done.stderr
+    assert "this is a bug" not in done.stderr
+
+
+def test_paddles_launcher_takes_pod_ip_only_with_a_dot():
+    """The oracle of the intranet Service hang: Paddle's own launcher plugin (rewrite_host_ip,
+    paddle/distributed/launch/plugins) keeps its own host address for a POD_IP without a dot."""
+    import types
+
+    from paddle.distributed.launch import plugins
+
+    for pod_ip, taken in (("demo-worker-0", False), ("10.0.0.7", True)):
+        ctx = types.SimpleNamespace(
+            args=types.SimpleNamespace(host=pod_ip),
+            node=types.SimpleNamespace(ip="192.0.2.1"),
+            logger=types.SimpleNamespace(warning=lambda *_: None),
+        )
+        plugins.rewrite_host_ip(ctx)
+        assert (ctx.node.ip == pod_ip) is taken, pod_ip
+
+
+def test_intranet_service_fails_where_the_cluster_would_hang(tmp_path):
+    """paddle-operator's intranet Service sets POD_IP to the pod's name: `job` and `validate`
+    warn, `local` refuses to run it (it used to map the name to 127.0.0.x and train)."""
+    job = render(tmp_path, "paddle-operator", "--workers", "2", "--intranet", "Service", "--command",
+                 "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    explained = local(tmp_path, job, "--explain")
+    assert explained.returncode == 0, explained.stderr  # --explain still shows the wiring
+    done = local(tmp_path, job)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "demo-worker-0, demo-worker-1: POD_IP is 'demo-worker-0', a name without a dot" in done.stderr
+    assert "every pod waits for ever" in done.stderr
+    rendered = subprocess.run(
+        [sys.executable, "-m", "generator", "job", "demo", "--image", IMAGE, "--workers", "2", "--intranet",
+         "Service"], capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert rendered.returncode == 0
+    assert "job: warning: PaddleJob demo: spec.intranet: intranet Service: the operator sets POD_IP" in rendered.stderr
+    assert "[paddlejob-intranet-service]" in rendered.stderr
+
+
+def test_hostname_dot_subdomain_resolves_only_through_a_headless_service(tmp_path):
+    """The cluster's DNS has <hostname>.<subdomain> only when a headless Service named like the
+    subdomain selects the pod: renamed, the trainers' names stay names (nothing answers them)."""
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(render(tmp_path, "kubernetes", "--workers", "2", "--command", "python x.py"))
+    for renamed in (False, True):
+        docs = [dict(m) for m in manifests]
+        if renamed:
+            (service,) = [m for m in docs if m["kind"] == "Service" and m["metadata"]["name"] == "demo-worker"]
+            service["metadata"] = {**service["metadata"], "name": "demo-workers"}
+        found, services = pods.expand(docs)
+        (first, _) = localrun.plan(found, services, sys.executable, tmp_path)
+        endpoints = first.env["PADDLE_TRAINER_ENDPOINTS"]
+        assert ("demo-worker-0.demo-worker:36543" in endpoints) is renamed, endpoints
+        assert any("has no DNS record" in note for note in first.notes) is renamed
+
+
+def test_volcano_pods_get_the_svc_plugins_host_lists(tmp_path):
+    """Volcano's svc plugin (GenerateHosts, OnPodCreate) gives every container of the job each
+    task's hosts and their count, from its ConfigMap <job>-svc."""
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(render(tmp_path, "volcano", "--ps", "2", "--workers", "3", "--command", "python x"))
+    found, services = pods.expand(manifests)
+    processes = localrun.plan(found, services, sys.executable, tmp_path)
+    address = {proc.pod.name: proc.ip for proc in processes}
+    for proc in processes:
+        assert proc.env["VC_PSERVER_NUM"] == "2" and proc.env["VC_TRAINER_NUM"] == "3"
+        assert proc.env["VC_TRAINER_HOSTS"] == ",".join(address[f"demo-trainer-{i}"] for i in range(3))
+        assert proc.env["VC_PSERVER_HOSTS"] == ",".join(address[f"demo-pserver-{i}"] for i in range(2))
+    (pod,) = [p for p in found if p.name == "demo-trainer-0"]
+    hosts = pod.config_maps["demo-svc"]["VC_TRAINER_HOSTS"]
+    assert hosts == "demo-trainer-0.demo,demo-trainer-1.demo,demo-trainer-2.demo"
+
+
+def test_two_runs_side_by_side_do_not_collide(tmp_path):
+    """Each run takes a loopback block of its own: two copies of one job (the same fixed ports)
+    train at once on one machine."""
+    job = render(tmp_path, "volcano", "--workers", "2", "--command",
+                 "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    workdirs = [tmp_path / "a", tmp_path / "b"]
+    for workdir in workdirs:
+        shutil.copytree(PROGRAMS, workdir)
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "240", str(job)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=REPO,
+        )  # fmt: skip
+        for workdir in workdirs
+    ]
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, out[-2000:] + err[-2000:]
+        assert len(tagged(out, "RESULT")) == 2
+
+
+def test_without_a_namespace_a_run_takes_a_loopback_block_nothing_listens_on():
+    import socket
+
+    with socket.create_server(("127.9.8.7", 0)):
+        assert "127.9.8" in localrun._loopback_blocks_in_use()
+    block = localrun.free_block()
+    assert block.startswith("127.") and block != localrun.EXPLAIN_BLOCK
+    assert block not in localrun._loopback_blocks_in_use()
+
+
+def plan_of(tmp_path: Path, runtime: str, *flags: str) -> list[localrun.Process]:
+    from generator.yamlload import read_documents
+
+    manifests, _ = read_documents(render(tmp_path, runtime, *flags))
+    found, services = pods.expand(manifests)
+    return localrun.plan(found, services, sys.executable, tmp_path)
+
+
+def role_maker_with(env: dict[str, str], monkeypatch):
+    import paddle.distributed.fleet as fleet
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    role = fleet.PaddleCloudRoleMaker(is_collective=False)
+    role._generate_role()
+    return role
+
+
+def test_operator_heter_pods_are_refused_by_paddles_role_maker(tmp_path, monkeypatch):
+    """v0.3.5 sets TRAINING_ROLE=HETER; PaddleCloudRoleMaker takes HETER_TRAINER, not HETER."""
+    processes = plan_of(tmp_path, "paddle-operator", "--ps", "1", "--workers", "1", "--heter", "1",
+                        "--command", "python x.py")  # fmt: skip
+    (heter,) = [p for p in processes if p.pod.role == "heter"]
+    assert heter.env["TRAINING_ROLE"] == "HETER"
+    with pytest.raises(ValueError, match="TRAINING_ROLE must be PSERVER or TRAINER or HETER_TRAINER"):
+        role_maker_with(heter.env, monkeypatch)
+
+
+def test_operator_gloo_endpoint_is_server_0s_own_with_intranet_podip(tmp_path, monkeypatch):
+    """Server 0 starts the gloo HTTP store at PADDLE_GLOO_HTTP_ENDPOINT (role maker _gloo_init),
+    which the operator makes its own parameter-server endpoint: one port for both."""
+    processes = plan_of(tmp_path, "paddle-operator", "--ps", "2", "--workers", "1", "--with-gloo", "1",
+                        "--command", "python x.py")  # fmt: skip
+    server = next(p for p in processes if p.pod.name == "demo-ps-0")
+    role = role_maker_with(server.env, monkeypatch)
+    assert role._is_server() and role._server_index() == 0
+    assert role._get_pserver_endpoints()[0] == server.env["PADDLE_GLOO_HTTP_ENDPOINT"]
+
+
+def test_an_elastic_operator_job_trains_each_pod_alone_under_paddles_launcher(tmp_path):
+    """Paddle 3's launcher reads none of the operator's elastic variables (args_envs), and an
+    elastic job gets no endpoint list: each pod is a world of one. `job` says so."""
+    from paddle.distributed.launch.context import args_envs
+
+    assert not {"PADDLE_ELASTIC_SERVER", "PADDLE_ELASTIC_JOB_ID", "PADDLE_ELASTIC_NP"} & set(args_envs.env_args_mapping)
+    job = render(tmp_path, "paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd.example:2379",
+                 "--command", "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    done = local(tmp_path, job)
+    alone = {line.split(" | ")[0].strip() for line in done.stdout.splitlines()
+             if "Currently not a parallel execution environment" in line}  # fmt: skip
+    assert alone == {"demo-worker-0", "demo-worker-1"}, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "world=2" not in done.stdout
+
+
+def test_restart_policy_onfailure_restarts_the_container_as_the_kubelet_does(tmp_path):
+    """Volcano's (and kubeflow's) pods have restartPolicy OnFailure: a container that fails is
+    restarted in place and the job goes on; one that always fails loops (CrashLoopBackOff) and
+    the job stays Running. Not Failed at the first exit."""
+    once = ("python -c 'import os,sys,pathlib; m = pathlib.Path(\"failed-\" + os.environ[\"VC_TASK_INDEX\"]); "
+            "sys.exit(0 if m.exists() else m.touch() or 5)'")  # fmt: skip
+    done = local(tmp_path, render(tmp_path, "volcano", "--workers", "2", "--command", once))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "restarted (restartPolicy OnFailure, restart 1)" in done.stdout
+    always = "python -c 'import sys; sys.exit(5)'"
+    done = local(tmp_path, render(tmp_path, "volcano", "--workers", "1", "--command", always))
+    assert done.returncode == 1
+    assert "local: Running: pod demo-trainer-0 exited with exit code 5 4 times: with restartPolicy OnFailure" in (
+        done.stderr
+    )

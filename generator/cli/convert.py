@@ -30,6 +30,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     for doc in docs:
         try:
             job, notes = convert.to_job(doc)
+            convert.fit_runtime(job, notes, args.to)
             manifests += job.render(args.to)
         except (convert.ConvertError, JobError) as err:
             print(f"paddlejob-manifests convert: error: {flag_message(str(err))}", file=sys.stderr)

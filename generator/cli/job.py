@@ -29,7 +29,38 @@ FLAG_OF_FIELD = {
     "a hand-written PodGroup (volcano.podGroup)": "--podgroup",
     "parameter-server mode (ps)": "--ps",
     "heter mode (heter)": "--heter",
+    "port": "--port",
+    "env ": "--env",
 }
+
+# Flags that only mean something with another flag: given without it, they would be dropped.
+NEEDS = {
+    "--volcano": ("podgroup", "queue", "priority_class", "min_available"),
+    "--elastic": ("min_workers", "max_workers"),
+    "--cephfs": ("cephfs_mount", "cephfs_path", "cephfs_user", "cephfs_secret"),
+}
+CEPHFS_DEFAULTS = {
+    "cephfs_mount": "/mnt/cephfs",
+    "cephfs_path": "/",
+    "cephfs_user": "admin",
+    "cephfs_secret": "cephfs-secret",
+}
+FEATURE_OF_FLAG = {"--volcano": "Volcano gang scheduling (volcano)", "--elastic": "elastic"}
+
+
+def _refuse_dropped_flags(args: argparse.Namespace) -> None:
+    """A flag whose companion is missing would be dropped without a word: a usage error instead,
+    naming the companion and the runtimes that have the feature."""
+    for companion, dests in NEEDS.items():
+        if getattr(args, companion[2:]):
+            continue
+        for dest in dests:
+            if getattr(args, dest) not in (None, False):
+                flag = "--" + dest.replace("_", "-")
+                feature = FEATURE_OF_FLAG.get(companion)
+                where = f" (runtimes that have it: {', '.join(jobs.runtimes_with(feature))})" if feature else ""
+                raise cliargs.UsageError(f"{flag}: only with {companion}{where}; without it {flag} is not used")
+
 
 JOB_EXAMPLE = """\
 examples:
@@ -64,6 +95,7 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         raise cliargs.UsageError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
     if args.etcd and not args.elastic:
         raise cliargs.UsageError("--etcd: only with --elastic")
+    _refuse_dropped_flags(args)
     volumes = []
     for i, value in enumerate(args.pvc or []):
         claim, path = _source_and_mount("--pvc", value)
@@ -72,8 +104,9 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         host, path = _source_and_mount("--host-path", value)
         volumes.append(Volume(f"host-{i}" if i else "host", path, host_path=host))
     if args.cephfs:
-        cephfs = CephFS(args.cephfs.split(","), args.cephfs_path, args.cephfs_user, args.cephfs_secret)
-        volumes.append(Volume("cephfs", args.cephfs_mount, cephfs=cephfs))
+        given = {k: getattr(args, k) or default for k, default in CEPHFS_DEFAULTS.items()}
+        cephfs = CephFS(args.cephfs.split(","), given["cephfs_path"], given["cephfs_user"], given["cephfs_secret"])
+        volumes.append(Volume("cephfs", given["cephfs_mount"], cephfs=cephfs))
 
     def role(replicas: int, gpu: int = 0) -> Role:
         return Role(replicas, cpu=cpu, memory=memory, gpu=gpu)
@@ -133,6 +166,8 @@ def cmd_job(args: argparse.Namespace) -> int:
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
         raise cliargs.UsageError(flag_message(text)) from None
+    for line in jobs.warnings(manifests):
+        print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)
     return 0
 
@@ -180,22 +215,22 @@ def add_parser(sub) -> None:
     p.add_argument("--queue", help="Volcano queue (with --volcano)")
     p.add_argument("--priority-class", help="priority class (with --volcano)")
     p.add_argument("--min-available", type=int, help="gang size (with --volcano; default: every pod)")
-    p.add_argument("--podgroup", action="store_true", help="also write a PodGroup (paddle-operator runtime)")
+    p.add_argument(
+        "--podgroup", action="store_true", help="also write a PodGroup (with --volcano; paddle-operator runtime)"
+    )
     p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
     p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")
     p.add_argument("--cephfs", metavar="MONITOR[,MONITOR...]", help="mount CephFS")
-    p.add_argument("--cephfs-mount", default="/mnt/cephfs", help="where CephFS is mounted (default: %(default)s)")
-    p.add_argument("--cephfs-path", default="/", help="the CephFS folder to mount (default: %(default)s)")
-    p.add_argument("--cephfs-user", default="admin", help="the CephFS user (default: %(default)s)")
-    p.add_argument(
-        "--cephfs-secret", default="cephfs-secret", help="the Secret with the CephFS key (default: %(default)s)"
-    )
+    p.add_argument("--cephfs-mount", help="where CephFS is mounted (with --cephfs; default: /mnt/cephfs)")
+    p.add_argument("--cephfs-path", help="the CephFS folder to mount (with --cephfs; default: /)")
+    p.add_argument("--cephfs-user", help="the CephFS user (with --cephfs; default: admin)")
+    p.add_argument("--cephfs-secret", help="the Secret with the CephFS key (with --cephfs; default: cephfs-secret)")
     p.add_argument("--shm", nargs="?", const=True, metavar="SIZE", help="/dev/shm in memory (GPU jobs need it)")
     p.add_argument("--elastic", action="store_true", help="elastic, fault-tolerant training")
     p.add_argument("--etcd", metavar="HOST:PORT", help="etcd endpoint for --elastic")
     p.add_argument("--min-workers", type=int, help="fewest workers the job runs with (with --elastic)")
     p.add_argument("--max-workers", type=int, help="most workers the job scales to (with --elastic)")
-    p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes; default 36543)")
+    p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes only; default 36543)")
     p.add_argument(
         "--runtime",
         choices=cliargs.LazyChoices(jobs.runtimes),

@@ -15,7 +15,7 @@ examples:
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
 
-exit: 0 the job completed, 1 it failed (or cannot run locally), 2 usage error
+exit: 0 the job completed, 1 it failed, would stay Running, or cannot run locally; 2 usage error
 """
 
 
@@ -24,7 +24,8 @@ def add_parser(sub) -> None:
         "local",
         help="run a job's pods as local processes, with the environment their controller gives them",
         description="Expand a job's manifests into the pods its controller (paddle-operator, Volcano, "
-        "Kubeflow, Kubernetes) would create and run them here, each at its own 127.0.0.x address: "
+        "Kubeflow, Kubernetes) would create and run them here, each at its own 127.0.0.x address in a "
+        "network namespace of the run's own: "
         "does the distributed job wire up, before it spends GPU hours?",
         epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -39,6 +40,13 @@ def add_parser(sub) -> None:
         default="1.15",
         metavar="1.N",
         help="the Volcano release to imitate (the task-index annotation exists from 1.9)",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=localrun.GRACE,
+        help="seconds to wait for the other pods once every trainer has exited (default: %(default)s); "
+        "servers still running then mean the job would stay Running on the cluster",
     )
     p.set_defaults(func=cmd_local)
 
@@ -59,7 +67,17 @@ def cmd_local(args: argparse.Namespace) -> int:
         data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file
     try:
-        processes = localrun.prepare(data, name, args.python, args.workdir.resolve(), _version(args.volcano_version))
+        block = localrun.EXPLAIN_BLOCK
+        if not args.explain and (refused := localrun.isolate_network()):
+            block = localrun.free_block()
+            print(
+                f"paddlejob-manifests local: warning: no network namespace of its own ({refused}): the pods use "
+                f"{block}.x, and share this machine's ports with other runs",
+                file=sys.stderr,
+            )
+        processes = localrun.prepare(
+            data, name, args.python, args.workdir.resolve(), _version(args.volcano_version), block
+        )
     except localrun.LocalError as err:
         if isinstance(err, localrun.InvalidManifests):
             sys.stderr.write(err.report)
@@ -73,7 +91,6 @@ def cmd_local(args: argparse.Namespace) -> int:
     except localrun.LocalError as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 1
-    outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python)
-    verdict = "Completed" if outcome.completed else "Failed"
-    print(f"paddlejob-manifests local: {verdict}: {outcome.reason}", file=sys.stderr)
+    outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace)
+    print(f"paddlejob-manifests local: {outcome.phase}: {outcome.reason}", file=sys.stderr)
     return 0 if outcome.completed else 1

@@ -90,6 +90,18 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
                 "withGloo only acts in PS mode (with ps); the operator ignores it here",
             )
         )
+    out += _runtime_findings(spec, roles)
+    if spec.get("intranet") == "Service":
+        out.append(
+            warning(
+                "spec.intranet",
+                "paddlejob-intranet-service",
+                "intranet Service: the operator sets POD_IP to the pod's name (v0.3.5 constructPod), and "
+                "Paddle 2.3 and newer take POD_IP as the node's address only when it has a dot (launcher plugin "
+                "rewrite_host_ip): no pod starts the rendezvous master and every pod waits for ever; use intranet "
+                "PodIP (the default) unless the image's launcher is Paddle 2.2 or older",
+            )
+        )
     if spec.get("intranet") == "Host":
         for role in roles:
             pod = as_dict(as_dict(spec[role].get("template")).get("spec"))
@@ -102,6 +114,75 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
                         "or they cannot resolve cluster names",
                     )
                 )
+    return out
+
+
+GROUP_ANNOTATION = "scheduling.k8s.io/group-name"  # what Volcano gangs a pod by
+
+
+def _runs_fleetrun(spec: dict) -> bool:
+    """Whether the workers start with fleetrun, which still reads the operator's elastic env."""
+    containers = _containers_of(spec, "worker")
+    command = [*as_list(containers[0].get("command")), *as_list(containers[0].get("args"))] if containers else []
+    return bool(command) and isinstance(command[0], str) and command[0].rsplit("/", 1)[-1] == "fleetrun"
+
+
+def _runtime_findings(spec: dict, roles: list[str]) -> list[Finding]:
+    """What the operator accepts but a cluster does not run as meant (the operator's v0.3.5
+    source, and Paddle's own launcher and role maker, are the oracles)."""
+    out = []
+    if "heter" in roles:
+        out.append(
+            warning(
+                "spec.heter",
+                "paddlejob-heter",
+                "the operator sets TRAINING_ROLE=HETER on heter pods (v0.3.5 api/v1 TrainingRole), which Paddle's "
+                "PaddleCloudRoleMaker refuses (it takes PSERVER, TRAINER, HETER_TRAINER or COORDINATOR): the heter "
+                "pods fail as they start",
+            )
+        )
+    if spec.get("withGloo") in (1, 2) and "ps" in roles and spec.get("intranet") != "Service":
+        out.append(
+            warning(
+                "spec.withGloo",
+                "paddlejob-gloo-endpoint",
+                "with intranet PodIP or Host the operator gives PADDLE_GLOO_HTTP_ENDPOINT server 0's own endpoint "
+                "(v0.3.5 constructConfigMap swaps only port 36000, and these endpoints use 36000 plus a random "
+                "offset): server 0 starts the gloo HTTP store and its parameter server on one port, 'Address "
+                "already in use'; use intranet Service, or leave withGloo unset",
+            )
+        )
+    if spec.get("elastic") not in (None, 0) and "worker" in roles and not _runs_fleetrun(spec):
+        out.append(
+            warning(
+                "spec.elastic",
+                "paddlejob-elastic-launcher",
+                "elastic pods get PADDLE_ELASTIC_JOB_ID, _NP and the job's PADDLE_ELASTIC_SERVER and no endpoint "
+                "list; Paddle 2.3 and newer's launcher (paddle.distributed.launch) reads none of them (it takes "
+                "the etcd rendezvous from PADDLE_MASTER), so each pod trains alone: only a launcher of Paddle 2.2 "
+                "or older, or fleetrun, runs the job elastic",
+            )
+        )
+    policy = spec.get("schedulingPolicy")
+    if isinstance(policy, dict):
+        ungrouped = [
+            r
+            for r in roles
+            if GROUP_ANNOTATION
+            not in as_dict(as_dict(as_dict(spec[r].get("template")).get("metadata")).get("annotations"))
+        ]
+        if ungrouped:
+            out.append(
+                warning(
+                    "spec.schedulingPolicy",
+                    "paddlejob-scheduling",
+                    "the operator acts on schedulingPolicy (a PodGroup, the pods' group annotation) only when it "
+                    "runs with --scheduling=volcano (v0.3.5 main.go), which the bundle in deploy/ does not set: "
+                    "add it to the operator's args, or write the PodGroup yourself and annotate the pods with "
+                    f"{GROUP_ANNOTATION} (job --volcano --podgroup); without either, {', '.join(ungrouped)} pods "
+                    "are not gang-scheduled",
+                )
+            )
     return out
 
 

@@ -23,6 +23,7 @@ local usedFeatures(job) = std.prune([
   if has(job, 'intranet') then 'intranet',
   if has(job, 'withGloo') then 'withGloo',
   if has(job, 'elastic') then 'elastic',
+  if has(job, 'port') then 'port',
   if has(job, 'volcano') then 'Volcano gang scheduling (volcano)',
   if has(job, 'volcano') && util.get(job.volcano, 'podGroup', false) then 'a hand-written PodGroup (volcano.podGroup)',
   if has(job, 'volcano') && util.get(job.volcano, 'minResources') != null then "the gang's minResources (volcano.minResources)",

@@ -28,7 +28,7 @@
     {
       name: 'heter mode (heter)',
       field: '`roles.heter`, `--heter`',
-      how: { 'paddle-operator': 'yes' },
+      how: { 'paddle-operator': "rendered, but v0.3.5 sets `TRAINING_ROLE=HETER`, which Paddle's `PaddleCloudRoleMaker` refuses: the heter pods fail (validate and job warn, `paddlejob-heter`)" },
     },
     {
       name: 'GPUs, CPU, memory',
@@ -66,6 +66,18 @@
         'paddle-operator': '`spec.elastic`, worker `requests`/`limits`, `PADDLE_ELASTIC_SERVER` (the operator adds `PADDLE_ELASTIC_JOB_ID`, `_NP`, `_TIMEOUT`)',
       },
       why: { kubeflow: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`" },
+    },
+    {
+      name: 'port',
+      field: '`port`, `--port`',
+      how: {
+        volcano: 'every endpoint in `PADDLE_*` and `PADDLE_PORT`',
+        kubernetes: 'every endpoint in `PADDLE_*`, `PADDLE_PORT` and the headless Services',
+      },
+      why: {
+        'paddle-operator': 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
+        kubeflow: 'training-operator v1.9.0 takes the port of the container port named `master` (default 36543), which this library does not write',
+      },
     },
     {
       name: 'Volcano gang scheduling (volcano)',

@@ -62,6 +62,12 @@ local shmVolume(shm) = {
     local command = util.get(role, 'command', util.get(job, 'command'));
     local args = util.get(role, 'args', util.get(job, 'args'));
     local resources = $.resources(role);
+    // The runtime's contract wires the pods; a job's value of one of its variables would be
+    // dropped (the first entry is kept), so it is refused instead.
+    local contractNames = [e.name for e in contractEnv];
+    local overridden = [k for k in std.objectFields(job.env + util.get(role, 'env', {})) if std.member(contractNames, k)];
+    assert overridden == [] :
+           "env %s: this runtime sets it itself to wire the pods, so the value given would be dropped; remove it (on the paddle-operator runtime a container's env overrides the operator's config map)" % overridden[0];
     local paddle = base {
       name: util.get(base, 'name', 'paddle'),
       image: util.get(role, 'image', job.image),
