@@ -13,36 +13,18 @@ Exit codes, the same for every subcommand:
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import os
 import sys
 import traceback
 
 from .. import __version__, cliargs
+from . import flags
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
 # One module of this package per subcommand, named as the subcommand. Only the one being run is
 # imported (with its library: validate never imports jsonnet), so a run starts fast.
 SUBCOMMANDS = ("render", "validate", "job", "convert", "local", "completion")
-
-# Flags people bring from kubeconform and kubectl, and what to write here instead.
-HABITS = {
-    "-summary": "use --summary",
-    "-skip": "use --skip-kinds",
-    "-strict": "use --strict (unknown fields are always errors here; --strict also fails on warnings)",
-    "-output": "use --output",
-    "-kubernetes-version": "use --kube-version",
-    "--kubernetes-version": "use --kube-version",
-    "-ignore-filename-pattern": "use --ignore",
-    "-ignore-missing-schemas": "not needed: a kind without a schema is a warning (--strict-kinds makes it an error)",
-    "-schema-location": "not needed: the schemas are built in (--kube-version, --volcano-version and "
-    "--kubeflow-version choose their releases)",
-    "-f": "give the files and folders as arguments (- for stdin)",
-    "--filename": "give the files and folders as arguments (- for stdin)",
-    "--dry-run": "not needed: this tool never contacts a cluster",
-    "--server-side": "not needed: this tool never contacts a cluster",
-}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -61,22 +43,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _unrecognized(subparser: argparse.ArgumentParser, extras: list[str]) -> str:
-    """The error for flags the subcommand does not have, with what to write instead."""
-    options = [o for action in subparser._actions for o in action.option_strings]
-    hints = []
-    for extra in extras:
-        flag = extra.split("=", 1)[0]
-        if not flag.startswith("-"):
-            continue
-        close = difflib.get_close_matches(flag if flag.startswith("--") else "-" + flag, options, n=1, cutoff=0.7)
-        if flag in HABITS:
-            hints.append(f"{flag}: {HABITS[flag]}")
-        elif close:
-            hints.append(f"{flag}: did you mean {close[0]}?")
-    return f"unrecognized arguments: {' '.join(extras)}" + "".join(f"\n  {h}" for h in hints)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv in (["--version"], ["-v"]):  # what argparse's version action prints, without building a parser
@@ -90,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         argcomplete.autocomplete(parser)  # answers the shell's completion request
     args, extras = parser.parse_known_args(argv)
     if extras:  # said under the subcommand's usage, not the top-level one
-        args.subparsers[args.subcommand].error(_unrecognized(args.subparsers[args.subcommand], extras))
+        args.subparsers[args.subcommand].error(flags.unrecognized(args.subparsers[args.subcommand], extras))
     try:
         return args.func(args)
     except cliargs.UsageError as err:

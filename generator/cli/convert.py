@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import cliargs, convert, jobs
 from ..jobs import JobError
 from ..yamlload import read_documents
+from . import flags
 from .job import flag_message, write_manifests
 
 
@@ -59,5 +60,5 @@ def add_parser(sub) -> None:
         default="paddle-operator",
         help="the runtime to write: %(choices)s (default: %(default)s)",
     )
-    c.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="default: %(default)s")
+    flags.add_output(c)
     c.set_defaults(func=cmd_convert)

@@ -8,6 +8,7 @@ import sys
 from .. import cliargs, jobs, publish
 from ..jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
 from ..yamlio import dump_documents, dump_json
+from . import flags
 
 # Description fields as the CLI spells them, so a jsonnet error names the flag to change.
 FLAG_OF_FIELD = {
@@ -194,10 +195,8 @@ def add_parser(sub) -> None:
     p.add_argument("--args", help="arguments after the command, split like a shell does")
     p.add_argument("--working-dir", help="working directory of the container (where the code is)")
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="repeatable")
-    p.add_argument("--label", action="append", metavar="KEY=VALUE", help="repeatable")
     p.add_argument("--namespace", help="namespace of every object (default: none, kubectl's current one)")
-    p.add_argument("--node-selector", action="append", metavar="KEY=VALUE", help="repeatable")
-    p.add_argument("--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="repeatable")
+    flags.add_placement(p, labels_help="a label on the job and its pods; repeatable")
     p.add_argument(
         "--intranet",
         choices=["PodIP", "Service", "Host"],
@@ -244,5 +243,5 @@ def add_parser(sub) -> None:
         help="start each custom-kind document with a yaml-language-server comment naming its schema "
         "under SCHEMAS (a path or URL of schemas/jsonschema), for editors",
     )
-    p.add_argument("--output", "-o", choices=["yaml", "json"], default="yaml", help="default: %(default)s")
+    flags.add_output(p)
     p.set_defaults(func=cmd_job)

@@ -14,7 +14,7 @@ from .. import atomic, bundles, cliargs, jobs, kube, provenance, render, sandbox
 from .. import params as params_module
 from ..paths import DEPLOY
 from ..yamlio import dump_json
-from . import job
+from . import flags, job
 
 STDOUT = Path("-")
 # jsonnet's flags for variables, by the sandbox's name for each kind
@@ -91,12 +91,8 @@ def add_parser(sub) -> None:
         metavar="FILE.jsonnet",
         help="render a job written with libsonnet/paddlejob to stdout instead of the bundles",
     )
-    p.add_argument(
-        "--output",
-        "-o",
-        choices=["yaml", "json"],
-        default="yaml",
-        help="with FILE: the manifests' format; without: json prints a summary of what was written",
+    flags.add_output(
+        p, help="with FILE or --out -: the manifests' format (json: a v1 List); else json prints what was written"
     )
     p.add_argument(
         "-J",
@@ -208,9 +204,7 @@ def add_parser(sub) -> None:
     g.add_argument("--requests", metavar="cpu=Q,memory=Q", help="controller resource requests")
     g.add_argument("--limits", metavar="cpu=Q,memory=Q", help="controller resource limits")
     g.add_argument("--image-pull-secret", action="append", metavar="NAME", help="repeatable")
-    g.add_argument("--node-selector", action="append", metavar="KEY=VALUE", help="repeatable")
-    g.add_argument("--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="repeatable")
-    g.add_argument("--label", action="append", metavar="KEY=VALUE", help="extra label on every object; repeatable")
+    flags.add_placement(g, labels_help="extra label on every object (selectors unchanged); repeatable")
     g.add_argument(
         "--network-policy", action="store_true", help="add a NetworkPolicy: DNS and apiserver egress, metrics ingress"
     )

@@ -7,6 +7,7 @@ import difflib
 import sys
 
 from .. import cliargs, discover, kube, outputs, rulebook, schemasource, thirdparty, validate
+from . import flags
 
 VALIDATE_EXAMPLE = """\
 examples:
@@ -43,11 +44,10 @@ def add_parser(sub) -> None:
         "--kube-version",
         help=f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)",
     )
-    p.add_argument(
-        "--output",
-        "-o",
-        choices=sorted(outputs.FORMATS),
-        default="text",
+    flags.add_output(
+        p,
+        sorted(outputs.FORMATS),
+        "text",
         help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions "
         "annotations), tap (Test Anything Protocol 13)",
     )

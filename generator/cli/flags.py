@@ -1,0 +1,69 @@
+"""Flags more than one subcommand has, declared once (Tanka's shared flags): the same spelling,
+metavar and help everywhere, parsed by cliargs.py. And the flags people bring from other tools,
+with what to write here instead."""
+
+from __future__ import annotations
+
+import argparse
+
+MANIFEST_FORMATS = ("yaml", "json")
+
+
+def add_output(parser, choices=MANIFEST_FORMATS, default: str = "yaml", help: str | None = None) -> None:
+    """--output/-o; for manifests: YAML, or JSON as kubectl prints it (one object, or a v1 List)."""
+    parser.add_argument(
+        "--output",
+        "-o",
+        choices=list(choices),
+        default=default,
+        help=help or "yaml (default), or json as kubectl prints it: one object, or a v1 List of several",
+    )
+
+
+def add_placement(parser, labels_help: str = "a label on every object; repeatable") -> None:
+    """--label, --node-selector and --toleration: KEY=VALUE labels (cliargs.labels) and
+    KEY[=VALUE]:EFFECT tolerations (cliargs.toleration), each repeatable."""
+    parser.add_argument("--label", action="append", metavar="KEY=VALUE", help=labels_help)
+    parser.add_argument(
+        "--node-selector", action="append", metavar="KEY=VALUE", help="a node label the pods need; repeatable"
+    )
+    parser.add_argument(
+        "--toleration", action="append", metavar="KEY[=VALUE]:EFFECT", help="a taint the pods tolerate; repeatable"
+    )
+
+
+# Flags people bring from kubeconform and kubectl, and what to write here instead.
+HABITS = {
+    "-summary": "use --summary",
+    "-skip": "use --skip-kinds",
+    "-strict": "use --strict (unknown fields are always errors here; --strict also fails on warnings)",
+    "-output": "use --output",
+    "-kubernetes-version": "use --kube-version",
+    "--kubernetes-version": "use --kube-version",
+    "-ignore-filename-pattern": "use --ignore",
+    "-ignore-missing-schemas": "not needed: a kind without a schema is a warning (--strict-kinds makes it an error)",
+    "-schema-location": "use --crd FILE for your CRDs; the Kubernetes, Volcano, Kubeflow, Trainer and JobSet "
+    "schemas are built in (--kube-version and the --*-version flags choose their releases)",
+    "-f": "give the files and folders as arguments (- for stdin)",
+    "--filename": "give the files and folders as arguments (- for stdin)",
+    "--dry-run": "not needed: this tool never contacts a cluster",
+    "--server-side": "not needed: this tool never contacts a cluster",
+}
+
+
+def unrecognized(subparser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """The error for flags the subcommand does not have, with what to write instead."""
+    import difflib
+
+    options = [o for action in subparser._actions for o in action.option_strings]
+    hints = []
+    for extra in extras:
+        flag = extra.split("=", 1)[0]
+        if not flag.startswith("-"):
+            continue
+        close = difflib.get_close_matches(flag if flag.startswith("--") else "-" + flag, options, n=1, cutoff=0.7)
+        if flag in HABITS:
+            hints.append(f"{flag}: {HABITS[flag]}")
+        elif close:
+            hints.append(f"{flag}: did you mean {close[0]}?")
+    return f"unrecognized arguments: {' '.join(extras)}" + "".join(f"\n  {h}" for h in hints)
