@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import bundles, chart, crdschema, engine, kube, provenance, publish, sandbox, upgrade
+from . import atomic, bundles, chart, crdschema, engine, kube, provenance, publish, sandbox, upgrade
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -237,6 +237,74 @@ def outputs(
                 raise RenderError(f"{doc}: {err}") from None
             found.append((doc.parent, {doc.name: text}))
     return found
+
+
+@dataclass(frozen=True)
+class Generated:
+    """What a render writes besides the bundles (`make manifests` asks for all of it)."""
+
+    lib_out: Path | None = None
+    jsonschema_out: Path | None = None
+    api_doc: Path | None = None
+    runtimes_doc: Path | None = None
+    rules_doc: Path | None = None
+    chart_out: Path | None = None
+    examples: Path | None = None
+
+
+@dataclass
+class Plan:
+    """A render done in memory, validated, not yet on disk: what `write` writes, `check` compares."""
+
+    out: Path
+    rendered: Rendered
+    outputs: list[tuple[Path, dict[str, str]]]
+
+
+def plan(
+    chosen: list[Bundle],
+    params: dict,
+    out: Path,
+    generated: Generated = Generated(),
+    keep_descriptions: bool = False,
+    render_args: tuple[str, ...] = (),
+) -> Plan:
+    """Render and validate the bundles and everything ``generated`` asks for, in memory (the
+    examples' sandbox works on the other core meanwhile); finish a render an interruption left
+    half-swapped in ``out`` first. RenderError says what failed; nothing is written."""
+    examples = start_examples(generated.examples) if generated.examples else None
+    try:
+        rendered = render(chosen, params, keep_descriptions, render_args)
+    except RenderError:
+        if examples and examples[1] is not None:
+            examples[1].child.kill()  # the sandbox started for the examples is not needed
+        raise
+    if examples is not None:
+        rendered.files.update(render_examples(examples))
+    g = generated
+    found = outputs(
+        out, rendered.files, g.lib_out, g.jsonschema_out, g.api_doc, g.runtimes_doc, g.rules_doc, g.chart_out
+    )
+    try:
+        atomic.recover(out, all_targets(found))
+    except OSError as err:
+        raise RenderError(f"cannot finish an interrupted render in {out}: {err}") from None
+    return Plan(out, rendered, found)
+
+
+def check(planned: Plan, exact: bool = False) -> tuple[Drift, list[str]]:
+    """How the disk differs from ``planned``, and for each CRD it changes whether the change is safe."""
+    drift = sum((diff_against_disk(base, files, exact) for base, files in planned.outputs), Drift())
+    return drift, (upgrade_notes(planned.out, planned.rendered) if drift.diff else [])
+
+
+def write(planned: Plan) -> list[str]:
+    """Every file of ``planned``, swapped in at once (atomic.py); the paths written."""
+    try:
+        atomic.replace(planned.out, all_targets(planned.outputs))
+    except atomic.WriteError as err:
+        raise RenderError(f"nothing was written: {err}") from None
+    return [str(base / name) for base, files in planned.outputs for name in sorted(files)]
 
 
 def _chart_files() -> dict[str, str]:

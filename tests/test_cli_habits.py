@@ -27,7 +27,7 @@ def cli(*argv: str, stdin: str | None = None, cwd=REPO) -> subprocess.CompletedP
     [
         (["validate", "-summary", "x.yaml"], "-summary: use --summary"),
         (["validate", "-skip", "Secret", "x.yaml"], "-skip: use --skip-kinds"),
-        (["validate", "-schema-location", "default", "x.yaml"], "the schemas are built in"),
+        (["validate", "-schema-location", "default", "x.yaml"], "use --crd FILE for your CRDs"),
         (["validate", "-f", "x.yaml"], "give the files and folders as arguments"),
         (["validate", "--dry-run=server", "x.yaml"], "never contacts a cluster"),
         (["render", "--nmespace", "x"], "did you mean --namespace?"),

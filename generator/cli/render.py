@@ -10,13 +10,15 @@ import sys
 import time
 from pathlib import Path
 
-from .. import atomic, bundles, cliargs, jobs, kube, provenance, render, sandbox
+from .. import bundles, cliargs, jobs, kube, provenance, render, sandbox
 from .. import params as params_module
 from ..paths import DEPLOY
 from ..yamlio import dump_json
 from . import flags, job
 
 STDOUT = Path("-")
+# the flags for what a render writes besides the bundles (render.Generated's fields)
+GENERATED = ("lib_out", "jsonschema_out", "api_doc", "runtimes_doc", "rules_doc", "chart_out", "examples")
 # jsonnet's flags for variables, by the sandbox's name for each kind
 VARIABLE_FLAGS = {
     "ext_vars": "--ext-str",
@@ -313,72 +315,16 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--kube-version: {err}") from None
     if args.out == STDOUT:
         return _to_stdout(args, chosen, params)
-    examples = None
+    generated = render.Generated(**{name: getattr(args, name) for name in GENERATED})
     try:
-        examples = render.start_examples(args.examples) if args.examples else None
-        result = render.render(chosen, params, args.keep_descriptions, tuple(shaping_flags(args)))
-    except render.RenderError as err:
-        if examples and examples[1] is not None:
-            examples[1].child.kill()  # the sandbox started for the examples is not needed
-        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
-        return 1
-    if args.examples:
-        try:
-            result.files.update(render.render_examples(examples))
-        except render.RenderError as err:
-            print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
-            return 1
-    try:
-        outputs = render.outputs(
-            args.out,
-            result.files,
-            args.lib_out,
-            args.jsonschema_out,
-            args.api_doc,
-            args.runtimes_doc,
-            args.rules_doc,
-            chart_out=args.chart_out,
-        )
+        planned = render.plan(chosen, params, args.out, generated, args.keep_descriptions, tuple(shaping_flags(args)))
+        if args.check:
+            return _report_drift(args, planned)
+        written = render.write(planned)
     except render.RenderError as err:
         print(f"paddlejob-manifests render: error: {err}", file=sys.stderr)
         return 1
-    try:
-        atomic.recover(args.out, render.all_targets(outputs))
-    except OSError as err:
-        print(
-            f"paddlejob-manifests render: error: cannot finish an interrupted render in {args.out}: {err}",
-            file=sys.stderr,
-        )
-        return 1
-    if args.check:
-        drift = sum((render.diff_against_disk(base, files, args.exact) for base, files in outputs), render.Drift())
-        if drift.diff:
-            sys.stdout.write(drift.diff)
-            for note in render.upgrade_notes(args.out, result):
-                print(note, file=sys.stderr)
-            print(
-                f"paddlejob-manifests render --check: {args.out} differs from a fresh render; render again "
-                f"(`{shlex.join(['paddlejob-manifests', 'render', '--out', str(args.out), *shaping_flags(args)])}`"
-                ", or `make manifests` in this project) and commit the result",
-                file=sys.stderr,
-            )
-            return 1
-        if drift.formatting:
-            print(
-                f"{args.out}: same objects, formatting differs in {len(drift.formatting)} files "
-                "(a YAML formatter?); `--exact` compares bytes",
-                file=sys.stderr,
-            )
-            return 0
-        print(f"{args.out}: up to date ({len(result.files)} files)", file=sys.stderr)
-        return 0
-    try:
-        atomic.replace(args.out, render.all_targets(outputs))
-    except atomic.WriteError as err:
-        print(f"paddlejob-manifests render: error: nothing was written: {err}", file=sys.stderr)
-        return 1
-    elapsed = time.perf_counter() - started
-    written = [str(base / name) for base, files in outputs for name in sorted(files)]
+    result, elapsed = planned.rendered, time.perf_counter() - started
     if args.output == "json":  # for machines: what was written, and the summary
         summary = {"written": written, "bundles": result.summary, "warnings": result.warnings, "seconds": elapsed}
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
@@ -391,11 +337,34 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_drift(args: argparse.Namespace, planned: render.Plan) -> int:
+    drift, notes = render.check(planned, args.exact)
+    if drift.diff:
+        sys.stdout.write(drift.diff)
+        for note in notes:
+            print(note, file=sys.stderr)
+        again = shlex.join(["paddlejob-manifests", "render", "--out", str(args.out), *shaping_flags(args)])
+        print(
+            f"paddlejob-manifests render --check: {args.out} differs from a fresh render; render again "
+            f"(`{again}`, or `make manifests` in this project) and commit the result",
+            file=sys.stderr,
+        )
+        return 1
+    if drift.formatting:
+        print(
+            f"{args.out}: same objects, formatting differs in {len(drift.formatting)} files "
+            "(a YAML formatter?); `--exact` compares bytes",
+            file=sys.stderr,
+        )
+        return 0
+    print(f"{args.out}: up to date ({len(planned.rendered.files)} files)", file=sys.stderr)
+    return 0
+
+
 def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
     """`--out -`: one bundle as one stream, in the order `kubectl apply -f -` needs it."""
-    extras = [flag for flag, value in (("--check", args.check), ("--examples", args.examples)) if value]
-    extras += [f"--{d.replace('_', '-')}" for d in ("lib_out", "jsonschema_out", "api_doc", "runtimes_doc", "rules_doc")
-               if getattr(args, d)]  # fmt: skip
+    extras = ["--check"] if args.check else []
+    extras += [f"--{name.replace('_', '-')}" for name in GENERATED if getattr(args, name)]
     if extras:
         raise cliargs.UsageError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
     if len(chosen) != 1:
