@@ -231,7 +231,7 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
     [
         ["--volcano", "--queue", "gpu", "--priority-class", "high", "--min-available", "1"],
         ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "4"],
-        ["--cephfs", "mon:6789", "--cephfs-path", "/data"],
+        ["--cephfs", "mon:6789", "--cephfs-path", "/data", "--kube-version", "1.30"],  # cephfs: gone from 1.31
         ["--port", "40000", "--runtime", "volcano"],
         ["--env", "PADDLE_PORT=1"],
         ["--env", "GLOG_v=1", "--runtime", "kubernetes"],
@@ -240,6 +240,13 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
 def test_flags_with_their_companion_render(argv):
     done = run_cli("job", "resnet", "--image", "img", "--workers", "2", *argv)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_cephfs_volume_fails_where_no_kubelet_can_mount_it():
+    argv = ["job", "resnet", "--image", "img", "--workers", "2", "--cephfs", "mon:6789", "--cephfs-path", "/data"]
+    done = run_cli(*argv)  # the newest release: the in-tree plugin is non-functional from 1.31
+    assert done.returncode == 1 and "[volume-plugin]" in done.stderr
+    assert run_cli(*argv, "--kube-version", "1.30").returncode == 0
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,6 @@ import sys
 import traceback
 
 from .. import __version__, cliargs
-from . import flags
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
 # One module of this package per subcommand, named as the subcommand. Only the one being run is
@@ -56,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         argcomplete.autocomplete(parser)  # answers the shell's completion request
     args, extras = parser.parse_known_args(argv)
     if extras:  # said under the subcommand's usage, not the top-level one
+        from . import flags
+
         args.subparsers[args.subcommand].error(flags.unrecognized(args.subparsers[args.subcommand], extras))
     try:
         return args.func(args)

@@ -9,6 +9,21 @@ import argparse
 MANIFEST_FORMATS = ("yaml", "json")
 
 
+def kube_release(value: str) -> int:
+    """--kube-version, parsed once, by argparse: '1.30' or 'v1.30.2' -> 30 (the minor every
+    comparison uses), a release this tool knows."""
+    from .. import kube
+
+    try:
+        return kube.require_known(kube.parse_version(value))
+    except kube.UnknownVersionError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_kube_version(parser, help: str) -> None:
+    parser.add_argument("--kube-version", type=kube_release, metavar="1.N", help=help)
+
+
 def add_output(parser, choices=MANIFEST_FORMATS, default: str = "yaml", help: str | None = None) -> None:
     """--output/-o; for manifests: YAML, or JSON as kubectl prints it (one object, or a v1 List)."""
     parser.add_argument(

@@ -160,14 +160,14 @@ def write_manifests(manifests: list[dict], output: str, schemas: str | None = No
 def cmd_job(args: argparse.Namespace) -> int:
     job = job_from_args(args)
     try:
-        manifests = job.render(args.runtime)
+        manifests = job.render(args.runtime, args.kube_version)
     except JobError as err:
         text = str(err)
         if "\n" in text:  # rendered, but the manifests do not validate: show every finding
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
         raise cliargs.UsageError(flag_message(text)) from None
-    for line in jobs.warnings(manifests):
+    for line in jobs.warnings(manifests, args.kube_version):
         print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)
     return 0
@@ -243,5 +243,6 @@ def add_parser(sub) -> None:
         help="start each custom-kind document with a yaml-language-server comment naming its schema "
         "under SCHEMAS (a path or URL of schemas/jsonschema), for editors",
     )
+    flags.add_kube_version(p, "the Kubernetes release the job is checked against (default: the newest known)")
     flags.add_output(p)
     p.set_defaults(func=cmd_job)

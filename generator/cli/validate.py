@@ -40,9 +40,8 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="file, directory (recursive) or - for stdin")
-    p.add_argument(
-        "--kube-version",
-        help=f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)",
+    flags.add_kube_version(
+        p, f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)"
     )
     flags.add_output(
         p,
@@ -156,10 +155,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not args.paths:
         raise cliargs.UsageError("give a PATH to check (a file, a folder, or - for stdin)")
     skip_rules = _rule_ids(args.skip_rules)
-    try:
-        minor = kube.require_known(kube.parse_version(args.kube_version)) if args.kube_version else None
-    except kube.UnknownVersionError as err:
-        raise cliargs.UsageError(f"--kube-version: {err}") from None
+    minor = args.kube_version
     if args.max_errors < 0:
         raise cliargs.UsageError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     if args.jobs < 0:
