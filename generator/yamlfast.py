@@ -53,6 +53,9 @@ _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
 # a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
 # comment (`>  - name: x`): libyaml fails, rapidyaml reads on
 _BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
+# a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
+# (`- "a"   - "b"`): libyaml fails, rapidyaml reads on
+_AFTER_QUOTED = re.compile(r"(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])")
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000
@@ -73,6 +76,7 @@ def _slow_path(text: str) -> bool:
         or ":," in text
         or _SLOW_LINES.search("\n" + text)
         or _BAD_BLOCK_HEADER.search(text)
+        or _AFTER_QUOTED.search(text)
     )
 
 
