@@ -63,7 +63,6 @@ metadata:
   namespace: paddlecloud
 spec:
   cleanPodPolicy: OnCompletion
-  withGloo: 1
   intranet: PodIP
   ps:
     replicas: 2
