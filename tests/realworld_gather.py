@@ -204,11 +204,6 @@ TRIAGE: dict[str, dict] = {
             "the last-applied annotation of client-side `kubectl apply`"
         }
     },
-    "bitnami/helm/mysql.yaml": {
-        "known_false_positive": 'statefulset: `podManagementPolicy: ""` is reported as not '
-        "OrderedReady/Parallel, but SetDefaults_StatefulSet (pkg/apis/apps/v1/defaults.go) turns an "
-        "empty policy into OrderedReady before ValidateStatefulSetSpec runs, so the apiserver accepts it"
-    },
 }
 
 SKIP_PARTS = {
