@@ -113,11 +113,13 @@ class _Checker:
             sub_path = child(f"{path}.properties", name)
             if root and name == "metadata":
                 self._root_metadata(sub, sub_path)
-            self.node(sub, sub_path)
+            self.node(sub, sub_path, in_junctor=in_junctor)
+        # Below a junctor the properties and items are value validations too (apiextensions'
+        # validateNestedValueValidation, pkg/apiserver/schema/validation.go): no `type` there.
         if isinstance(node.get("additionalProperties"), dict):
-            self.node(node["additionalProperties"], f"{path}.additionalProperties")
+            self.node(node["additionalProperties"], f"{path}.additionalProperties", in_junctor=in_junctor)
         if items:
-            self.node(items, f"{path}.items")
+            self.node(items, f"{path}.items", in_junctor=in_junctor)
         for junctor in _JUNCTORS:
             if int_or_string and junctor in ("anyOf", "allOf"):
                 continue  # its one allowed form was checked above

@@ -389,6 +389,10 @@ def _chunks(blocks) -> Iterator[_Chunk]:
             pending = pending[cut:] if cut else pending[-1:]
         if final:
             if not skipping and problem is None:  # a document cut by a bad byte is not parsed
+                # apimachinery's LineReader.Read ends every line with '\n', the last one too:
+                # a block scalar on the file's unterminated last line keeps its line break.
+                if pending and not pending.endswith("\n"):
+                    pending += "\n"
                 yield _Chunk(pending, first_line)
             if problem is not None:
                 yield _Chunk("", problem.line - 1, problem)

@@ -342,6 +342,8 @@ def test_every_node_of_every_fixture_replaced_by_each_odd_value_never_crashes():
     It found three crashes the random mutations above had not (unhashable names and types)."""
     docs = []
     for path in sorted(FIXTURES.rglob("*.yaml")):
+        if "realworld" in path.parts:  # 3,000 documents: test_realworld.py checks them whole
+            continue
         try:
             loaded = list(yaml.safe_load_all(path.read_text(errors="replace")))
         except yaml.YAMLError:

@@ -120,7 +120,9 @@ def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     spec = as_dict(obj.get("spec"))
     out = _common(spec, "statefulset", "StatefulSet", ("replicas", "minReadySeconds", "revisionHistoryLimit"))
     policy = spec.get("podManagementPolicy")
-    if isinstance(policy, str) and policy not in POD_MANAGEMENT:
+    # SetDefaults_StatefulSet (pkg/apis/apps/v1/defaults.go) makes an empty policy OrderedReady
+    # before ValidateStatefulSetSpec runs: "" is accepted.
+    if isinstance(policy, str) and policy and policy not in POD_MANAGEMENT:
         message = f"podManagementPolicy {policy!r} must be OrderedReady or Parallel"
         out.append(error("spec.podManagementPolicy", "statefulset", message))
     strategy = as_dict(spec.get("updateStrategy"))

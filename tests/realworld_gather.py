@@ -1,0 +1,363 @@
+"""Gather tests/fixtures/realworld/: real manifests of public repositories, pinned by commit.
+
+    python tests/realworld_gather.py MIRROR_ROOT HELM3
+
+MIRROR_ROOT holds bare git directories named OWNER+NAME/repo (as the upstream snapshots are
+kept); HELM3 is a Helm 3 binary. Plain manifests are copied as they are from the folders listed
+in SOURCES below (a file is kept only when every document in it is a Kubernetes object: a map
+with a string apiVersion and kind, no Go template, no kustomize configuration); charts are
+rendered with `helm template NAME CHART --namespace NS` and default values (a chart whose
+dependencies are not vendored in its charts/ folder is skipped, since rendering is offline).
+SOURCES.json records repository, commit, path or chart and command, and each file's SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import yaml
+
+OUT = Path(__file__).parent / "fixtures" / "realworld"
+
+# bitnami/charts whose only dependency is bitnami/common (cert-manager and
+# nginx-ingress-controller left out: those projects are measured elsewhere).
+BITNAMI = """
+apache aspnet-core cadvisor cassandra clickhouse clickhouse-operator cloudnative-pg consul contour
+deepspeed envoy-gateway etcd external-dns flink fluent-bit fluentd flux gitlab-runner grafana
+grafana-alloy grafana-k6-operator grafana-operator haproxy influxdb jenkins kafka keydb kibana
+kube-arangodb kube-state-metrics kuberay kubernetes-event-exporter logstash mariadb mariadb-galera
+memcached metallb metrics-server minio minio-operator mongodb mongodb-sharded multus-cni mysql nats
+neo4j nginx node-exporter opensearch pinniped postgresql postgresql-ha prometheus pytorch rabbitmq
+rabbitmq-cluster-operator redis redis-cluster scylladb sealed-secrets spark tensorflow-resnet tomcat
+valkey valkey-cluster vault victoriametrics whereabouts wildfly zookeeper
+"""
+
+# project folder -> (repository, plain-manifest path prefixes, chart folders)
+SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
+    "metrics-server": (
+        "kubernetes-sigs/metrics-server",
+        ("manifests/base/",),
+        ("charts/metrics-server",),
+    ),
+    "gatekeeper": ("open-policy-agent/gatekeeper", ("deploy/",), ("charts/gatekeeper",)),
+    "podinfo": ("stefanprodan/podinfo", ("kustomize/", "deploy/"), ("charts/podinfo",)),
+    "keda": ("kedacore/charts", (), ("keda", "http-add-on", "external-scaler-azure-cosmos-db")),
+    "traefik": ("traefik/traefik-helm-chart", ("traefik/crds/",), ("traefik", "hub-manager")),
+    "kubernetes-examples": ("kubernetes/examples", ("",), ()),
+    "descheduler": ("kubernetes-sigs/descheduler", ("kubernetes/",), ("charts/descheduler",)),
+    "flux2": ("fluxcd/flux2", ("manifests/",), ()),
+    "argo-workflows": ("argoproj/argo-workflows", ("manifests/", "examples/"), ()),
+    "kuberay": (
+        "ray-project/kuberay",
+        ("ray-operator/config/samples/", "ray-operator/config/rbac/"),
+        ("helm-chart/kuberay-operator", "helm-chart/kuberay-apiserver", "helm-chart/ray-cluster"),
+    ),
+    "external-dns": ("kubernetes-sigs/external-dns", ("kustomize/",), ("charts/external-dns",)),
+    "grafana-helm-charts": (
+        "grafana/helm-charts",
+        (),
+        (
+            "charts/agent-operator",
+            "charts/fluent-bit",
+            "charts/loki-canary",
+            "charts/loki-distributed",
+            "charts/promtail",
+            "charts/rollout-operator",
+            "charts/snyk-exporter",
+            "charts/tempo-distributed",
+            "charts/enterprise-metrics",
+            "charts/pdc-agent",
+        ),
+    ),
+    "kyverno": ("kyverno/kyverno", (), ("charts/kyverno", "charts/kyverno-policies")),
+    "prometheus-community": (
+        "prometheus-community/helm-charts",
+        (),
+        (
+            "charts/alertmanager",
+            "charts/prometheus-node-exporter",
+            "charts/kube-state-metrics",
+            "charts/prometheus-pushgateway",
+            "charts/prometheus-blackbox-exporter",
+            "charts/prometheus-adapter",
+            "charts/prometheus-postgres-exporter",
+            "charts/prometheus-redis-exporter",
+            "charts/prometheus-mysql-exporter",
+            "charts/prometheus-operator-admission-webhook",
+            "charts/prometheus-windows-exporter",
+        ),
+    ),
+    "tekton-pipeline": ("tektoncd/pipeline", ("config/", "examples/"), ()),
+    "rook": (
+        "rook/rook",
+        ("deploy/examples/",),
+        ("deploy/charts/rook-ceph", "deploy/charts/rook-ceph-cluster"),
+    ),
+    "strimzi": (
+        "strimzi/strimzi-kafka-operator",
+        ("packaging/install/", "packaging/examples/"),
+        ("packaging/helm-charts/helm3/strimzi-kafka-operator",),
+    ),
+    "gateway-api": ("kubernetes-sigs/gateway-api", ("examples/", "config/crd/"), ()),
+    "longhorn": ("longhorn/longhorn", ("examples/", "deploy/"), ("chart",)),
+    "opentelemetry-helm-charts": (
+        "open-telemetry/opentelemetry-helm-charts",
+        (),
+        (
+            "charts/opentelemetry-operator",
+            "charts/opentelemetry-ebpf",
+            "charts/opentelemetry-ebpf-instrumentation",
+            "charts/opentelemetry-target-allocator",
+            "charts/opentelemetry-kube-stack",
+        ),
+    ),
+    "bitnami": ("bitnami/charts", (), tuple(f"bitnami/{name}" for name in BITNAMI.split())),
+}
+
+# Path parts that mark test data (often wrong on purpose) or non-manifest YAML.
+# The triage of every error `validate` reports on the corpus (and of the warnings other than
+# unknown-kind): each file's findings by rule, with why. "true_findings": the apiserver (or the
+# kubelet) refuses the document as stored; "known_false_positive": our model is wrong there.
+TRIAGE: dict[str, dict] = {
+    "argo-workflows/manifests/cluster-install-no-crds/argo-server-rbac/argo-server-clusterolebinding.yaml": {
+        "true_findings": {
+            "subject": "kustomize input: the ServiceAccount subject has no namespace "
+            "(kustomize's namespace transformer adds it); ValidateRoleBindingSubject requires it"
+        }
+    },
+    "argo-workflows/manifests/cluster-install-no-crds/workflow-controller-rbac/"
+    "workflow-controller-clusterrolebinding.yaml": {
+        "true_findings": {
+            "subject": "kustomize input: the ServiceAccount subject has no namespace "
+            "(kustomize's namespace transformer adds it); ValidateRoleBindingSubject requires it"
+        }
+    },
+    "kuberay/ray-operator/config/rbac/role_binding.yaml": {
+        "true_findings": {
+            "subject": "kustomize input: the ServiceAccount subject has no namespace "
+            "(kustomize's namespace transformer adds it); ValidateRoleBindingSubject requires it"
+        }
+    },
+    "metrics-server/manifests/base/deployment.yaml": {
+        "true_findings": {
+            "required": "kustomize base: spec.selector comes from the labels "
+            "transformer; apps/v1 ValidateDeploymentSpec requires a selector"
+        }
+    },
+    "tekton-pipeline/config/controller.yaml": {
+        "true_findings": {
+            "image": "ko:// placeholder resolved by `ko apply`; as stored the kubelet "
+            "refuses the reference (InvalidImageName)"
+        }
+    },
+    "tekton-pipeline/config/events.yaml": {
+        "true_findings": {
+            "image": "ko:// placeholder resolved by `ko apply`; as stored the kubelet "
+            "refuses the reference (InvalidImageName)"
+        }
+    },
+    "tekton-pipeline/config/resolvers/resolvers-deployment.yaml": {
+        "true_findings": {
+            "image": "ko:// placeholder resolved by `ko apply`; as stored the kubelet "
+            "refuses the reference (InvalidImageName)"
+        }
+    },
+    "tekton-pipeline/config/webhook.yaml": {
+        "true_findings": {
+            "image": "ko:// placeholder resolved by `ko apply`; as stored the kubelet "
+            "refuses the reference (InvalidImageName)"
+        }
+    },
+    "longhorn/deploy/longhorn-okd.yaml": {
+        "true_findings": {
+            "image": 'the oauth-proxy container has image ""; the apiserver\'s '
+            "validateContainers requires an image (Required value)"
+        }
+    },
+    "longhorn/deploy/podsecuritypolicy.yaml": {
+        "true_findings": {"api-not-served": "policy/v1beta1 PodSecurityPolicy, removed in Kubernetes 1.25"}
+    },
+    "prometheus-community/helm/prometheus-adapter.yaml": {
+        "true_findings": {
+            "api-not-served": "offline `helm template` has no apiregistration.k8s.io/v1 "
+            "in .Capabilities.APIVersions, so the chart falls back to apiregistration.k8s.io/v1beta1, "
+            "removed in 1.22 (against a cluster, or with --api-versions, it renders v1)"
+        }
+    },
+    "rook/deploy/examples/cleanup-job.yaml": {
+        "true_findings": {
+            "name": "an example to edit: the name holds the placeholder '<node-hostname>'",
+            "label-value": "the nodeSelector value is the placeholder '<node-hostname>'",
+        }
+    },
+    "keda/helm/keda.yaml": {
+        "true_findings": {
+            "crd-size": "a warning: the ScaledJob CRD is above the 262,144 bytes of "
+            "the last-applied annotation of client-side `kubectl apply`"
+        }
+    },
+}
+
+SKIP_PARTS = {
+    "overlays",
+    "conformance",
+    "test",
+    "tests",
+    "testdata",
+    "e2e",
+    "_archived",
+    "vendor",
+    "hack",
+    ".github",
+    "ci",
+}
+NOT_OBJECTS = ("kustomize.config.k8s.io", "config.kubernetes.io", "builtin")
+MAX_FILE = 400_000
+
+
+def git(repo_dir: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(repo_dir), *args], check=True, capture_output=True).stdout
+
+
+def objects_only(text: str) -> bool:
+    """True when every non-empty document is a Kubernetes object this corpus can hold."""
+    if "{{" in text or "${" in text:
+        return False
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError:
+        return False
+    if not docs:
+        return False
+    for d in docs:
+        if not isinstance(d, dict):
+            return False
+        api, kind = d.get("apiVersion"), d.get("kind")
+        if not isinstance(api, str) or not isinstance(kind, str):
+            return False
+        if api.split("/")[0] in NOT_OBJECTS or kind in ("Kustomization", "Component"):
+            return False
+        if kind.endswith("Configuration") and "config" in api:
+            return False
+    return True
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def vendor_dependencies(repo_dir: Path, chart_path: str, chart: Path) -> list[str] | None:
+    """Put each dependency into the chart's charts/ folder: one vendored there already, or a
+    chart of the same name next to it in the same commit (bitnami's `common`). The paths
+    copied, or None when a dependency is neither (it would need the network)."""
+    meta = yaml.safe_load((chart / "Chart.yaml").read_text())
+    deps = list(meta.get("dependencies") or [])
+    req = chart / "requirements.yaml"
+    if req.exists():
+        deps += list((yaml.safe_load(req.read_text()) or {}).get("dependencies") or [])
+    copied = []
+    for dep in deps:
+        if (chart / "charts" / dep["name"]).is_dir():
+            continue
+        sibling = f"{chart_path.rsplit('/', 1)[0]}/{dep['name']}" if "/" in chart_path else dep["name"]
+        shown = subprocess.run(["git", "-C", str(repo_dir), "archive", "HEAD", sibling], capture_output=True)
+        if shown.returncode != 0:
+            return None
+        (chart / "charts").mkdir(exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(shown.stdout)) as tar:
+            tar.extractall(chart / "charts" / ".vendor", filter="data")
+        place = chart / "charts" / dep["name"]
+        if place.is_symlink():  # a link to the sibling, as rook keeps its library chart
+            place.unlink()
+        (chart / "charts" / ".vendor" / sibling).rename(place)
+        copied.append(sibling)
+    return copied
+
+
+def main(mirror_root: Path, helm: str) -> None:
+    helm_version = subprocess.run(
+        [helm, "version", "--short"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    records = []
+    for project, (repo, prefixes, charts) in SOURCES.items():
+        repo_dir = mirror_root / repo.replace("/", "+") / "repo"
+        commit = git(repo_dir, "rev-parse", "HEAD").decode().strip()
+        names = git(repo_dir, "ls-tree", "-r", "--name-only", "HEAD").decode().splitlines()
+        for name in names:
+            if not name.endswith((".yaml", ".yml")) or not any(name.startswith(p) for p in prefixes):
+                continue
+            parts = name.split("/")
+            if SKIP_PARTS & set(parts[:-1]) or "templates" in parts:
+                continue
+            if parts[-1] in ("kustomization.yaml", "kustomization.yml") or "patch" in parts[-1]:
+                continue
+            shown = subprocess.run(["git", "-C", str(repo_dir), "show", f"HEAD:{name}"], capture_output=True)
+            data = shown.stdout
+            if shown.returncode != 0 or len(data) > MAX_FILE:  # absent from the snapshot, or huge
+                continue
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                continue
+            if not objects_only(text):
+                continue
+            target = OUT / project / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            records.append(
+                {
+                    "file": str(target.relative_to(OUT)),
+                    "repository": f"https://github.com/{repo}",
+                    "commit": commit,
+                    "path": name,
+                    "sha256": sha(data),
+                }
+            )
+        for chart_path in charts:
+            with tempfile.TemporaryDirectory() as tmp:
+                archive = git(repo_dir, "archive", "HEAD", chart_path)
+                with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+                    tar.extractall(tmp, filter="data")
+                chart = Path(tmp) / chart_path
+                vendored = vendor_dependencies(repo_dir, chart_path, chart)
+                if vendored is None:
+                    print(f"skip {repo} {chart_path}: dependencies not vendored", file=sys.stderr)
+                    continue
+                shutil.rmtree(chart / "charts" / ".vendor", ignore_errors=True)
+                release = chart.name
+                command = [helm, "template", release, str(chart), "--namespace", release]
+                done = subprocess.run(command, capture_output=True, text=True)
+                if done.returncode != 0:
+                    print(f"skip {repo} {chart_path}: {done.stderr.strip()[:300]}", file=sys.stderr)
+                    continue
+            data = done.stdout.encode()
+            target = OUT / project / "helm" / f"{release}.yaml"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            records.append(
+                {
+                    "file": str(target.relative_to(OUT)),
+                    "repository": f"https://github.com/{repo}",
+                    "commit": commit,
+                    "chart": chart_path,
+                    "command": f"helm template {release} {chart_path} --namespace {release}",
+                    "helm": helm_version,
+                    **({"dependencies_from": vendored} if vendored else {}),
+                    "sha256": sha(data),
+                }
+            )
+    for record in records:
+        record.update(TRIAGE.get(record["file"], {}))
+    (OUT / "SOURCES.json").write_text(json.dumps({"files": records}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2])
