@@ -55,7 +55,7 @@ _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
 _BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
 # a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
 # (`- "a"   - "b"`): libyaml fails, rapidyaml reads on
-_AFTER_QUOTED = re.compile(r"(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])")
+_AFTER_QUOTED = re.compile(r"(?:(?<=[ \[{,])|^)(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])", re.M)
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000

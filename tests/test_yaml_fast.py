@@ -75,14 +75,18 @@ def differences(data) -> list[tuple]:
 
 
 def test_both_readers_agree_on_every_file_and_the_fast_one_reads_most():
-    fast_read = total = 0
+    """The share the fast reader takes: 80% of the written fixtures; of the real-world corpus
+    (Helm output, CRDs full of escapes and quoted strings) less: 70% (78% measured; 84% of the written)."""
+    counts = {"written": [0, 0], "realworld": [0, 0]}
     for path in FILES:
         assert differences(path.read_bytes()) == [], path
         docs = read(path.read_bytes(), True)
-        total += len(docs)
-        fast_read += sum(doc[-1] for doc in docs)
+        kind = "realworld" if "realworld" in path.parts else "written"
+        counts[kind][0] += sum(doc[-1] for doc in docs)
+        counts[kind][1] += len(docs)
     assert len(FILES) > 100
-    assert fast_read > 0.8 * total, (fast_read, total)
+    assert counts["written"][0] > 0.8 * counts["written"][1], counts
+    assert counts["realworld"][0] > 0.7 * counts["realworld"][1], counts
 
 
 @pytest.mark.parametrize("where", ["value", "key", "item", "flow", "quoted"])
