@@ -492,7 +492,10 @@ def _supervise(running, selector, width, started, timeout, grace, out, launch) -
             trainers_done = trainers_done or now
             if now - trainers_done > grace:
                 _drain(selector, width, out)
-                return Outcome("Running", _servers_never_exit([running[pid][0].pod for pid in waiting], grace))
+                return Outcome(
+                    "Running",
+                    _servers_never_exit([proc.pod for pid, (proc, _) in running.items() if pid in waiting], grace),
+                )
         if now - started > timeout:
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
 
@@ -506,6 +509,7 @@ def _crash_loop(proc: Process, code: int) -> str:
 
 
 def _servers_never_exit(left: list[Pod], grace: float) -> str:
+    """``left`` is in the order the pods started, so the message is the same on every run."""
     names = ", ".join(pod.name for pod in left)
     controller = left[0].controller or "the controller"
     return (
