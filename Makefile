@@ -4,6 +4,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+PS_VENV ?= .venv-ps
+PS_STAMP := $(PS_VENV)/.installed
 # Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples,
 # the Helm chart
 GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out schemas/jsonschema \
@@ -41,6 +43,14 @@ $(STAMP): pyproject.toml
 $(TEST_STAMP): $(STAMP) requirements-test.txt
 	@echo "==> installing the test tools from requirements-test.txt (~300 MB download, ~1.2 GB installed; paddlepaddle is most of it)"
 	@$(PY) -m pip install --quiet --progress-bar off -r requirements-test.txt
+	@touch $@
+
+# Paddle 2.6.2, whose CPU wheel has the parameter-server runtime (3.x's has not), in a
+# virtualenv of its own: the tests train parameter-server jobs with it (about 600 MB installed).
+$(PS_STAMP): requirements-ps.txt
+	@echo "==> creating $(PS_VENV) with paddlepaddle 2.6.2 from requirements-ps.txt (~140 MB download)"
+	@$(PYTHON) -m venv $(PS_VENV)
+	@$(PS_VENV)/bin/python -m pip install --quiet --progress-bar off -r requirements-ps.txt
 	@touch $@
 
 # yaml-language-server (what VS Code's YAML extension runs) and Microsoft's SARIF Multitool (it
@@ -89,8 +99,8 @@ check: $(STAMP)
 	$(PY) -m generator render --check --exact $(GENERATED)
 
 ## Everything CI runs: lint, drift check, test suite.
-test: lint check $(NODE_TOOLS) $(HELM_TOOLS)
-	$(PY) -m pytest -q
+test: lint check $(NODE_TOOLS) $(HELM_TOOLS) $(PS_STAMP)
+	PADDLE_PS_PYTHON=$(CURDIR)/$(PS_VENV)/bin/python $(PY) -m pytest -q
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check generator tests bench
@@ -127,4 +137,4 @@ uninstall:
 	rm -rf $(APP) $(PREFIX)/bin/paddlejob-manifests
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(PS_VENV) .pytest_cache .ruff_cache

@@ -14,6 +14,7 @@ would, run locally with the real paddlepaddle wheel (`paddlejob-manifests local`
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -103,6 +104,35 @@ def test_parameter_server_pods_resolve_in_paddles_role_maker(tmp_path, runtime):
     assert {r["workers"] for r in roles.values()} == {2}
     for pod, r in roles.items():  # a server's index is its own position in the list
         assert r["server"] == any(part in pod for part in ("-ps-", "-pserver-")), pod
+
+
+PS_PYTHON = Path(os.environ.get("PADDLE_PS_PYTHON", REPO / ".venv-ps" / "bin" / "python"))
+
+
+@pytest.mark.skipif(not PS_PYTHON.exists(), reason="no Paddle with the PS runtime: `make test` installs .venv-ps")
+@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubernetes"])
+def test_a_parameter_server_job_trains_on_every_ps_runtime(tmp_path, runtime):
+    """Real parameter-server training (paddlepaddle 2.6.2, requirements-ps.txt): two servers hold
+    the parameters, two trainers start from the servers' copy, train and end with the same
+    weights. The verdict is the controller's: Volcano's CompleteJob and the Indexed Job complete
+    with the trainers; paddle-operator v0.3.5 keeps the job Running, since Paddle gives trainers
+    no way to stop the servers (`fleet.run_server()` returns only when killed)."""
+    job = render(tmp_path, runtime, "--ps", "2", "--workers", "2", "--command", "python train_ps.py")
+    done = local(tmp_path, job, "--python", str(PS_PYTHON), "--grace", "5")
+    if runtime == "paddle-operator":
+        assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+        assert "local: Running: every trainer exited 0, but demo-ps-0, demo-ps-1 still ran 5 s later" in done.stderr
+    else:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+        assert "local: Completed" in done.stderr
+    assert len(tagged(done.stdout, "SERVING")) == 2, done.stdout[-3000:]
+    results = [json.loads(text) for text in tagged(done.stdout, "RESULT").values()]
+    assert len(results) == 2, done.stdout[-3000:]
+    (start,) = {r["loss"][0] for r in results}  # both pulled the servers' initial parameters
+    truth = [1.0, 2.0, -1.0, 0.5]
+    for r in results:
+        assert r["loss"][1] < start / 100, "the model trained"
+        assert all(abs(w - t) < 0.05 for w, t in zip(r["weights"], truth, strict=True)), r["weights"]
 
 
 def paddle2_launcher_problems(env: dict[str, str]) -> list[str]:
