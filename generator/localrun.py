@@ -82,12 +82,24 @@ def prepare(
     if not report.valid:
         raise InvalidManifests(outputs.text(report))
     docs, _ = read_documents(data)
-    docs = [validate.without_nulls(doc) for doc in docs]  # null is absent, as the apiserver reads it
+    docs = [validate.without_nulls(doc) for doc in _objects(docs)]  # null is absent, as the apiserver reads it
     try:
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
     return plan(found, services, python, workdir, block)
+
+
+def _objects(docs: list) -> list:
+    """The objects of the documents, a `v1 List`'s items in its place (kubectl reads any kind
+    ending in List with items so; `job -o json` prints one)."""
+    out = []
+    for doc in docs:
+        if isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
+            out += _objects(doc["items"])
+        else:
+            out.append(doc)
+    return out
 
 
 @dataclass
@@ -395,11 +407,14 @@ def run(
     try:
         for proc in processes:
             Path(proc.env["PADDLE_LOG_DIR"]).mkdir(parents=True, exist_ok=True)
-            try:
-                launch(proc)
-            except OSError as err:
-                return Outcome("Failed", cannot_start(proc, err))
-        return _supervise(running, selector, width, started, timeout, grace, out, launch)
+        pending = [proc for proc in processes if not _may_start(proc, running.values(), [])]
+        for proc in processes:
+            if proc not in pending:
+                try:
+                    launch(proc)
+                except OSError as err:
+                    return Outcome("Failed", cannot_start(proc, err))
+        return _supervise(running, pending, selector, width, started, timeout, grace, out, launch)
     finally:
         for _proc, child in running.values():
             _stop(child)
@@ -448,13 +463,40 @@ def _python_bin(workdir: Path, python: str) -> Path:
 MAX_RESTARTS = 3  # restarts of a container here before the run reports its CrashLoopBackOff
 
 
-def _supervise(running, selector, width, started, timeout, grace, out, launch) -> Outcome:
+def _may_start(proc: Process, running, succeeded: list[Process]) -> bool:
+    """Whether the Job controller would have created this pod yet: an Indexed Job keeps at most
+    `parallelism` pods active and creates the lowest pending indexes first (manageJob,
+    firstPendingIndexes); it starts a new one as one succeeds."""
+    pod = proc.pod
+    if pod.batch is None:
+        return True
+    done = sum(1 for p in succeeded if p.pod.batch == pod.batch)
+    active = len({p.pod.name for p, _ in running if p.pod.batch == pod.batch and p not in succeeded})
+    ahead = pod.index - done  # lower indexes not yet succeeded: they start (or run) first
+    return active < pod.parallelism and ahead < pod.parallelism
+
+
+def _never_started(pending: list[Process]) -> str:
+    names = ", ".join(proc.pod.name for proc in pending)
+    first = pending[0].pod
+    if first.parallelism == 0:
+        return f"{names} never started: Job {first.batch} has parallelism 0, so its controller creates no pod"
+    return (
+        f"{names} never started: Job {first.batch} runs at most {first.parallelism} of its pods at once "
+        "(parallelism; unset, it is 1) and the next index only once one has succeeded, and the pods running did not "
+        "finish (a collective job's pods wait for all their peers); set parallelism to completions"
+    )
+
+
+def _supervise(running, pending, selector, width, started, timeout, grace, out, launch) -> Outcome:
     """The controller's verdict: Failed as soon as a pod fails; Completed once every pod that
     finishes the job has exited 0; Running (stopped here) when only servers that never exit
     are left, when a container keeps failing under restartPolicy OnFailure or Always (the
-    kubelet restarts it for ever), or at the timeout."""
+    kubelet restarts it for ever), or at the timeout. ``pending`` are the Indexed Jobs' pods
+    their controller has not created yet (parallelism); each starts as a slot frees."""
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
     trainers = {pid for pid in waiting if not running[pid][0].pod.serves}
+    succeeded: list[Process] = []
     trainers_done = None  # when the last trainer exited, with servers still to finish
     restarts: dict[str, int] = {}
     done: set[int] = set()
@@ -484,7 +526,22 @@ def _supervise(running, selector, width, started, timeout, grace, out, launch) -
                 return Outcome("Failed", f"pod {proc.pod.name} exited with {_describe(code)}")
             waiting.discard(pid)
             trainers.discard(pid)
-        if not waiting:
+            succeeded.append(proc)
+            for ready in list(pending):  # lowest index first; each launch takes a slot
+                if _may_start(ready, running.values(), succeeded):
+                    pending.remove(ready)
+                    try:
+                        new = launch(ready).pid
+                    except OSError as err:
+                        return Outcome("Failed", cannot_start(ready, err))
+                    waiting.add(new)
+                    if not ready.pod.serves:
+                        trainers.add(new)
+        live = {proc.pod.batch for pid, (proc, _) in running.items() if pid not in done}
+        if any(proc.pod.batch not in live for proc in pending):
+            _drain(selector, width, out)  # no pod of the Job runs that could free a slot (parallelism 0)
+            return Outcome("Running", f"{_never_started(pending)}; stopped")
+        if not waiting and not pending:
             _drain(selector, width, out)
             return Outcome("Completed", "every pod that finishes the job exited 0")
         now = time.monotonic()
@@ -497,6 +554,9 @@ def _supervise(running, selector, width, started, timeout, grace, out, launch) -
                     _servers_never_exit([proc.pod for pid, (proc, _) in running.items() if pid in waiting], grace),
                 )
         if now - started > timeout:
+            if pending:
+                return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout): "
+                               f"{_never_started(pending)}; stopped")  # fmt: skip
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
 
 

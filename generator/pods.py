@@ -79,6 +79,11 @@ class Pod:
     # The pod's restartPolicy: with OnFailure (or Always) the kubelet restarts a failed container
     # in place, with back-off (CrashLoopBackOff), and the pod does not fail.
     restart_policy: str = "Always"
+    # An Indexed Job's pods: the Job's name and spec.parallelism. The Job controller keeps at most
+    # that many of them active, lowest pending index first, and starts the next one only when one
+    # has succeeded (pkg/controller/job: manageJob, firstPendingIndexes).
+    batch: str | None = None
+    parallelism: int | None = None
 
 
 def _meta(obj: dict) -> tuple[str, str]:
@@ -323,9 +328,19 @@ def _indexed_job(obj: dict) -> list[Pod]:
         raise ExpandError(f"Job {name}: only Indexed Jobs have a stable identity per pod; set completionMode: Indexed")
     template = spec.get("template") or {}
     subdomain = (template.get("spec") or {}).get("subdomain")
+    completions = _count(spec.get("completions", 1), f"Job {name} completions")
+    # SetDefaults_Job (pkg/apis/batch/v1/defaults.go): an unset parallelism is 1, not completions.
+    parallelism = _count(spec.get("parallelism", 1), f"Job {name} parallelism")
     pods = []
-    for i in range(_count(spec.get("completions", 1), f"Job {name} completions")):
+    for i in range(completions):
         pod = _pod(f"{name}-{i}", namespace, name, i, True, template, f"{name}-{i}", subdomain)
+        pod.batch, pod.parallelism = name, parallelism
+        if i >= parallelism:
+            pod.notes.append(
+                f"starts only when an earlier pod of Job {name} has succeeded: the Job runs at most {parallelism} of "
+                f"its {completions} pods at once (parallelism), so pods that wait for all their peers (a collective "
+                "rendezvous) wait for ever; set parallelism to completions"
+            )
         pod.hostname = f"{name}-{i}"  # Indexed Job pods: <job>-<index> (1.22+)
         pod.annotations["batch.kubernetes.io/job-completion-index"] = str(i)
         _env(

@@ -26,7 +26,7 @@ OWNERS = {
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
     "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
     "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
-    "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation)",
+    "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation), and the Job controller",
     "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
     "policy": "the apiserver's validation of PodDisruptionBudgets",
@@ -172,6 +172,12 @@ _RULES = [
     Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
     # -- batch ------------------------------------------------------------------------------
     Rule("job", "batch", ERROR, "a Job's counts below 0, Indexed without completions, a selector it generates"),
+    Rule(
+        "job-paddle-parallelism",
+        "batch",
+        WARNING,
+        "a distributed Paddle job's Job with parallelism below completions: its pods wait for peers never started",
+    ),
     Rule("cronjob", "batch", ERROR, "a CronJob's schedule, timeZone, concurrencyPolicy, or a name over 52"),
     # -- networking -------------------------------------------------------------------------
     Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),

@@ -483,3 +483,47 @@ def test_restart_policy_onfailure_restarts_the_container_as_the_kubelet_does(tmp
     assert "local: Running: pod demo-trainer-0 exited with exit code 5 4 times: with restartPolicy OnFailure" in (
         done.stderr
     )
+
+
+def _with_parallelism(tmp_path: Path, job: Path, parallelism: int | None) -> Path:
+    """The rendered job with its Indexed Job's parallelism changed (None: unset, as people write it)."""
+    from generator.yamlload import read_documents
+
+    docs, _ = read_documents(job)
+    for doc in docs:
+        if doc.get("kind") == "Job":
+            doc["spec"].pop("parallelism")
+            if parallelism is not None:
+                doc["spec"]["parallelism"] = parallelism
+    path = tmp_path / f"parallelism-{parallelism}.yaml"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    return path
+
+
+def test_an_indexed_job_starts_no_more_pods_than_its_parallelism(tmp_path):
+    """The Job controller keeps at most `parallelism` pods active (unset: 1, SetDefaults_Job),
+    lowest index first, and starts the next as one succeeds: each index here finds every lower
+    index finished."""
+    check = ("python -c 'import os,pathlib; i=int(os.environ[\"JOB_COMPLETION_INDEX\"]); "
+             "assert all(pathlib.Path(f\"done-{j}\").exists() for j in range(i)), i; "
+             "pathlib.Path(f\"done-{i}\").touch()'")  # fmt: skip
+    job = _with_parallelism(tmp_path, render(tmp_path, "kubernetes", "--workers", "3", "--command", check), None)
+    done = local(tmp_path, job)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "local: Completed" in done.stderr
+    explained = local(tmp_path, job, "--explain")
+    assert "starts only when an earlier pod of Job demo-worker has succeeded" in explained.stdout
+
+
+def test_a_collective_indexed_job_below_its_parallelism_never_starts_its_peers(tmp_path):
+    """Pod 0 waits for pod 1 (as a collective rendezvous does); with parallelism 1 the controller
+    never creates pod 1, and the job stays Running: `local` says so instead of passing."""
+    rendered = render(tmp_path, "kubernetes", "--workers", "2", "--env", "PEER=demo-worker-0.demo-worker",
+                      "--command", "python rendezvous.py")  # fmt: skip
+    assert local(tmp_path, _with_parallelism(tmp_path, rendered, 2)).returncode == 0
+    done = local(tmp_path, _with_parallelism(tmp_path, rendered, None), "--timeout", "8")
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "demo-worker-1 never started: Job demo-worker runs at most 1 of its pods at once" in done.stderr
+    stopped = local(tmp_path, _with_parallelism(tmp_path, rendered, 0))
+    assert stopped.returncode == 1
+    assert "Job demo-worker has parallelism 0, so its controller creates no pod" in stopped.stderr

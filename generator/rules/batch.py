@@ -9,7 +9,7 @@ import re
 import zoneinfo
 
 from ..findings import Finding
-from .base import as_dict, as_list, enforced, error, nonnegative
+from .base import as_dict, as_int, as_list, enforced, error, nonnegative, warning
 from .selector import expression_matches, mismatches
 
 COMPLETION_MODES = ("NonIndexed", "Indexed")
@@ -70,6 +70,7 @@ def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[
             out.append(error(f"{path}.maxFailedIndexes", "job", message))
         for field in ("backoffLimitPerIndex", "maxFailedIndexes"):
             out += nonnegative(spec.get(field), f"{path}.{field}", "job")
+    out += _paddle_parallelism(spec, path)
     restart = as_dict(as_dict(spec.get("template")).get("spec")).get("restartPolicy")
     if spec.get("podFailurePolicy") is not None and enforced(releases, POD_FAILURE_POLICY_SINCE) and restart != "Never":
         shown = repr(restart) if isinstance(restart, str) else "the default (Always)"
@@ -227,3 +228,37 @@ def _range_problem(part: str, low: int, high: int, names: dict) -> str | None:
 
 def _number(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
+
+
+# What marks a pod template as one node of a distributed Paddle job: the rendezvous variables of
+# Paddle's launchers (PADDLE_MASTER/PADDLE_NNODES for 2.3+, the endpoint lists for every release),
+# or the launcher itself in the command.
+PADDLE_PEER_ENV = {
+    "PADDLE_MASTER",
+    "PADDLE_NNODES",
+    "PADDLE_TRAINER_ENDPOINTS",
+    "PADDLE_TRAINERS",
+    "PADDLE_TRAINERS_NUM",
+}
+PADDLE_LAUNCHERS = ("paddle.distributed.launch", "fleetrun")
+
+
+def _paddle_parallelism(spec: dict, path: str) -> list[Finding]:
+    """A distributed Paddle job's pods wait for all their peers, but the Job controller keeps at
+    most `parallelism` pods active (unset: 1, SetDefaults_Job) and starts the next index only as
+    one succeeds (manageJob): the pods it started wait for ever. Parallelism 0 is a pause, not this."""
+    completions, parallelism = as_int(spec.get("completions")), as_int(spec.get("parallelism", 1))
+    if completions is None or parallelism is None or not 0 < parallelism < completions:
+        return []
+    containers = as_list(as_dict(as_dict(spec.get("template")).get("spec")).get("containers"))
+    names = {str(as_dict(e).get("name")) for c in containers for e in as_list(as_dict(c).get("env"))}
+    words = " ".join(str(w) for c in containers for key in ("command", "args") for w in as_list(as_dict(c).get(key)))
+    if not (names & PADDLE_PEER_ENV or any(launcher in words for launcher in PADDLE_LAUNCHERS)):
+        return []
+    shown = f"parallelism {parallelism}" if "parallelism" in spec else "parallelism unset (1)"
+    message = (
+        f"{shown} for {completions} completions of a distributed Paddle job: the Job controller runs at most "
+        f"{parallelism} of its pods at once and starts the next only when one has succeeded, while each pod waits for "
+        "all its peers, so the job never finishes; set parallelism to completions"
+    )
+    return [warning(f"{path}.parallelism", "job-paddle-parallelism", message)]
