@@ -8,7 +8,8 @@ PS_VENV ?= .venv-ps
 PS_STAMP := $(PS_VENV)/.installed
 # Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples,
 # the Helm chart
-GENERATED := --lib-out libsonnet/paddle-operator/generated --jsonschema-out schemas/jsonschema \
+GENERATED := --lib-out libsonnet/paddle-operator/generated --job-lib-out libsonnet/paddlejob/generated \
+             --jsonschema-out schemas/jsonschema \
              --api-doc docs/api.md --runtimes-doc docs/runtimes.md \
              --rules-doc docs/validate.md --examples examples --chart-out charts/paddle-operator
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)

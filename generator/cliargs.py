@@ -80,8 +80,8 @@ def namespace(option: str, value: str, allow_empty: bool = False) -> str:
 
 class LazyChoices:
     """Choices worked out when argparse first needs them (parsing the flag, or its help), not
-    when the parser is built: the job runtimes come from jsonnet, which neither `--help` nor
-    any other subcommand should wait for. Give the flag a metavar: argparse formats the
+    when the parser is built: the job runtimes and the PaddleJob enums come from data files
+    that neither `--help` nor any other subcommand should read. Give the flag a metavar: argparse formats the
     choices of a flag without one as soon as it is added."""
 
     def __init__(self, compute) -> None:
@@ -97,4 +97,4 @@ class LazyChoices:
         return len(self._compute())
 
     def __str__(self) -> str:  # for %(choices)s in a flag's help
-        return ", ".join(self._compute())
+        return ", ".join(str(value) for value in self._compute())

@@ -269,6 +269,13 @@ def capabilities(target: Target) -> dict:
     }
 
 
+def spec_enums() -> dict[str, list]:
+    """spec's fields that take one of a list of values, with the values: what the job library
+    and `job`'s flags offer (cleanPodPolicy, intranet, withGloo)."""
+    spec = api_source()["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    return {name: field["enum"] for name, field in sorted(spec.items()) if "enum" in field}
+
+
 def api_data(target: Target, keep_descriptions: bool = False) -> dict:
     """Everything the jsonnet CRD needs about the PaddleJob API for ``target``."""
     source = api_source()

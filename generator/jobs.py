@@ -14,6 +14,7 @@ JobError with a one-line message that names the field.
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass, field
 
 from . import engine
@@ -26,10 +27,28 @@ from .yamlio import dump_documents
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
 
 
+RUNTIMES_FILE = LIBSONNET / "paddlejob" / "runtimes.json"
+SPEC_ENUMS_FILE = LIBSONNET / "paddlejob" / "generated" / "spec-enums.json"
+
+
 @functools.cache
+def runtime_facts() -> tuple[dict, ...]:
+    """Each runtime's entry in libsonnet/paddlejob/runtimes.json, the one list the jsonnet library
+    reads too: name, builder, kinds, roleNames, controller. Plain JSON: `job --help` needs no
+    jsonnet."""
+    return tuple(json.loads(RUNTIMES_FILE.read_text(encoding="utf-8"))["runtimes"])
+
+
 def runtimes() -> tuple[str, ...]:
-    """The runtimes, from libsonnet/paddlejob/features.libsonnet (the one list)."""
-    return tuple(engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').runtimes"))
+    """The runtimes' names, in the order of runtimes.json (the CLI's choices, the docs' columns)."""
+    return tuple(r["name"] for r in runtime_facts())
+
+
+@functools.cache
+def spec_enums() -> dict[str, list]:
+    """spec's enums (cleanPodPolicy, intranet, withGloo), generated from the PaddleJob schema by
+    `make manifests` into the job library, which checks against the same file."""
+    return json.loads(SPEC_ENUMS_FILE.read_text(encoding="utf-8"))
 
 
 @functools.cache

@@ -70,7 +70,7 @@ def prepare(
     name: str,
     python: str,
     workdir: Path,
-    volcano_version: tuple[int, int] = (1, 15),
+    volcano_version: tuple[int, int] | None = None,
     block: str = EXPLAIN_BLOCK,
 ) -> list[Process]:
     """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First

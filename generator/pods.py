@@ -357,8 +357,11 @@ NOT_PODS = {"Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "Po
             "PersistentVolumeClaim", "Secret", "NetworkPolicy"}  # fmt: skip
 
 
-def expand(manifests: list[dict], volcano_version: tuple[int, int] = (1, 15)) -> tuple[list[Pod], list[dict]]:
+def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None) -> tuple[list[Pod], list[dict]]:
     """(the pods, the Services) of a job's manifests; ExpandError for what no runtime here runs."""
+    from . import thirdparty
+
+    volcano_version = volcano_version or thirdparty.newest("volcano")
     pods, services, config_maps = [], [], {}
     for obj in manifests:
         if not isinstance(obj, dict):

@@ -202,6 +202,12 @@ def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
     return {f"paddlejob-{b.name}.json": pretty_json(crdschema.api_data(b.target)) for b in bundles}
 
 
+def generated_job_files() -> dict[str, str]:
+    """What the job library checks a description against, from the PaddleJob schema (the one
+    home of those values): the enums of spec's fields."""
+    return {"spec-enums.json": pretty_json(crdschema.spec_enums())}
+
+
 # -- disk ------------------------------------------------------------------------------------
 
 
@@ -214,6 +220,7 @@ def outputs(
     runtimes_doc: Path | None = None,
     rules_doc: Path | None = None,
     chart_out: Path | None = None,
+    job_lib_out: Path | None = None,
 ) -> list[tuple[Path, dict[str, str]]]:
     """Everything a render writes, as (base folder, {path under base: text}): deploy/ and the
     other generated files asked for. The top-level name under each base (a folder, or the API
@@ -221,6 +228,7 @@ def outputs(
     found = [(out, files)]
     for folder, make in (
         (lib_out, lambda: generated_api_files(bundles.default_bundles())),
+        (job_lib_out, generated_job_files),
         (jsonschema_out, publish.jsonschema_files),
         (chart_out, _chart_files),
     ):
@@ -244,6 +252,7 @@ class Generated:
     """What a render writes besides the bundles (`make manifests` asks for all of it)."""
 
     lib_out: Path | None = None
+    job_lib_out: Path | None = None
     jsonschema_out: Path | None = None
     api_doc: Path | None = None
     runtimes_doc: Path | None = None
@@ -283,7 +292,15 @@ def plan(
         rendered.files.update(render_examples(examples))
     g = generated
     found = outputs(
-        out, rendered.files, g.lib_out, g.jsonschema_out, g.api_doc, g.runtimes_doc, g.rules_doc, g.chart_out
+        out,
+        rendered.files,
+        g.lib_out,
+        g.jsonschema_out,
+        g.api_doc,
+        g.runtimes_doc,
+        g.rules_doc,
+        g.chart_out,
+        g.job_lib_out,
     )
     try:
         atomic.recover(out, all_targets(found))

@@ -44,6 +44,15 @@ def test_version_and_help_load_no_schema_and_no_jsonnet(argv):
     assert not [m for m in seen["modules"] if "jsonnet" in m]
 
 
+def test_job_help_reads_the_runtimes_and_enums_as_data_and_evaluates_no_jsonnet():
+    """`job --help` lists the runtimes and the PaddleJob enums from the data files the jsonnet
+    library reads too (libsonnet/paddlejob/runtimes.json, generated/spec-enums.json): a broken
+    library cannot break the CLI's help."""
+    seen = probe("job", "--help")
+    assert sorted(os.path.basename(path) for path in seen["opened"]) == ["runtimes.json", "spec-enums.json"]
+    assert not [m for m in seen["modules"] if "jsonnet" in m]
+
+
 def test_version_imports_no_subcommand_and_no_reader_or_validator():
     seen = probe("--version")
     heavy = [m for m in seen["modules"] if m.startswith(("generator.cli.", "generator.validate", "yaml", "jsonschema"))]

@@ -24,6 +24,35 @@ def add_kube_version(parser, help: str) -> None:
     parser.add_argument("--kube-version", type=kube_release, metavar="1.N", help=help)
 
 
+def project_release(project: str):
+    """The type of --volcano-version, --kubeflow-version, ...: '1.9' or 'v1.9.2' -> (1, 9), a
+    release whose CRDs this tool has; parsed once, by argparse."""
+    from .. import thirdparty
+
+    def parse(value: str) -> tuple[int, int]:
+        try:
+            return thirdparty.parse_release(project, value)
+        except thirdparty.UnknownReleaseError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    parse.__name__ = f"{project} release"  # what argparse names in "invalid ... value"
+    return parse
+
+
+def add_project_version(parser, project: str, help: str) -> None:
+    """--PROJECT-version, default the newest release of the project this tool has the CRDs of."""
+    from .. import thirdparty
+
+    major, minor = thirdparty.newest(project)
+    parser.add_argument(
+        f"--{project}-version",
+        type=project_release(project),
+        default=(major, minor),
+        metavar=f"{major}.N",
+        help=f"{help} (default: the newest, {major}.{minor})",
+    )
+
+
 def add_output(parser, choices=MANIFEST_FORMATS, default: str = "yaml", help: str | None = None) -> None:
     """--output/-o; for manifests: YAML, or JSON as kubectl prints it (one object, or a v1 List)."""
     parser.add_argument(

@@ -173,6 +173,11 @@ def cmd_job(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spec_enum(field: str) -> cliargs.LazyChoices:
+    """A flag's choices: the PaddleJob schema's enum of spec.FIELD (jobs.spec_enums)."""
+    return cliargs.LazyChoices(lambda: jobs.spec_enums()[field])
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "job",
@@ -199,16 +204,22 @@ def add_parser(sub) -> None:
     flags.add_placement(p, labels_help="a label on the job and its pods; repeatable")
     p.add_argument(
         "--intranet",
-        choices=["PodIP", "Service", "Host"],
-        help="how pods reach each other (paddle-operator runtime; default PodIP)",
+        choices=_spec_enum("intranet"),
+        metavar="MODE",
+        help="how pods reach each other: %(choices)s (paddle-operator runtime; default PodIP)",
     )
     p.add_argument(
-        "--with-gloo", type=int, choices=[0, 1, 2], help="Gloo in PS mode: 1 on the workers, 2 also on the servers"
+        "--with-gloo",
+        type=int,
+        choices=_spec_enum("withGloo"),
+        metavar="LEVEL",
+        help="Gloo in PS mode: %(choices)s (1 on the workers, 2 also on the servers)",
     )
     p.add_argument(
         "--clean-pod-policy",
-        choices=["Always", "Never", "OnFailure", "OnCompletion"],
-        help="when the operator deletes the pods after the job ends (Never: keep them to debug)",
+        choices=_spec_enum("cleanPodPolicy"),
+        metavar="POLICY",
+        help="when the operator deletes the pods after the job ends: %(choices)s (Never: keep them to debug)",
     )
     p.add_argument("--volcano", action="store_true", help="gang-schedule with Volcano")
     p.add_argument("--queue", help="Volcano queue (with --volcano)")

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import cliargs, localrun
+from . import flags
 
 EXAMPLE = """\
 examples:
@@ -35,11 +36,8 @@ def add_parser(sub) -> None:
     p.add_argument("--python", default=sys.executable, help="interpreter for a `python` command (default: this one)")
     p.add_argument("--workdir", type=Path, default=Path.cwd(), help="where the training code is (default: here)")
     p.add_argument("--timeout", type=float, default=3600, help="seconds before the job is stopped (default: 3600)")
-    p.add_argument(
-        "--volcano-version",
-        default="1.15",
-        metavar="1.N",
-        help="the Volcano release to imitate (the task-index annotation exists from 1.9)",
+    flags.add_project_version(
+        p, "volcano", "the Volcano release to imitate (the task-index annotation exists from 1.9)"
     )
     p.add_argument(
         "--grace",
@@ -49,13 +47,6 @@ def add_parser(sub) -> None:
         "servers still running then mean the job would stay Running on the cluster",
     )
     p.set_defaults(func=cmd_local)
-
-
-def _version(text: str) -> tuple[int, int]:
-    major, _, minor = text.removeprefix("v").partition(".")
-    if not (major.isdigit() and minor.split(".")[0].isdigit()):
-        raise cliargs.UsageError(f"--volcano-version: expected 1.N, got {text!r}")
-    return int(major), int(minor.split(".")[0])
 
 
 def cmd_local(args: argparse.Namespace) -> int:
@@ -75,9 +66,7 @@ def cmd_local(args: argparse.Namespace) -> int:
                 f"{block}.x, and share this machine's ports with other runs",
                 file=sys.stderr,
             )
-        processes = localrun.prepare(
-            data, name, args.python, args.workdir.resolve(), _version(args.volcano_version), block
-        )
+        processes = localrun.prepare(data, name, args.python, args.workdir.resolve(), args.volcano_version, block)
     except localrun.LocalError as err:
         if isinstance(err, localrun.InvalidManifests):
             sys.stderr.write(err.report)

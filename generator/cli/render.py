@@ -18,7 +18,16 @@ from . import flags, job
 
 STDOUT = Path("-")
 # the flags for what a render writes besides the bundles (render.Generated's fields)
-GENERATED = ("lib_out", "jsonschema_out", "api_doc", "runtimes_doc", "rules_doc", "chart_out", "examples")
+GENERATED = (
+    "lib_out",
+    "job_lib_out",
+    "jsonschema_out",
+    "api_doc",
+    "runtimes_doc",
+    "rules_doc",
+    "chart_out",
+    "examples",
+)
 # jsonnet's flags for variables, by the sandbox's name for each kind
 VARIABLE_FLAGS = {
     "ext_vars": "--ext-str",
@@ -120,6 +129,12 @@ def add_parser(sub) -> None:
         help="output directory (default: %(default)s); `-` prints one bundle to stdout (-o yaml or json)",
     )
     p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
+    p.add_argument(
+        "--job-lib-out",
+        type=Path,
+        metavar="DIR",
+        help="also write the PaddleJob enums the job library (libsonnet/paddlejob) and `job` check against here",
+    )
     p.add_argument(
         "--jsonschema-out",
         type=Path,

@@ -24,11 +24,6 @@ exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
 """
 
 
-def _newest(project: str) -> str:
-    major, minor = thirdparty.newest(project)
-    return f"{major}.{minor}"
-
-
 def add_parser(sub) -> None:
     newest = kube.version_name(kube.known_versions()[-1])
     p = sub.add_parser(
@@ -61,26 +56,10 @@ def add_parser(sub) -> None:
         action="store_true",
         help="also print the summary line on stderr (the text output ends with it anyway), as kubeconform's -summary",
     )
-    p.add_argument(
-        "--volcano-version",
-        metavar="1.N",
-        help=f"Volcano release whose CRDs check Volcano objects (default: the newest, {_newest('volcano')})",
-    )
-    p.add_argument(
-        "--kubeflow-version",
-        metavar="1.N",
-        help=f"Kubeflow training-operator release whose CRDs check its jobs (default: {_newest('kubeflow')})",
-    )
-    p.add_argument(
-        "--trainer-version",
-        metavar="2.N",
-        help=f"Kubeflow Trainer release whose CRDs check TrainJobs and runtimes (default: {_newest('trainer')})",
-    )
-    p.add_argument(
-        "--jobset-version",
-        metavar="0.N",
-        help=f"JobSet release whose CRD checks JobSets (default: the newest, {_newest('jobset')})",
-    )
+    flags.add_project_version(p, "volcano", "Volcano release whose CRDs check Volcano objects")
+    flags.add_project_version(p, "kubeflow", "Kubeflow training-operator release whose CRDs check its jobs")
+    flags.add_project_version(p, "trainer", "Kubeflow Trainer release whose CRDs check TrainJobs and runtimes")
+    flags.add_project_version(p, "jobset", "JobSet release whose CRD checks JobSets")
     p.add_argument(
         "--crd",
         action="append",
@@ -164,13 +143,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path, why in found.skipped:
         print(f"{path}: skipped: {why}", file=sys.stderr)
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
-    projects = {}
-    for name in thirdparty.VALIDATED:
-        value = getattr(args, f"{name}_version")
-        try:
-            projects[name] = thirdparty.parse_release(name, value) if value else None
-        except thirdparty.UnknownReleaseError as err:
-            raise cliargs.UsageError(f"--{name}-version: {err}") from None
+    projects = {name: getattr(args, f"{name}_version") for name in thirdparty.VALIDATED}
     try:
         crds = schemasource.CrdSource(args.crd) if args.crd else None
     except schemasource.CrdLoadError as err:

@@ -84,7 +84,7 @@ def plugins_of(release: tuple[int, int]) -> list[str]:
     return sorted(name for since, names in _PLUGINS_SINCE.items() if since <= release for name in names)
 
 
-def volcano_job_findings(obj: dict, release: tuple[int, int] = (1, 15)) -> list[Finding]:
+def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     """Volcano's job webhook (admit_job.go validateJobCreate) for ``release``."""
     spec = as_dict(obj.get("spec"))
     tasks = as_list(spec.get("tasks"))
@@ -169,7 +169,7 @@ def _volume_findings(volumes: list) -> list[Finding]:
     return out
 
 
-def volcano_queue_findings(obj: dict, release: tuple[int, int] = (1, 15)) -> list[Finding]:
+def volcano_queue_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     """A Queue's resource lists must be quantities (Volcano's queue webhook parses them)."""
     spec = as_dict(obj.get("spec"))
     out = []

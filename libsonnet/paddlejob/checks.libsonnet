@@ -9,12 +9,13 @@ local isCount(n, least) = std.isNumber(n) && n == std.floor(n) && n >= least;
 local support = (import 'features.libsonnet').support;
 
 // Pod names are <job>-<role>-<index> with these role names, and they are host names too.
-local roleNames = {
-  'paddle-operator': { ps: 'ps', worker: 'worker', heter: 'heter' },
-  volcano: { ps: 'pserver', worker: 'trainer' },
-  kubeflow: { worker: 'worker' },
-  kubernetes: { ps: 'ps', worker: 'worker' },
-};
+local roleNames = { [r.name]: r.roleNames for r in (import 'runtimes.json').runtimes };
+
+// spec's enums, generated from schemas/paddlejob.v1.yaml by `make manifests`.
+local enums = import 'generated/spec-enums.json';
+local oneOf(values) =
+  local shown = [if std.isString(v) then v else std.toString(v) for v in values];
+  std.join(', ', shown[:std.length(shown) - 1]) + ' or ' + shown[std.length(shown) - 1];
 
 local usedFeatures(job) = std.prune([
   if std.objectHas(job.roles, 'ps') then 'parameter-server mode (ps)',
@@ -60,11 +61,11 @@ local checkRole(name, r) =
     assert !std.objectHas(roles, 'ps') || std.objectHas(roles, 'worker') : 'roles.ps needs roles.worker: PS mode runs servers and trainers';
     assert !std.objectHas(roles, 'heter') || (std.objectHas(roles, 'ps') && std.objectHas(roles, 'worker')) :
            'roles.heter needs roles.ps and roles.worker';
-    assert !has(job, 'cleanPodPolicy') || std.member(['Always', 'Never', 'OnFailure', 'OnCompletion'], job.cleanPodPolicy) :
-           "cleanPodPolicy must be Always, Never, OnFailure or OnCompletion, got '%s'" % job.cleanPodPolicy;
-    assert !has(job, 'intranet') || std.member(['PodIP', 'Service', 'Host'], job.intranet) :
-           "intranet must be PodIP, Service or Host, got '%s'" % job.intranet;
-    assert !has(job, 'withGloo') || std.member([0, 1, 2], job.withGloo) : 'withGloo must be 0, 1 or 2, got %s' % job.withGloo;
+    local bad = [f for f in std.objectFields(enums) if has(job, f) && !std.member(enums[f], job[f])];
+    assert bad == [] :
+           local f = bad[0];
+           local got = if std.isString(job[f]) then "'%s'" % job[f] else std.toString(job[f]);
+           '%s must be %s, got %s' % [f, oneOf(enums[f]), got];
     assert !has(job, 'elastic') || std.objectHas(roles, 'worker') : 'elastic needs roles.worker';
     assert !has(job, 'elastic') || runtime != 'paddle-operator' || std.isString(util.get(job.elastic, 'etcd')) :
            'elastic.etcd must give the etcd endpoint (host:port) the pods register with';

@@ -4,7 +4,8 @@
 // feature's `how` cannot express it: the render stops and names the runtimes that can; `why`
 // says why it cannot.
 {
-  runtimes: ['paddle-operator', 'volcano', 'kubeflow', 'kubernetes'],
+  // The runtimes, in the order of runtimes.json (the CLI's choices, the docs' columns).
+  runtimes: [r.name for r in (import 'runtimes.json').runtimes],
 
   features: [
     {
