@@ -11,6 +11,7 @@ import copy
 
 from . import kube
 from .jobs import Elastic, Role, TrainingJob, Volcano, runtimes_with
+from .outputs import finding_text
 from .validate import ObjectChecker
 
 
@@ -37,7 +38,7 @@ def _require_valid(doc: dict) -> None:
     """Only a PaddleJob that validates is converted: its shapes are then the schema's."""
     errors = [f for f in ObjectChecker(kube.known_versions()[-1]).check(doc) if f.is_error]
     if errors:
-        shown = "; ".join(f"{f.path or '(document)'}: {f.message}" for f in errors[:3])
+        shown = "; ".join(finding_text(f) for f in errors[:3])
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise ConvertError(
             f"the PaddleJob does not validate, so it cannot be converted: {shown}{more}; "

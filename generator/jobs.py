@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from . import engine
 from .kube import apply_order, known_versions
+from .outputs import finding_text
 from .outputs import text as format_text
 from .paths import LIBSONNET
 from .validate import ObjectChecker, Report, validate_text
@@ -235,7 +236,7 @@ def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str
         name = f"{manifest.get('kind')} {(manifest.get('metadata') or {}).get('name')}"
         for finding in checker.check(manifest):
             if not finding.is_error:
-                lines.append(f"{name}: {finding.path}: {finding.message} [{finding.rule}]")
+                lines.append(f"{name}: {finding_text(finding)}")
     return lines
 
 

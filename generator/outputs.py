@@ -17,6 +17,7 @@ from collections.abc import Callable
 from xml.etree import ElementTree
 
 from . import __version__, rulebook
+from .findings import Finding
 from .validate import Located, Report
 
 DOCS = "https://github.com/paddleflow/paddlejob-manifests/blob/main/docs/validate.md"
@@ -32,15 +33,21 @@ def _what(item: Located) -> str:
     return f"{item.kind or '?'}/{item.name or '?'}"
 
 
+def finding_text(f: Finding) -> str:
+    """A finding as every message of this tool shows it: PATH: message [rule]."""
+    return f"{f.path or '(document)'}: {f.message} [{f.rule}]"
+
+
+def finding_line(item: Located, colour: bool = False) -> str:
+    """FILE:LINE:COLUMN: severity: KIND/NAME: PATH: message [rule] (the text format's line; the
+    render's and the job library's errors use it too)."""
+    f = item.finding
+    severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
+    return f"{item.file}:{item.line}:{item.column}: {severity}: {_what(item)}: {finding_text(f)}"
+
+
 def text(report: Report, colour: bool = False) -> str:
-    lines = []
-    for item in report.findings:
-        f = item.finding
-        severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
-        lines.append(
-            f"{item.file}:{item.line}:{item.column}: {severity}: {_what(item)}: {f.path or '(document)'}: "
-            f"{f.message} [{f.rule}]"
-        )
+    lines = [finding_line(item, colour) for item in report.findings]
     if report.truncated:
         lines.append(f"stopped after {report.errors} errors (--max-errors); the rest was not read")
     lines.append(summary(report))

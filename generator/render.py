@@ -17,11 +17,12 @@ from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
 from .kube import apply_order
+from .outputs import finding_line
 from .paths import OPERATOR_LIB
 from .provenance import Provenance
 from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
-from .validate import ObjectChecker
+from .validate import Located, ObjectChecker
 from .yamlio import dump_documents
 from .yamlload import compose, iter_documents, locate, read_documents
 
@@ -86,11 +87,10 @@ def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) 
             trees[name] = compose(files[name])
         node = trees[name][index] if index < len(trees[name]) else None
         where = locate(node, split_path(finding.path))[0] if node is not None else (0, 0)
-        ident = f"{obj.get('kind')}/{obj.get('metadata', {}).get('name')}"
-        lines.append(
-            f"  {bundle.name}/{name}:{where[0]}:{where[1]}: {finding.severity}: {ident}: "
-            f"{finding.path}: {finding.message} [{finding.rule}]"
-        )
+        meta = obj.get("metadata") or {}
+        item = Located(finding, f"{bundle.name}/{name}", index + 1, where[0], where[1],
+                       obj.get("apiVersion"), obj.get("kind"), meta.get("name"))  # fmt: skip
+        lines.append("  " + finding_line(item))
     if len(problems) > MAX_REPORTED:
         lines.append(f"  ... and {len(problems) - MAX_REPORTED} more")
     lines.append("Fix the jsonnet in libsonnet/paddle-operator/ or the parameters, then render again.")
