@@ -117,7 +117,7 @@ def from_legacy(doc: dict) -> tuple[TrainingJob, list[str]]:
     done.add("trainer")
     port = spec.get("port")
     if port is not None:
-        mapped("port", "port (endpoints on the volcano and kubernetes runtimes; paddle-operator picks its own)")
+        mapped("port", "port (the endpoints on volcano and kubernetes, the master port on kubeflow)")
     for field in ("ports_num", "ports_num_for_sparse"):
         if field in spec:
             unmapped(field, "the operator gives each pod its port; several ports per server were a fluid-era setting")

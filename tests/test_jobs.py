@@ -211,9 +211,8 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
         (
             ["--port", "40000"],
             "--port: port cannot be expressed on the paddle-operator runtime; runtimes that "
-            "have it: volcano, kubernetes",
+            "have it: volcano, kubeflow, kubernetes",
         ),  # fmt: skip
-        (["--port", "40000", "--runtime", "kubeflow"], "--port: port cannot be expressed on the kubeflow runtime"),
         (["--env", "PADDLE_PORT=1", "--runtime", "volcano"], "--env: env PADDLE_PORT: this runtime sets it itself"),
         (["--env", "TRAINING_ROLE=X", "--runtime", "kubernetes"], "--env: env TRAINING_ROLE: this runtime sets it"),
     ],
@@ -233,6 +232,7 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
         ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "4"],
         ["--cephfs", "mon:6789", "--cephfs-path", "/data", "--kube-version", "1.30"],  # cephfs: gone from 1.31
         ["--port", "40000", "--runtime", "volcano"],
+        ["--port", "40000", "--runtime", "kubeflow"],
         ["--env", "PADDLE_PORT=1"],
         ["--env", "GLOG_v=1", "--runtime", "kubernetes"],
     ],

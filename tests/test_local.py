@@ -198,6 +198,15 @@ def test_explain_prints_each_pod_and_marks_what_local_mode_adds(tmp_path):
     assert "POD_IP=127.0.0.3   # local mode only" in done.stdout
 
 
+def test_kubeflow_takes_the_port_from_the_container_port_named_master(tmp_path):
+    """training-operator v1.9.0 puts the `paddle` container's port named `master` into
+    PADDLE_MASTER (getPortFromPaddleJob): `--port` is written as that port."""
+    job = render(tmp_path, "kubeflow", "--workers", "2", "--port", "29500", "--command", "python train.py")
+    done = local(tmp_path, job, "--explain")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("PADDLE_MASTER=127.0.0.2:29500") == 2
+
+
 def test_a_job_without_a_command_is_explained_but_not_run(tmp_path):
     """The seeds' wide-and-deep job runs its image's entrypoint: --explain still shows every
     pod's wiring; running it is refused with the reason, naming each pod."""

@@ -73,11 +73,11 @@
       field: '`port`, `--port`',
       how: {
         volcano: 'every endpoint in `PADDLE_*` and `PADDLE_PORT`',
+        kubeflow: 'the `paddle` container port named `master`, which training-operator v1.9.0 puts in `PADDLE_MASTER` (getPortFromPaddleJob; default 36543)',
         kubernetes: 'every endpoint in `PADDLE_*`, `PADDLE_PORT` and the headless Services',
       },
       why: {
         'paddle-operator': 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
-        kubeflow: 'training-operator v1.9.0 takes the port of the container port named `master` (default 36543), which this library does not write',
       },
     },
     {

@@ -6,11 +6,14 @@
 // every pod (4 servers for 2 + 2, seen with `local`): not the job described, so PS is refused.
 // Its elasticPolicy is not acted on by the PaddleJob controller: elastic jobs are refused too.
 // The Paddle container must be named `paddle`. cleanPodPolicy maps Always -> All and Never -> None; the outcome-based
-// policies (OnFailure, OnCompletion) have no counterpart there.
+// policies (OnFailure, OnCompletion) have no counterpart there. The rendezvous port is the `paddle`
+// container's port named `master` (getPortFromPaddleJob; unset, PaddleJobDefaultPort 36543), so
+// `port` is written as that container port.
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
 
 local cleanPodPolicies = { Always: 'All', Never: 'None' };
+local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
 
 {
   render(job)::
@@ -18,9 +21,16 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
     local policy = util.get(job, 'cleanPodPolicy');
     assert policy == null || std.objectHas(cleanPodPolicies, policy) :
            'cleanPodPolicy %s cannot be expressed on the kubeflow runtime (it has All, Running, None); use Always or Never' % policy;
-    local template = pod.template(job, 'worker', {}, []);
-    assert template.spec.containers[0].name == 'paddle' :
-           "the Paddle container must be named 'paddle' on the kubeflow runtime, got '%s'" % template.spec.containers[0].name;
+    local base = pod.template(job, 'worker', {}, []);
+    local paddle = base.spec.containers[0];
+    assert paddle.name == 'paddle' :
+           "the Paddle container must be named 'paddle' on the kubeflow runtime, got '%s'" % paddle.name;
+    local declared = [p.containerPort for p in util.get(paddle, 'ports', []) if util.get(p, 'name') == 'master'];
+    assert declared == [] || declared[0] == job.port :
+           "port %d: the template's container port 'master' is %d, and the training operator takes that one; give one port" % [job.port, declared[0]];
+    local template = if job.port == defaultPort || declared != [] then base else base {
+      spec+: { containers: [paddle { ports+: [{ name: 'master', containerPort: job.port }] }] + base.spec.containers[1:] },
+    };
     [{
       apiVersion: 'kubeflow.org/v1',
       kind: 'PaddleJob',
