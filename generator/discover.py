@@ -1,7 +1,8 @@
 """Which files under a folder are Kubernetes manifests, and which are not (and why).
 
 A repository holds more YAML than manifests: kustomizations and the patches they apply, Helm
-charts (Chart.yaml, values.yaml, templates that are not YAML until rendered), CI configs.
+charts (Chart.yaml, values.yaml, templates that are not YAML until rendered), CI configs, other
+tools' files (jsonnetfile.json, package.json, docker-compose.yml, ...).
 `validate DIR` reads the manifests and skips the others with a note that says how to check
 them (build the kustomization, render the chart). Files named on the command line are always
 read. `--ignore PATTERN` skips paths that match a regular expression, as kubeconform's
@@ -21,6 +22,31 @@ EXTENSIONS = (".yaml", ".yml", ".json")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 # Helm's own files: a chart's metadata and values, which are no manifests wherever they are
 HELM_VALUES = re.compile(r"^values([-.][\w.-]+)?\.ya?ml$|^values\.schema\.json$|^Chart\.(yaml|lock)$")
+# Other tools' own files, which no apiserver reads: jsonnet-bundler's, npm's, TypeScript's,
+# Renovate's, Docker Compose's, MkDocs', Codecov's. (Files in hidden folders, .github/ and
+# the like, are never walked into.)
+TOOL_FILES = {
+    "jsonnetfile.json": "jsonnet-bundler's",
+    "jsonnetfile.lock.json": "jsonnet-bundler's",
+    "package.json": "npm's",
+    "package-lock.json": "npm's",
+    "tsconfig.json": "TypeScript's",
+    "renovate.json": "Renovate's",
+    "docker-compose.yml": "Docker Compose's",
+    "docker-compose.yaml": "Docker Compose's",
+    "compose.yaml": "Docker Compose's",
+    "compose.yml": "Docker Compose's",
+    "mkdocs.yml": "MkDocs'",
+    "mkdocs.yaml": "MkDocs'",
+    "codecov.yml": "Codecov's",
+}
+
+
+def _tool_file(path: Path) -> str | None:
+    owner = TOOL_FILES.get(path.name)
+    return f"{owner} configuration, not a manifest" if owner else None
+
+
 # kustomization fields whose files are not whole objects (or not objects at all): patches, and
 # the configurations of plugins (`apiVersion: builtin` PatchTransformer, ...)
 _KUSTOMIZE_INPUTS = (
@@ -91,6 +117,8 @@ def _not_a_manifest(path: Path) -> str | None:
         return "a kustomization: build it first (kubectl kustomize DIR | validate -)"
     if HELM_VALUES.match(path.name):
         return "Helm values or chart metadata, not a manifest"
+    if why := _tool_file(path):
+        return why
     chart = next((d for d in path.resolve().parents if (d / "Chart.yaml").is_file()), None)
     if chart is not None and "templates" in path.resolve().relative_to(chart).parts:
         return "a Helm template: render the chart first (helm template CHART | validate -)"
@@ -123,6 +151,8 @@ def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
             out.skipped.append((text, "a kustomize patch or plugin configuration, applied by the build"))
         elif HELM_VALUES.match(p.name):
             out.skipped.append((text, "Helm values or chart metadata, not a manifest"))
+        elif why := _tool_file(p):
+            out.skipped.append((text, why))
         elif p.suffix not in EXTENSIONS:
             continue
         elif any(pattern.search(text) for pattern in patterns):

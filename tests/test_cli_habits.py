@@ -80,7 +80,11 @@ def test_files_named_that_are_no_manifests_are_skipped_by_name(tmp_path):
     (tmp_path / "kustomization.yaml").write_text("resources: [cm.yaml]\npatches: [{path: patch.yaml}]\n")
     (tmp_path / "patch.yaml").write_text("metadata: {name: cm}\ndata: {a: b}\n")
     (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n")
+    (tmp_path / "jsonnetfile.json").write_text('{"version": 1, "dependencies": []}\n')
+    (tmp_path / "docker-compose.yml").write_text("services: {web: {image: nginx}}\n")
     named = [
+        "jsonnetfile.json",
+        "docker-compose.yml",
         "values.yaml",
         "kustomization.yaml",
         "patch.yaml",
@@ -91,7 +95,10 @@ def test_files_named_that_are_no_manifests_are_skipped_by_name(tmp_path):
     done = cli("validate", *named, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "1 document: 0 errors, 0 warnings (valid)"
-    assert len(re.findall(r": skipped: ", done.stderr)) == 5
+    assert len(re.findall(r": skipped: ", done.stderr)) == 7
+    walked = cli("validate", ".", cwd=tmp_path)  # the folder walk skips the same files
+    assert walked.returncode == 0 and walked.stdout.strip() == "1 document: 0 errors, 0 warnings (valid)"
+    assert "jsonnetfile.json: skipped: jsonnet-bundler's configuration" in walked.stderr
 
 
 def test_an_unbalanced_quote_is_a_usage_error():
