@@ -499,7 +499,16 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
     succeeded: list[Process] = []
     trainers_done = None  # when the last trainer exited, with servers still to finish
     restarts: dict[str, int] = {}
+    failures: dict[str, int] = {}  # per Job: failed pods, or container restarts with OnFailure
     done: set[int] = set()
+
+    def relaunch(pid: int, proc: Process) -> None:
+        new = launch(proc).pid
+        for group in (waiting, trainers):
+            if pid in group:
+                group.discard(pid)
+                group.add(new)
+
     while True:
         _pump(selector, width, out, wait=0.2)
         for pid, (proc, child) in list(running.items()):
@@ -507,6 +516,19 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
             if code is None:
                 continue
             done.add(pid)
+            if code != 0 and proc.pod.batch is not None:
+                batch, limit = proc.pod.batch, proc.pod.backoff_limit
+                failures[batch] = failures.get(batch, 0) + 1
+                if _backoff_exceeded(proc.pod, failures[batch]):
+                    _drain(selector, width, out)
+                    return Outcome("Failed", f"pod {proc.pod.name} exited with {_describe(code)}: "
+                                   f"{_backoff_reason(proc.pod, failures[batch])}")  # fmt: skip
+                how = ("restarted in place by the kubelet" if proc.pod.restart_policy == "OnFailure"
+                       else "the Job controller replaces the pod")  # fmt: skip
+                out.write(f"{proc.pod.name:<{width}} | [local] exited with {_describe(code)}; {how} (failure "
+                          f"{failures[batch]} of Job {batch}, backoffLimit {limit})\n")  # fmt: skip
+                relaunch(pid, proc)
+                continue
             if code != 0 and proc.pod.restart_policy in ("OnFailure", "Always"):
                 name = proc.pod.name
                 restarts[name] = restarts.get(name, 0) + 1
@@ -515,11 +537,7 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                     return Outcome("Running", _crash_loop(proc, code))
                 out.write(f"{name:<{width}} | [local] exited with {_describe(code)}; restarted (restartPolicy "
                           f"{proc.pod.restart_policy}, restart {restarts[name]})\n")  # fmt: skip
-                new = launch(proc).pid
-                for group in (waiting, trainers):
-                    if pid in group:
-                        group.discard(pid)
-                        group.add(new)
+                relaunch(pid, proc)
                 continue
             if code != 0:
                 _drain(selector, width, out)
@@ -558,6 +576,23 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout): "
                                f"{_never_started(pending)}; stopped")  # fmt: skip
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _backoff_exceeded(pod: Pod, failures: int) -> bool:
+    """The Job controller's BackoffLimitExceeded: more failed pods than backoffLimit, or with
+    restartPolicy OnFailure, container restarts reaching it (pkg/controller/job: syncJob,
+    pastBackoffLimitOnFailure). A restart here is the failure just seen."""
+    if pod.restart_policy == "OnFailure":
+        return failures >= pod.backoff_limit
+    return failures > pod.backoff_limit
+
+
+def _backoff_reason(pod: Pod, failures: int) -> str:
+    if pod.restart_policy == "OnFailure":
+        counted = f"{failures} container restarts, as many as its backoffLimit {pod.backoff_limit}"
+    else:
+        counted = f"{failures} failed pods, more than its backoffLimit {pod.backoff_limit}"
+    return f"Job {pod.batch} has {counted} (BackoffLimitExceeded), and its controller fails it"
 
 
 def _crash_loop(proc: Process, code: int) -> str:

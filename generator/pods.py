@@ -84,6 +84,9 @@ class Pod:
     # has succeeded (pkg/controller/job: manageJob, firstPendingIndexes).
     batch: str | None = None
     parallelism: int | None = None
+    # The Job's spec.backoffLimit (unset: 6): the Job fails once more pods have failed than it
+    # allows, or, with restartPolicy OnFailure, once its containers' restarts reach it.
+    backoff_limit: int | None = None
 
 
 def _meta(obj: dict) -> tuple[str, str]:
@@ -331,10 +334,13 @@ def _indexed_job(obj: dict) -> list[Pod]:
     completions = _count(spec.get("completions", 1), f"Job {name} completions")
     # SetDefaults_Job (pkg/apis/batch/v1/defaults.go): an unset parallelism is 1, not completions.
     parallelism = _count(spec.get("parallelism", 1), f"Job {name} parallelism")
+    backoff_limit = spec.get("backoffLimit", 6)  # SetDefaults_Job
+    if not isinstance(backoff_limit, int) or isinstance(backoff_limit, bool) or backoff_limit < 0:
+        raise ExpandError(f"Job {name} backoffLimit: {backoff_limit!r} is not a count of failures")
     pods = []
     for i in range(completions):
         pod = _pod(f"{name}-{i}", namespace, name, i, True, template, f"{name}-{i}", subdomain)
-        pod.batch, pod.parallelism = name, parallelism
+        pod.batch, pod.parallelism, pod.backoff_limit = name, parallelism, backoff_limit
         if i >= parallelism:
             pod.notes.append(
                 f"starts only when an earlier pod of Job {name} has succeeded: the Job runs at most {parallelism} of "

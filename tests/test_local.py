@@ -230,7 +230,12 @@ def test_a_failing_pod_fails_the_job_and_stops_the_others(tmp_path):
                  "else time.sleep(60)'")  # fmt: skip
     done = local(tmp_path, job)
     assert done.returncode == 1
-    assert "local: Failed: pod demo-worker-1 exited with exit code 3" in done.stderr
+    # the rendered Job's backoffLimit is 3: three replacements, then the fourth failure fails it
+    assert done.stdout.count("the Job controller replaces the pod") == 3, done.stdout[-3000:]
+    assert (
+        "local: Failed: pod demo-worker-1 exited with exit code 3: Job demo-worker has 4 failed pods, more than "
+        "its backoffLimit 3 (BackoffLimitExceeded)"
+    ) in done.stderr
 
 
 def test_a_server_failing_after_the_trainers_fails_an_operator_job(tmp_path):
@@ -536,3 +541,24 @@ def test_a_collective_indexed_job_below_its_parallelism_never_starts_its_peers(t
     stopped = local(tmp_path, _with_parallelism(tmp_path, rendered, 0))
     assert stopped.returncode == 1
     assert "Job demo-worker has parallelism 0, so its controller creates no pod" in stopped.stderr
+
+
+def test_an_indexed_job_with_restart_policy_on_failure_fails_when_restarts_reach_its_backoff_limit(tmp_path):
+    """With restartPolicy OnFailure the kubelet restarts the container in place, and the Job
+    controller counts the restarts: reaching backoffLimit fails the Job (pastBackoffLimitOnFailure)."""
+    from generator.yamlload import read_documents
+
+    rendered = render(tmp_path, "kubernetes", "--workers", "1", "--command", "python -c 'raise SystemExit(5)'")
+    docs, _ = read_documents(rendered)
+    for doc in docs:
+        if doc.get("kind") == "Job":
+            doc["spec"]["backoffLimit"] = 2
+            doc["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
+    job = tmp_path / "on-failure.json"
+    job.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    done = local(tmp_path, job)
+    assert done.returncode == 1
+    assert done.stdout.count("restarted in place by the kubelet") == 1, done.stdout
+    assert (
+        "Job demo-worker has 2 container restarts, as many as its backoffLimit 2 (BackoffLimitExceeded)" in done.stderr
+    )
