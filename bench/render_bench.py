@@ -83,7 +83,7 @@ def main() -> int:
     api = {"apiJson": json.dumps(crdschema.api_data(chosen[0].target))}
 
     def evaluate(name: str):
-        return lambda: engine.evaluate(render.BUNDLE_ENTRY, {"params": {}}, engine=name, tla_strings=api)
+        return lambda: engine.evaluate(bundles.BUNDLE_ENTRY, {"params": {}}, engine=name, tla_strings=api)
 
     t_rjsonnet = best_of(args.runs, evaluate("rjsonnet"))
     t_cpp = best_of(args.runs, evaluate("cpp"))

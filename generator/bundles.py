@@ -1,11 +1,17 @@
-"""The bundles under deploy/: which CRD flavour serves which Kubernetes releases."""
+"""The bundles under deploy/: which CRD flavour serves which Kubernetes releases, and the
+objects of one, as the jsonnet library makes them (render.py checks and writes them; chart.py
+templates them)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
-from . import kube
+from . import crdschema, engine, kube
 from .crdschema import Target
+from .paths import OPERATOR_LIB
+
+BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 
 # apiextensions.k8s.io/v1 is served from Kubernetes 1.16; v1beta1 bundles are for the releases before.
 FIRST_V1 = 16
@@ -40,3 +46,25 @@ def default_bundles(kube_version: str | None = None) -> list[Bundle]:
         return [for_releases("v1", DEFAULT_V1), for_releases("v1beta1", FIRST_V1BETA1)]
     minor = kube.require_known(kube.parse_version(kube_version))
     return [for_releases("v1" if minor >= FIRST_V1 else "v1beta1", minor)]
+
+
+class BundleError(ValueError):
+    """The bundle's jsonnet failed; the message says where."""
+
+
+def evaluate(bundle: Bundle, params: dict, keep_descriptions: bool = False) -> dict[str, list[dict]]:
+    """The bundle's objects by file name (crd.yaml, jobs.yaml, operator.yaml), unchecked."""
+    api = crdschema.api_data(bundle.target, keep_descriptions)
+    try:
+        data = engine.evaluate(
+            BUNDLE_ENTRY,
+            {"params": {**params, "apiextensions": bundle.name}},
+            tla_strings={"apiJson": json.dumps(api)},
+        )
+    except engine.JsonnetError as err:
+        raise BundleError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None
+    files = {"crd.yaml": [data["crd"]]}
+    if "jobs" in data:  # the jobs' namespace: `kubectl delete -f operator.yaml` keeps it
+        files["jobs.yaml"] = sorted(data["jobs"].values(), key=kube.apply_order)
+    files["operator.yaml"] = sorted(data["operator"].values(), key=kube.apply_order)
+    return files

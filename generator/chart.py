@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from . import __version__, bundles, engine, kube, render
+from . import __version__, bundles, engine, kube
 from .params import CHOICES, INT32_MAX, config_fields, own_labels
 from .paths import OPERATOR_LIB
 from .rules import grammar
@@ -114,7 +114,7 @@ def _expression(field: str) -> str:
 def _evaluate(params: dict) -> tuple[list[dict], dict]:
     """deploy/v1's objects (operator objects, CRD) for ``params``, unchecked: probes are no values."""
     bundle = bundles.default_bundles()[0]
-    files = render.evaluate_bundle(bundle, params, keep_descriptions=False)
+    files = bundles.evaluate(bundle, params)
     return files["operator.yaml"], files["crd.yaml"][0]
 
 

@@ -8,17 +8,15 @@ or killed render leaves deploy/ all old or all new.
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import atomic, bundles, chart, crdschema, engine, kube, provenance, publish, sandbox, upgrade
+from . import atomic, bundles, chart, crdschema, kube, provenance, publish, sandbox, upgrade
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
 from .kube import apply_order
 from .outputs import finding_line
-from .paths import OPERATOR_LIB
 from .provenance import Provenance
 from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
@@ -26,7 +24,6 @@ from .validate import Located, ObjectChecker
 from .yamlio import dump_documents
 from .yamlload import compose, iter_documents, locate, read_documents
 
-BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 SIZE_WARNING_SHARE = 0.8
 MAX_REPORTED = 20
 
@@ -51,21 +48,10 @@ class Rendered:
 
 
 def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> dict[str, list[dict]]:
-    """The bundle's objects, by file name."""
-    api = crdschema.api_data(bundle.target, keep_descriptions)
     try:
-        data = engine.evaluate(
-            BUNDLE_ENTRY,
-            {"params": {**params, "apiextensions": bundle.name}},
-            tla_strings={"apiJson": json.dumps(api)},
-        )
-    except engine.JsonnetError as err:
-        raise RenderError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None
-    files = {"crd.yaml": [data["crd"]]}
-    if "jobs" in data:  # the jobs' namespace: `kubectl delete -f operator.yaml` keeps it
-        files["jobs.yaml"] = sorted(data["jobs"].values(), key=apply_order)
-    files["operator.yaml"] = sorted(data["operator"].values(), key=apply_order)
-    return files
+        return bundles.evaluate(bundle, params, keep_descriptions)
+    except bundles.BundleError as err:
+        raise RenderError(str(err)) from None
 
 
 def _check_objects(bundle: Bundle, files: dict[str, list[dict]]) -> list[tuple]:
@@ -327,7 +313,7 @@ def write(planned: Plan) -> list[str]:
 def _chart_files() -> dict[str, str]:
     try:
         return chart.files()
-    except chart.ChartError as err:
+    except (chart.ChartError, bundles.BundleError) as err:
         raise RenderError(f"the Helm chart: {err}") from None
 
 
