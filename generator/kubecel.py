@@ -21,9 +21,12 @@ Values of the library types (Quantity, URL, IP, CIDR, Semver) are CEL maps with 
 so cel-cpp can carry them between functions; the map holds their canonical form, so CEL's `==`
 agrees with the library types' Equal (quantity("1") == quantity("1000m")).
 
-Cost: cel-cpp does not expose the cost tracker cel-go has, so the per-call limit
-(celconfig.PerCallLimit, 1,000,000) and the per-object budget (RuntimeCELCostBudget,
-10,000,000) are not enforced here; docs/validate.md says so.
+Cost: cel-cpp's Python binding (cel-expr-python 0.1.3) has no cost tracker: cel.Expression has
+only eval(activation, data, functions, arena), return_type() and serialize(), with neither a cost
+result nor a limit. So the per-call limit (PerCallLimit, 1,000,000, k8s.io/apiserver
+pkg/apis/cel/config.go), the per-object budget (RuntimeCELCostBudget, 10,000,000) and the
+CRD-creation estimate (apiextensions-apiserver pkg/apiserver/schema/cel/compilation.go) are not
+enforced here; docs/validate.md ("cost limits (not checked)") says so.
 """
 
 from __future__ import annotations
