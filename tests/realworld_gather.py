@@ -254,6 +254,15 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def keep(target: Path, data: bytes, repo: str, commit: str, **fields) -> dict:
+    """Write a gathered file and return its SOURCES.json record (file, repository, commit, how
+    it was made, sha256: the order the record has always had)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    record = {"file": str(target.relative_to(OUT)), "repository": f"https://github.com/{repo}", "commit": commit}
+    return {**record, **fields, "sha256": sha(data)}
+
+
 def vendor_dependencies(repo_dir: Path, chart_path: str, chart: Path) -> list[str] | None:
     """Put each dependency into the chart's charts/ folder: one vendored there already, or a
     chart of the same name next to it in the same commit (bitnami's `common`). The paths
@@ -309,18 +318,7 @@ def main(mirror_root: Path, helm: str) -> None:
                 continue
             if not objects_only(text):
                 continue
-            target = OUT / project / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            records.append(
-                {
-                    "file": str(target.relative_to(OUT)),
-                    "repository": f"https://github.com/{repo}",
-                    "commit": commit,
-                    "path": name,
-                    "sha256": sha(data),
-                }
-            )
+            records.append(keep(OUT / project / name, data, repo, commit, path=name))
         for chart_path in charts:
             with tempfile.TemporaryDirectory() as tmp:
                 archive = git(repo_dir, "archive", "HEAD", chart_path)
@@ -338,21 +336,17 @@ def main(mirror_root: Path, helm: str) -> None:
                 if done.returncode != 0:
                     print(f"skip {repo} {chart_path}: {done.stderr.strip()[:300]}", file=sys.stderr)
                     continue
-            data = done.stdout.encode()
-            target = OUT / project / "helm" / f"{release}.yaml"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
             records.append(
-                {
-                    "file": str(target.relative_to(OUT)),
-                    "repository": f"https://github.com/{repo}",
-                    "commit": commit,
-                    "chart": chart_path,
-                    "command": f"helm template {release} {chart_path} --namespace {release}",
-                    "helm": helm_version,
+                keep(
+                    OUT / project / "helm" / f"{release}.yaml",
+                    done.stdout.encode(),
+                    repo,
+                    commit,
+                    chart=chart_path,
+                    command=f"helm template {release} {chart_path} --namespace {release}",
+                    helm=helm_version,
                     **({"dependencies_from": vendored} if vendored else {}),
-                    "sha256": sha(data),
-                }
+                )
             )
     for record in records:
         record.update(TRIAGE.get(record["file"], {}))
