@@ -54,6 +54,18 @@ def require_known(minor: int) -> int:
     return minor
 
 
+def list_objects(documents: list) -> list:
+    """The objects of ``documents`` as kubectl reads them: a list kind (any kind ending in List,
+    with items: `v1 List`, what `kubectl get -o yaml` and `-o json` print) stands for its items."""
+    out = []
+    for doc in documents:
+        if isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
+            out += list_objects(doc["items"])
+        else:
+            out.append(doc)
+    return out
+
+
 def _read(name: str) -> dict:
     return orjson.loads(gzip.decompress((KUBE_SCHEMA_DIR / name).read_bytes()))
 

@@ -82,24 +82,12 @@ def prepare(
     if not report.valid:
         raise InvalidManifests(outputs.text(report))
     docs, _ = read_documents(data)
-    docs = [validate.without_nulls(doc) for doc in _objects(docs)]  # null is absent, as the apiserver reads it
+    docs = [validate.without_nulls(doc) for doc in kube.list_objects(docs)]  # null is absent, as the apiserver reads it
     try:
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
     return plan(found, services, python, workdir, block)
-
-
-def _objects(docs: list) -> list:
-    """The objects of the documents, a `v1 List`'s items in its place (kubectl reads any kind
-    ending in List with items so; `job -o json` prints one)."""
-    out = []
-    for doc in docs:
-        if isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
-            out += _objects(doc["items"])
-        else:
-            out.append(doc)
-    return out
 
 
 @dataclass

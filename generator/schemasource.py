@@ -133,11 +133,9 @@ class CrdSource:
                 problem = document.problems[0]
                 raise CrdLoadError(f"{origin}: line {problem.line}: {problem.message}")
             documents.append(document.data)
-        for document in documents:
-            items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
-            for crd in items if isinstance(items, list) else [document]:
-                if isinstance(crd, dict) and crd.get("kind") == "CustomResourceDefinition":
-                    self._add(crd, origin, counted)
+        for crd in kube.list_objects(documents):
+            if isinstance(crd, dict) and crd.get("kind") == "CustomResourceDefinition":
+                self._add(crd, origin, counted)
 
     def _resolve(self, group: str | None = None, kind: str | None = None) -> None:
         """Parse the pending CRDs of (group, kind) (None: all of them)."""
