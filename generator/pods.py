@@ -17,6 +17,7 @@ expansion follows the controller's source, pinned by release:
   <job>-<master|worker>-<i>, a Service each; env PYTHONUNBUFFERED, PADDLE_JOB_ID,
   PADDLE_NNODES, PADDLE_MASTER (worker 0, or master 0 in PS mode), PADDLE_SERVER_NUM or
   PADDLE_TRAINER_NUM in PS mode.
+- Kubeflow Trainer v2 and JobSet: generator/jobsets.py.
 - Kubernetes: StatefulSet pods <set>-<ordinal> (hostname the pod name, subdomain serviceName);
   Indexed Job pods with the annotation batch.kubernetes.io/job-completion-index and, from 1.22,
   env JOB_COMPLETION_INDEX, hostname <job>-<index> under the Job's subdomain.
@@ -365,10 +366,11 @@ NOT_PODS = {"Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "Po
 
 def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None) -> tuple[list[Pod], list[dict]]:
     """(the pods, the Services) of a job's manifests; ExpandError for what no runtime here runs."""
-    from . import thirdparty
+    from . import jobsets, thirdparty
 
     volcano_version = volcano_version or thirdparty.newest("volcano")
     pods, services, config_maps = [], [], {}
+    runtimes = jobsets.runtimes_of([obj for obj in manifests if isinstance(obj, dict)])
     for obj in manifests:
         if not isinstance(obj, dict):
             raise ExpandError("a manifest is not a mapping")
@@ -383,6 +385,12 @@ def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None
             pods += _statefulset(obj)
         elif key == ("batch/v1", "Job"):
             pods += _indexed_job(obj)
+        elif key == (jobsets.TRAINER_API, "TrainJob"):
+            pods += jobsets.trainjob_pods(obj, runtimes)
+        elif key == (jobsets.JOBSET_API, "JobSet"):
+            pods += jobsets.jobset_pods(obj)
+        elif key[0] == jobsets.TRAINER_API and key[1] in jobsets.RUNTIME_KINDS:
+            continue  # a TrainJob's runtime: read above
         elif key == ("v1", "Service"):
             services.append(obj)
         elif key == ("v1", "ConfigMap"):

@@ -31,6 +31,10 @@ FLAG_OF_FIELD = {
     "parameter-server mode (ps)": "--ps",
     "heter mode (heter)": "--heter",
     "port": "--port",
+    "Kueue queue (kueueQueue)": "--kueue-queue",
+    "volcano.minAvailable": "--min-available",
+    "volcano.priorityClass": "--priority-class",
+    "workingDir": "--working-dir",
     "env ": "--env",
 }
 
@@ -131,6 +135,7 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         volcano=Volcano(args.queue, args.priority_class, args.min_available, None, args.podgroup)
         if args.volcano
         else None,
+        kueue_queue=args.kueue_queue,
         node_selector=cliargs.labels("--node-selector", args.node_selector),
         tolerations=[cliargs.toleration(t) for t in args.toleration or []],
         shm=args.shm if args.shm is not None else False,
@@ -228,6 +233,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--podgroup", action="store_true", help="also write a PodGroup (with --volcano; paddle-operator runtime)"
     )
+    p.add_argument("--kueue-queue", metavar="QUEUE", help="the Kueue LocalQueue that admits the job")
     p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
     p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")
     p.add_argument("--cephfs", metavar="MONITOR[,MONITOR...]", help="mount CephFS")
@@ -240,7 +246,7 @@ def add_parser(sub) -> None:
     p.add_argument("--etcd", metavar="HOST:PORT", help="etcd endpoint for --elastic")
     p.add_argument("--min-workers", type=int, help="fewest workers the job runs with (with --elastic)")
     p.add_argument("--max-workers", type=int, help="most workers the job scales to (with --elastic)")
-    p.add_argument("--port", type=int, help="endpoint port (volcano and kubernetes runtimes only; default 36543)")
+    p.add_argument("--port", type=int, help="endpoint port (volcano, kubeflow and kubernetes runtimes; default 36543)")
     p.add_argument(
         "--runtime",
         choices=cliargs.LazyChoices(jobs.runtimes),

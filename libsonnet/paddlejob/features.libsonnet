@@ -16,6 +16,7 @@
         volcano: 'task `trainer`',
         kubeflow: '`Worker` replicas',
         kubernetes: 'an Indexed Job (1.21+)',
+        'kubeflow-trainer': 'a TrainJob of `numNodes` nodes on the `paddle-distributed` ClusterTrainingRuntime',
       },
     },
     {
@@ -24,6 +25,7 @@
       how: { 'paddle-operator': 'yes', volcano: 'task `pserver`', kubernetes: 'a StatefulSet' },
       why: {
         kubeflow: 'its Master replicas start a server in every pod with Paddle 3 (`local` showed 4 servers for 2 + 2)',
+        'kubeflow-trainer': 'a TrainJob has one trainer step of identical nodes; servers need a runtime with a step of their own',
       },
     },
     {
@@ -34,12 +36,14 @@
     {
       name: 'GPUs, CPU, memory',
       field: '`gpu`, `cpu`, `memory`, `--gpus`',
-      how: { [r]: '`nvidia.com/gpu` limit; CPU and memory requested = limited' for r in $.runtimes },
+      how: { [r]: '`nvidia.com/gpu` limit; CPU and memory requested = limited' for r in $.runtimes }
+           + { 'kubeflow-trainer': '`trainer.resourcesPerNode`: `nvidia.com/gpu` limit; CPU and memory requested = limited' },
     },
     {
       name: 'placement, shared memory, data volumes',
       field: '`nodeSelector`, `tolerations`, `shm`, `volumes`',
-      how: { [r]: 'in every pod template' for r in $.runtimes },
+      how: { [r]: 'in every pod template' for r in $.runtimes }
+           + { 'kubeflow-trainer': 'a `runtimePatches` entry for the `node` Job (Trainer 2.2+)' },
     },
     {
       name: 'cleanPodPolicy',
@@ -53,7 +57,11 @@
       name: 'intranet',
       field: '`intranet`, `--intranet`',
       how: { 'paddle-operator': '`spec.intranet`' },
-      why: { volcano: 'the `svc` plugin gives DNS names', kubernetes: 'headless Services give DNS names' },
+      why: {
+        volcano: 'the `svc` plugin gives DNS names',
+        kubernetes: 'headless Services give DNS names',
+        'kubeflow-trainer': "the JobSet's headless Service gives DNS names",
+      },
     },
     {
       name: 'withGloo',
@@ -66,7 +74,10 @@
       how: {
         'paddle-operator': '`spec.elastic`, worker `requests`/`limits`, `PADDLE_ELASTIC_SERVER` (the operator adds `PADDLE_ELASTIC_JOB_ID`, `_NP`, `_TIMEOUT`)',
       },
-      why: { kubeflow: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`" },
+      why: {
+        kubeflow: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`",
+        'kubeflow-trainer': 'a TrainJob has a fixed `numNodes`',
+      },
     },
     {
       name: 'port',
@@ -78,6 +89,7 @@
       },
       why: {
         'paddle-operator': 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
+        'kubeflow-trainer': "the runtime's `PADDLE_MASTER` fixes it (36543); a ClusterTrainingRuntime of your own can change it",
       },
     },
     {
@@ -87,6 +99,7 @@
         'paddle-operator': '`spec.schedulingPolicy`, `schedulerName: volcano`',
         volcano: 'native: `minAvailable`, `queue`, `priorityClassName`',
         kubeflow: '`runPolicy.schedulingPolicy`',
+        'kubeflow-trainer': "the `paddle-distributed-volcano` runtime (Trainer's Volcano plugin: a PodGroup of every node); `queue` as the TrainJob's annotation `scheduling.volcano.sh/queue-name`",
       },
     },
     {
@@ -103,7 +116,23 @@
         'paddle-operator': '`schedulingPolicy.minResources`',
         kubeflow: '`runPolicy.schedulingPolicy.minResources`',
       },
-      why: { volcano: "a Volcano Job has no field for it: its controller sums the pods' requests" },
+      why: {
+        volcano: "a Volcano Job has no field for it: its controller sums the pods' requests",
+        'kubeflow-trainer': "Trainer's Volcano plugin sums the pods' requests itself",
+      },
+    },
+    {
+      name: 'Kueue queue (kueueQueue)',
+      field: '`kueueQueue`, `--kueue-queue`',
+      how: {
+        kubeflow: 'the label `kueue.x-k8s.io/queue-name` (Kueue deprecates its kubeflow.org/v1 integrations)',
+        'kubeflow-trainer': 'the label `kueue.x-k8s.io/queue-name` on the TrainJob',
+      },
+      why: {
+        'paddle-operator': 'Kueue has no integration for batch.paddlepaddle.org PaddleJobs',
+        volcano: 'Volcano schedules its Jobs itself (its `queue`)',
+        kubernetes: 'Kueue would admit the servers and the trainers one by one, no gang',
+      },
     },
   ],
 

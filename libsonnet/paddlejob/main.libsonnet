@@ -18,6 +18,7 @@ local builders = {
   volcano: import 'runtimes/volcano.libsonnet',
   kubeflow: import 'runtimes/kubeflow.libsonnet',
   kubernetes: import 'runtimes/kubernetes.libsonnet',
+  trainer: import 'runtimes/trainer.libsonnet',
 };
 local runtimes = { [r.name]: builders[r.builder] for r in (import 'runtimes.json').runtimes };
 
@@ -86,6 +87,10 @@ local features = import 'features.libsonnet';
     },
   },
 
+  // Kueue: the LocalQueue that admits the job (the label kueue.x-k8s.io/queue-name), on the
+  // runtimes whose kind Kueue admits.
+  withKueue(queue):: { kueueQueue: queue },
+
   // Placement.
   withNodeSelector(selector):: { nodeSelector: selector },
   withNodeSelectorMixin(selector):: { nodeSelector+: selector },
@@ -106,7 +111,10 @@ local features = import 'features.libsonnet';
   // The port the PS/collective endpoints use (volcano and kubernetes runtimes).
   withPort(port):: { port: port },
 
-  // The manifests of `job` for `runtime`: paddle-operator, volcano, kubeflow or kubernetes.
+  // The ClusterTrainingRuntimes the kubeflow-trainer runtime's TrainJobs refer to (deploy/trainer/).
+  trainerRuntimes(image):: builders.trainer.clusterTrainingRuntimes(image),
+
+  // The manifests of `job` for `runtime`, one of runtimes.json's names.
   render(job, runtime='paddle-operator')::
     assert std.objectHas(runtimes, runtime) :
            "runtime must be one of %s, got '%s'" % [std.join(', ', std.objectFields(runtimes)), runtime];

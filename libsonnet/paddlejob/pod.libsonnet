@@ -99,6 +99,11 @@ local shmVolume(shm) = {
     [if job.labels + labels != {} then 'labels']: job.labels + labels,
   },
 
+  // Metadata of the object Kueue admits: the job's labels and its LocalQueue's.
+  queuedMetadata(job)::
+    local queue = util.get(job, 'kueueQueue');
+    $.metadata(job, labels=if queue != null then { 'kueue.x-k8s.io/queue-name': queue } else {}),
+
   // Every pod of every role, for gang scheduling.
   totalPods(job):: std.foldl(function(sum, r) sum + job.roles[r].replicas, std.objectFields(job.roles), 0),
 

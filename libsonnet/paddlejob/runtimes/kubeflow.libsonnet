@@ -34,7 +34,7 @@ local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
     [{
       apiVersion: 'kubeflow.org/v1',
       kind: 'PaddleJob',
-      metadata: pod.metadata(job),
+      metadata: pod.queuedMetadata(job),
       spec: {
         [if policy != null || volcano != null then 'runPolicy']: {
           [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],

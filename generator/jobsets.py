@@ -1,0 +1,210 @@
+"""The pods of a TrainJob and of a JobSet, as Kubeflow Trainer and the JobSet controller make them.
+
+Trainer (v2.3.0) turns a TrainJob and the (Cluster)TrainingRuntime it names into a JobSet named
+like the TrainJob (pkg/runtime/core/trainingruntime.go: the runtime's JobSet template, the
+TrainJob's runtimePatches merged in, keyed by replicated Job and container name; then the
+plugins): plainml makes `trainer.numNodes` the trainer step's pod count and upserts
+`trainer.env` into its container named `node`; the jobset plugin sets that container's image,
+command, args and resources from `trainer` (plugins/jobset/builder.go). The JobSet controller
+makes each replicated Job `replicas` times, named `<jobset>-<replicatedJob>-<index>`
+(pkg/controllers/jobset_controller.go constructJob), Indexed by the webhook's default, labelled
+jobset.sigs.k8s.io/jobset-name and the rest, with the pod template's subdomain the JobSet's
+network subdomain (its name by default) and a headless Service of that name selecting the
+JobSet's pods. The Job controller then gives each pod the host name `<job>-<index>`: the pods of
+node Job 0 are `<trainjob>-node-0-<i>.<trainjob>`.
+
+The verdict: the JobSet's default success policy (operator All) completes it when every Job is
+Complete; its default failure policy (maxRestarts 0) fails it when one Job fails, which the Job
+controller decides by its backoffLimit (pods here carry it, as for any Indexed Job).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from .pods import ExpandError, Pod, _count, _indexed_job, _meta
+
+TRAINER_API = "trainer.kubeflow.org/v1alpha1"
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+TRAINER = "Kubeflow Trainer v2.3.0 (JobSet)"
+ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
+NODE = "node"  # the container of the trainer step Trainer fills from a TrainJob's `trainer`
+RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+
+
+def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict]:
+    """The training runtimes among ``manifests`` by (kind, name, namespace); a cluster-scoped
+    runtime has no namespace."""
+    found = {}
+    for obj in manifests:
+        if obj.get("apiVersion") == TRAINER_API and obj.get("kind") in RUNTIME_KINDS:
+            name, namespace = _meta(obj)
+            found[(obj["kind"], name, namespace if obj["kind"] == "TrainingRuntime" else None)] = obj
+    return found
+
+
+def shipped_runtimes() -> dict[str, dict]:
+    """The ClusterTrainingRuntimes this project writes to deploy/trainer/, by name."""
+    from . import engine
+
+    objs = engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes('')")
+    return {obj["metadata"]["name"]: obj for obj in objs}
+
+
+def trainjob_pods(trainjob: dict, runtimes: dict) -> list[Pod]:
+    """The pods of ``trainjob``, made with its runtime from ``runtimes`` (runtimes_of) or, when it
+    names one this project ships and the input does not hold it, with that one (a note says so:
+    on a cluster it must be installed)."""
+    jobset, note = trainjob_jobset(trainjob, runtimes)
+    pods = jobset_pods(jobset)
+    for pod in pods:
+        pod.controller = TRAINER
+        if note:
+            pod.notes.append(note)
+    return pods
+
+
+def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
+    """The JobSet Trainer makes of ``trainjob``, and a note when its runtime came from this
+    project rather than the input."""
+    name, namespace = _meta(trainjob)
+    spec = trainjob.get("spec") or {}
+    ref = spec.get("runtimeRef") or {}
+    kind, runtime_name = ref.get("kind") or "ClusterTrainingRuntime", ref.get("name")
+    runtime = runtimes.get((kind, runtime_name, namespace if kind == "TrainingRuntime" else None))
+    note = None
+    if runtime is None and kind == "ClusterTrainingRuntime" and runtime_name in (shipped := shipped_runtimes()):
+        runtime = shipped[runtime_name]
+        note = (
+            f"ClusterTrainingRuntime {runtime_name} is this project's (deploy/trainer/); "
+            "on a cluster it must be installed first"
+        )
+    if runtime is None:
+        raise ExpandError(
+            f"TrainJob {name}: its runtime {kind} {runtime_name} is not in the input; give the runtime's "
+            "manifest in the same file (on a cluster Trainer's webhook refuses a TrainJob whose runtime is missing)"
+        )
+    runtime_spec = runtime.get("spec") or {}
+    template = copy.deepcopy(runtime_spec.get("template") or {})
+    jobset_spec = template.get("spec") or {}
+    replicated = jobset_spec.get("replicatedJobs") or []
+    meta = template.get("metadata") or {}
+    for patch in spec.get("runtimePatches") or []:
+        _merge_patch(meta, replicated, ((patch or {}).get("trainingRuntimeSpec") or {}).get("template") or {})
+    trainer = spec.get("trainer") or {}
+    steps = [r for r in replicated if (((r.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR) == "trainer"]
+    if not steps:
+        raise ExpandError(
+            f"{kind} {runtime_name}: no replicated Job carries the label {ANCESTOR}: trainer, so Trainer has "
+            "no step to run a TrainJob's trainer in"
+        )
+    step = steps[0]
+    job_spec = step.setdefault("template", {}).setdefault("spec", {})
+    nodes = trainer.get("numNodes", (runtime_spec.get("mlPolicy") or {}).get("numNodes", 1))
+    nodes = _count(nodes, f"TrainJob {name} numNodes")
+    job_spec["parallelism"] = job_spec["completions"] = nodes  # plainml: the step's pod count
+    pod_spec = job_spec.setdefault("template", {}).setdefault("spec", {})
+    for container in pod_spec.get("containers") or []:
+        if container.get("name") != NODE:
+            continue
+        for key in ("image", "command", "args"):
+            if trainer.get(key) is not None:
+                container[key] = copy.deepcopy(trainer[key])
+        if trainer.get("resourcesPerNode") is not None:
+            container["resources"] = copy.deepcopy(trainer["resourcesPerNode"])
+        _upsert_env(container, trainer.get("env") or [])
+    jobset = {
+        "apiVersion": JOBSET_API,
+        "kind": "JobSet",
+        "metadata": {"name": name, "namespace": namespace, **{k: v for k, v in meta.items() if k in ("labels", "annotations")}},
+        "spec": jobset_spec,
+    }
+    if (runtime_spec.get("podGroupPolicy") or {}).get("volcano") is not None:
+        for r in replicated:  # plugins/volcano EnforcePodGroupPolicy: the PodGroup named like the TrainJob
+            pod_meta = r.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {}).setdefault("metadata", {})
+            pod_meta.setdefault("annotations", {})["scheduling.k8s.io/group-name"] = name
+    return jobset, note
+
+
+def _upsert_env(container: dict, entries: list[dict]) -> None:
+    """apply.UpsertEnvVars: an entry replaces the one of its name in place, or is appended."""
+    env = container.setdefault("env", [])
+    for entry in entries:
+        for i, old in enumerate(env):
+            if old.get("name") == entry.get("name"):
+                env[i] = copy.deepcopy(entry)
+                break
+        else:
+            env.append(copy.deepcopy(entry))
+
+
+def _merge_patch(meta: dict, replicated: list[dict], patch: dict) -> None:
+    """A runtime patch's template merged into the runtime's JobSet template: labels and
+    annotations, and per replicated Job (by name) its Job and pod metadata, the pod's placement
+    and volumes, and per container (by name) env and volume mounts."""
+    _merge_meta(meta, patch.get("metadata"))
+    for rpatch in (patch.get("spec") or {}).get("replicatedJobs") or []:
+        for r in replicated:
+            if r.get("name") != rpatch.get("name"):
+                continue
+            job_template = r.setdefault("template", {})
+            _merge_meta(job_template.setdefault("metadata", {}), (rpatch.get("template") or {}).get("metadata"))
+            pod_patch = ((rpatch.get("template") or {}).get("spec") or {}).get("template") or {}
+            pod_template = job_template.setdefault("spec", {}).setdefault("template", {})
+            _merge_meta(pod_template.setdefault("metadata", {}), pod_patch.get("metadata"))
+            pod_spec, spec_patch = pod_template.setdefault("spec", {}), pod_patch.get("spec") or {}
+            for key, value in spec_patch.items():
+                if key in ("containers", "initContainers"):
+                    for cpatch in value or []:
+                        for container in pod_spec.get(key) or []:
+                            if container.get("name") == cpatch.get("name"):
+                                _upsert_env(container, cpatch.get("env") or [])
+                                container.setdefault("volumeMounts", []).extend(copy.deepcopy(cpatch.get("volumeMounts") or []))
+                elif key == "nodeSelector":
+                    pod_spec.setdefault(key, {}).update(value or {})
+                elif isinstance(value, list):
+                    pod_spec.setdefault(key, []).extend(copy.deepcopy(value))
+                else:
+                    pod_spec[key] = copy.deepcopy(value)
+
+
+def _merge_meta(meta: dict, patch: dict | None) -> None:
+    for key in ("labels", "annotations"):
+        if (patch or {}).get(key):
+            meta.setdefault(key, {}).update(patch[key])
+
+
+def jobset_pods(jobset: dict) -> list[Pod]:
+    """The pods of a JobSet's Jobs, as its controller makes the Jobs and the Job controller the
+    pods: every replicated Job `replicas` times, Indexed, under the JobSet's headless Service."""
+    name, namespace = _meta(jobset)
+    spec = jobset.get("spec") or {}
+    network = spec.get("network") or {}
+    dns = network.get("enableDNSHostnames", True)
+    subdomain = network.get("subdomain") or name
+    pods = []
+    for r in spec.get("replicatedJobs") or []:
+        rname = r.get("name", "")
+        for index in range(_count(r.get("replicas", 1), f"JobSet {name} replicatedJob {rname} replicas")):
+            job = copy.deepcopy(r.get("template") or {})
+            job_spec = job.setdefault("spec", {})
+            job_spec.setdefault("completionMode", "Indexed")  # the JobSet webhook's default
+            labels = {
+                "jobset.sigs.k8s.io/jobset-name": name,
+                "jobset.sigs.k8s.io/replicatedjob-name": rname,
+                "jobset.sigs.k8s.io/replicatedjob-replicas": str(r.get("replicas", 1)),
+                "jobset.sigs.k8s.io/job-index": str(index),
+                "jobset.sigs.k8s.io/restart-attempt": "0",
+            }
+            pod_template = job_spec.setdefault("template", {})
+            pod_template.setdefault("metadata", {}).setdefault("labels", {}).update(labels)
+            pod_template.setdefault("spec", {})
+            if dns:
+                pod_template["spec"]["subdomain"] = subdomain
+            job["metadata"] = {"name": f"{name}-{rname}-{index}", "namespace": namespace}
+            for pod in _indexed_job(job):
+                if dns:  # the JobSet's headless Service, selecting jobset-name
+                    pod.headless.append(subdomain)
+                pod.role = rname
+                pods.append(pod)
+    return pods

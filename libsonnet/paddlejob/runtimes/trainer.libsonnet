@@ -1,0 +1,147 @@
+// kubeflow-trainer: Kubeflow Trainer v2 (trainer.kubeflow.org/v1alpha1), collective jobs. A
+// TrainJob refers to a ClusterTrainingRuntime; Trainer makes a JobSet of the two and the JobSet
+// controller makes its Jobs and their pods. Trainer ships no Paddle runtime, so this library
+// writes one (`clusterTrainingRuntimes`, rendered to deploy/trainer/): with no framework plugin
+// (Trainer v2.3.0 pkg/runtime/framework/plugins/plainml: numNodes becomes the node Job's
+// parallelism and completions, the TrainJob's env is upserted into the container named `node`),
+// the pods find their master by the JobSet's DNS names, as the JAX runtime's coordinator does:
+//
+//   JOBSET_NAME     the pod's label jobset.sigs.k8s.io/jobset-name (the TrainJob's name)
+//   PADDLE_MASTER   $(JOBSET_NAME)-node-0-0.$(JOBSET_NAME):36543, node 0's host name under the
+//                   JobSet's headless Service (subdomain: the JobSet's name)
+//   PADDLE_RANK     the completion index of the node Job's pod
+//   PADDLE_NNODES   the runtime's numNodes (1); a TrainJob of N nodes sets it to N in its env,
+//                   which validate checks (trainjob-paddle-nnodes): nothing else tells the pods
+//   PADDLE_JOB_ID   $(JOBSET_NAME)
+//
+// The node Job has backoffLimit 0 and restartPolicy Never: a failed rank fails its Job, and with
+// the JobSet's default failure policy (maxRestarts 0) the JobSet and the TrainJob fail, where a
+// restarted rank would wait for a rendezvous that is over. docs/runtimes.md has the contract.
+local pod = import '../pod.libsonnet';
+local util = import '../util.libsonnet';
+
+local api = 'trainer.kubeflow.org/v1alpha1';
+local port = 36543;  // the master's port, as the kubeflow runtime's default
+local node = 'node';  // the replicated Job and container Trainer's plainml plugin looks for
+local manager = 'paddlejob-manifests';  // who owns our entry of a TrainJob's runtimePatches
+
+// The runtime a TrainJob refers to: plain, or with Trainer's Volcano gang-scheduling plugin.
+local runtimeNames = { plain: 'paddle-distributed', volcano: 'paddle-distributed-volcano' };
+
+local runtimeEnv = [
+  pod.fieldRef('JOBSET_NAME', "metadata.labels['jobset.sigs.k8s.io/jobset-name']"),
+  { name: 'PADDLE_MASTER', value: '$(JOBSET_NAME)-%s-0-0.$(JOBSET_NAME):%d' % [node, port] },
+  pod.fieldRef('PADDLE_RANK', "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
+  { name: 'PADDLE_NNODES', value: '1' },
+  { name: 'PADDLE_JOB_ID', value: '$(JOBSET_NAME)' },
+  { name: 'PYTHONUNBUFFERED', value: '1' },
+];
+
+local clusterTrainingRuntime(name, image, podGroupPolicy) = {
+  apiVersion: api,
+  kind: 'ClusterTrainingRuntime',
+  metadata: { name: name, labels: { 'trainer.kubeflow.org/framework': 'paddle' } },
+  spec: {
+    mlPolicy: { numNodes: 1 },
+    [if podGroupPolicy != null then 'podGroupPolicy']: podGroupPolicy,
+    template: { spec: { replicatedJobs: [{
+      name: node,
+      replicas: 1,
+      template: {
+        metadata: { labels: { 'trainer.kubeflow.org/trainjob-ancestor-step': 'trainer' } },
+        spec: {
+          backoffLimit: 0,
+          template: { spec: {
+            restartPolicy: 'Never',
+            containers: [{
+              name: node,
+              image: image,
+              command: ['python3', '-m', 'paddle.distributed.launch'],
+              env: runtimeEnv,
+              ports: [{ name: 'master', containerPort: port }],
+            }],
+          } },
+        },
+      },
+    }] } },
+  },
+};
+
+// What a TrainJob can carry of the job: runtimePatches (Trainer 2.2 and newer) give the pods
+// their volumes, placement and labels, and the JobSet the annotations Trainer's plugins read;
+// the rest of a pod template is the runtime's.
+local patches(job, template, annotations) =
+  local spec = template.spec;
+  local paddle = spec.containers[0];
+  local podSpec = {
+    [if std.objectHas(spec, 'volumes') then 'volumes']: spec.volumes,
+    [if std.objectHas(spec, 'nodeSelector') then 'nodeSelector']: spec.nodeSelector,
+    [if std.objectHas(spec, 'tolerations') then 'tolerations']: spec.tolerations,
+    [if std.objectHas(paddle, 'volumeMounts') then 'containers']: [{ name: node, volumeMounts: paddle.volumeMounts }],
+  };
+  local labels = util.get(util.get(template, 'metadata', {}), 'labels', {});
+  local podPatch = {
+    [if labels != {} then 'metadata']: { labels: labels },
+    [if podSpec != {} then 'spec']: podSpec,
+  };
+  if podPatch == {} && annotations == {} then [] else [{
+    manager: manager,
+    trainingRuntimeSpec: { template: {
+      [if annotations != {} then 'metadata']: { annotations: annotations },
+      [if podPatch != {} then 'spec']: { replicatedJobs: [{
+        name: node,
+        template: { spec: { template: podPatch } },
+      }] },
+    } },
+  }];
+
+{
+  runtimeNames:: runtimeNames,
+  port:: port,
+
+  // The ClusterTrainingRuntimes this library's TrainJobs refer to, with `image` as the default
+  // a TrainJob's trainer.image replaces.
+  clusterTrainingRuntimes(image):: [
+    clusterTrainingRuntime(runtimeNames.plain, image, null),
+    clusterTrainingRuntime(runtimeNames.volcano, image, { volcano: {} }),
+  ],
+
+  render(job)::
+    local role = job.roles.worker;
+    assert util.get(role, 'template', {}) == {} :
+           'roles.worker.template cannot be expressed on the kubeflow-trainer runtime: a TrainJob takes the pod from its runtime and patches only env, volumes, placement and labels; write a ClusterTrainingRuntime of your own';
+    assert util.get(job, 'workingDir') == null :
+           'workingDir cannot be expressed on the kubeflow-trainer runtime: a TrainJob has no working directory; cd in the command';
+    local nodes = role.replicas;
+    local template = pod.template(job, 'worker', {}, [{ name: e.name } for e in runtimeEnv]);
+    local paddle = template.spec.containers[0];
+    local userEnv = pod.envList(job.env + util.get(role, 'env', {}));
+    local volcano = util.get(job, 'volcano');
+    assert volcano == null || !std.objectHas(volcano, 'minAvailable') :
+           "volcano.minAvailable cannot be expressed on the kubeflow-trainer runtime: Trainer's Volcano plugin makes the gang every node";
+    assert volcano == null || !std.objectHas(volcano, 'priorityClass') :
+           "volcano.priorityClass cannot be expressed on the kubeflow-trainer runtime: a TrainJob's runtimePatches cannot set a pod's priorityClassName; set it in a ClusterTrainingRuntime of your own";
+    // Trainer's Volcano plugin reads the queue from the JobSet template's annotations, which a
+    // runtime patch may set (v2.3.0 plugins/volcano Build; core/trainingruntime.go).
+    local annotations = if volcano != null && std.objectHas(volcano, 'queue')
+    then { 'scheduling.volcano.sh/queue-name': volcano.queue } else {};
+    local runtimePatches = patches(job, template, annotations);
+    [{
+      apiVersion: api,
+      kind: 'TrainJob',
+      metadata: pod.queuedMetadata(job),
+      spec: {
+        runtimeRef: { name: runtimeNames[if volcano != null then 'volcano' else 'plain'] },
+        trainer: {
+          image: paddle.image,
+          [if std.objectHas(paddle, 'command') then 'command']: paddle.command,
+          [if std.objectHas(paddle, 'args') then 'args']: paddle.args,
+          numNodes: nodes,
+          // The one variable the runtime cannot know: PADDLE_NNODES is numNodes.
+          env: [{ name: 'PADDLE_NNODES', value: std.toString(nodes) }] + userEnv,
+          [if std.objectHas(paddle, 'resources') then 'resourcesPerNode']: paddle.resources,
+        },
+        [if runtimePatches != [] then 'runtimePatches']: runtimePatches,
+      },
+    }],
+}
