@@ -43,12 +43,17 @@ def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict
     return found
 
 
-def shipped_runtimes() -> dict[str, dict]:
-    """The ClusterTrainingRuntimes this project writes to deploy/trainer/, by name."""
+def paddle_runtimes() -> list[dict]:
+    """The ClusterTrainingRuntimes this project writes to deploy/trainer/ (the jsonnet library's
+    trainerRuntimes)."""
     from . import engine
 
-    objs = engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes('')")
-    return {obj["metadata"]["name"]: obj for obj in objs}
+    return engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
+
+
+def shipped_runtimes() -> dict[str, dict]:
+    """paddle_runtimes by name."""
+    return {obj["metadata"]["name"]: obj for obj in paddle_runtimes()}
 
 
 def trainjob_pods(trainjob: dict, runtimes: dict) -> list[Pod]:
@@ -92,13 +97,18 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
     for patch in spec.get("runtimePatches") or []:
         _merge_patch(meta, replicated, ((patch or {}).get("trainingRuntimeSpec") or {}).get("template") or {})
     trainer = spec.get("trainer") or {}
-    steps = [r for r in replicated if (((r.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR) == "trainer"]
+    steps = [
+        r
+        for r in replicated
+        if (((r.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR) == "trainer"
+    ]
     if not steps:
         raise ExpandError(
             f"{kind} {runtime_name}: no replicated Job carries the label {ANCESTOR}: trainer, so Trainer has "
             "no step to run a TrainJob's trainer in"
         )
     step = steps[0]
+    step["replicas"] = 1  # builder.go Trainer: an ancestor step is one Job
     job_spec = step.setdefault("template", {}).setdefault("spec", {})
     nodes = trainer.get("numNodes", (runtime_spec.get("mlPolicy") or {}).get("numNodes", 1))
     nodes = _count(nodes, f"TrainJob {name} numNodes")
@@ -110,18 +120,31 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
         for key in ("image", "command", "args"):
             if trainer.get(key) is not None:
                 container[key] = copy.deepcopy(trainer[key])
-        if trainer.get("resourcesPerNode") is not None:
-            container["resources"] = copy.deepcopy(trainer["resourcesPerNode"])
+        if trainer.get("resourcesPerNode") is not None and runtime_spec.get("mlPolicy") is not None:
+            # MergeResourceRequirements, key by key; without an mlPolicy Trainer does not apply it
+            resources = container.setdefault("resources", {})
+            for kind, quantities in (trainer["resourcesPerNode"] or {}).items():
+                if isinstance(quantities, dict):
+                    resources.setdefault(kind, {}).update(quantities)
         _upsert_env(container, trainer.get("env") or [])
     jobset = {
         "apiVersion": JOBSET_API,
         "kind": "JobSet",
-        "metadata": {"name": name, "namespace": namespace, **{k: v for k, v in meta.items() if k in ("labels", "annotations")}},
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            **{k: v for k, v in meta.items() if k in ("labels", "annotations")},
+        },
         "spec": jobset_spec,
     }
     if (runtime_spec.get("podGroupPolicy") or {}).get("volcano") is not None:
         for r in replicated:  # plugins/volcano EnforcePodGroupPolicy: the PodGroup named like the TrainJob
-            pod_meta = r.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {}).setdefault("metadata", {})
+            pod_meta = (
+                r.setdefault("template", {})
+                .setdefault("spec", {})
+                .setdefault("template", {})
+                .setdefault("metadata", {})
+            )
             pod_meta.setdefault("annotations", {})["scheduling.k8s.io/group-name"] = name
     return jobset, note
 
@@ -159,7 +182,9 @@ def _merge_patch(meta: dict, replicated: list[dict], patch: dict) -> None:
                         for container in pod_spec.get(key) or []:
                             if container.get("name") == cpatch.get("name"):
                                 _upsert_env(container, cpatch.get("env") or [])
-                                container.setdefault("volumeMounts", []).extend(copy.deepcopy(cpatch.get("volumeMounts") or []))
+                                container.setdefault("volumeMounts", []).extend(
+                                    copy.deepcopy(cpatch.get("volumeMounts") or [])
+                                )
                 elif key == "nodeSelector":
                     pod_spec.setdefault(key, {}).update(value or {})
                 elif isinstance(value, list):
@@ -199,6 +224,8 @@ def jobset_pods(jobset: dict) -> list[Pod]:
             pod_template = job_spec.setdefault("template", {})
             pod_template.setdefault("metadata", {}).setdefault("labels", {}).update(labels)
             pod_template.setdefault("spec", {})
+            if not pod_template["spec"].get("restartPolicy"):  # the JobSet webhook's default
+                pod_template["spec"]["restartPolicy"] = "OnFailure"
             if dns:
                 pod_template["spec"]["subdomain"] = subdomain
             job["metadata"] = {"name": f"{name}-{rname}-{index}", "namespace": namespace}

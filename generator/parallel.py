@@ -61,6 +61,15 @@ def _runs(names: list[str], count: int) -> list[list[str]]:
     return runs
 
 
+def _worker_start() -> None:
+    """A worker ends on SIGTERM (Pool.terminate), whatever handler the parent had: a library
+    loaded there (Paddle's libpaddle) may have installed one that prints a traceback, which
+    deadlocks a worker interrupted inside malloc, and the parent then waits for ever."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _check_run(names: list[str]) -> list:
     """In a worker: the Report of each file of the run, read whole."""
     from .validate import Report, validate_file
@@ -85,7 +94,7 @@ def validate_files(names: list[str], checker, report, count: int) -> None:
     _checker, _skip_rules = checker, report.skip_rules
     runs = _runs(names[1:], count)
     try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
+        with multiprocessing.get_context("fork").Pool(count, initializer=_worker_start) as pool:
             for run, reports in zip(runs, pool.imap(_check_run, runs), strict=True):
                 for name, found in zip(run, reports, strict=True):
                     if report.full:

@@ -16,7 +16,7 @@ from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
 from .kube import apply_order
-from .outputs import finding_line
+from .outputs import finding_line, finding_text
 from .provenance import Provenance
 from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
@@ -121,7 +121,40 @@ def render(
             )
         elif share > SIZE_WARNING_SHARE:
             out.warnings.append(f"{bundle.name}/crd.yaml is {share:.0%} of the client-side apply limit")
+    if any(b.target.max_minor >= TRAINER_FIRST for b in bundles):
+        out.files.update(_trainer_files(render_args))
     return out
+
+
+# Kubeflow Trainer v2.3.0 needs Kubernetes 1.31 (docs/operator-guides/installation.md).
+TRAINER_FIRST = 31
+TRAINER_SOURCES = "libsonnet/paddlejob/runtimes/trainer.libsonnet"
+
+
+def _trainer_files(render_args: tuple[str, ...]) -> dict[str, str]:
+    """trainer/: the ClusterTrainingRuntimes of the kubeflow-trainer runtime's TrainJobs, for
+    clusters with Kubeflow Trainer (`kubectl apply -f deploy/trainer/`, alone or with a bundle),
+    validated against every release Trainer runs on."""
+    from .jobsets import paddle_runtimes
+
+    newest = kube.known_versions()[-1]
+    objects = paddle_runtimes()
+    checker = ObjectChecker(newest, releases=list(range(TRAINER_FIRST, newest + 1)))
+    problems = [f for obj in objects for f in checker.check(obj) if f.is_error]
+    if problems:
+        raise RenderError(
+            "trainer/runtimes.yaml did not validate:\n" + "\n".join(f"  {finding_text(p)}" for p in problems)
+        )
+    header = Provenance(render_args, TRAINER_FIRST, newest).header(TRAINER_SOURCES)
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": ["runtimes.yaml"],
+    }
+    return {
+        "trainer/runtimes.yaml": dump_documents(objects, header),
+        f"trainer/{KUSTOMIZATION}": dump_documents([kustomization], header),
+    }
 
 
 def stream(bundle: Bundle, objects: list[dict], render_args: tuple[str, ...]) -> str:

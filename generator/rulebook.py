@@ -38,6 +38,7 @@ OWNERS = {
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
+    "trainer": "Kubeflow Trainer v2's webhooks (TrainJob, training runtimes) and this project's Paddle runtime",
     "crd": "the apiextensions apiserver's rules for CustomResourceDefinitions",
 }
 
@@ -263,6 +264,12 @@ _RULES = [
     ),
     Rule("kubeflow-restart-policy", "kubeflow", ERROR, "a replica restartPolicy the pods it makes cannot have"),
     Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
+    Rule("trainjob-paddle-nnodes", "trainer", ERROR, "a TrainJob whose PADDLE_NNODES is not its number of nodes"),
+    Rule("trainjob-runtime-patch", "trainer", ERROR, "a runtime patch Trainer's webhook refuses (manager, env)"),
+    Rule("trainjob-name-length", "trainer", ERROR, "a TrainJob name too long for the pod names of its JobSet"),
+    Rule(
+        "trainer-runtime", "trainer", ERROR, "a training runtime step Trainer's webhook refuses (replicas, container)"
+    ),
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
     Rule("crd-default", "crd", ERROR, "`default` in a v1beta1 CRD"),

@@ -20,7 +20,7 @@ from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
 from .paths import PADDLEJOB_SCHEMA
-from .rules import kubeflow, paddlejob, podsecurity, volcano
+from .rules import kubeflow, paddlejob, podsecurity, trainer, volcano
 from .rules.base import error, warning
 from .rules.builtin import builtin_findings
 from .rules.meta import metadata_findings
@@ -39,6 +39,9 @@ CUSTOM_KINDS = {
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): ("volcano", None),
     ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", volcano.volcano_queue_findings),
     ("kubeflow.org/v1", "PaddleJob"): ("kubeflow", kubeflow.kubeflow_paddlejob_findings),
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): ("trainer", trainer.trainjob_findings),
+    ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"): ("trainer", trainer.runtime_findings),
+    ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"): ("trainer", trainer.runtime_findings),
 }
 
 LEGACY = {

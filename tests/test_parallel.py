@@ -63,3 +63,25 @@ def test_workers_give_the_report_one_process_gives(folder, checker, max_errors):
     assert (many.documents, many.truncated) == (one.documents, one.truncated)
     for name, output in outputs.FORMATS.items():
         assert output(many, colour=False) == output(one, colour=False), name
+
+
+def _sigterm_action(_) -> object:
+    import signal
+
+    return signal.getsignal(signal.SIGTERM)
+
+
+def test_workers_end_on_sigterm_whatever_handler_the_parent_installed():
+    """Pool.terminate ends busy workers with SIGTERM once the report is full. A library loaded in
+    the parent may handle SIGTERM itself: Paddle's libpaddle prints a traceback, which deadlocked
+    a worker interrupted inside malloc (seen in this suite, where test_local imports paddle), and
+    the parent then waited for it for ever. Workers start with the default action."""
+    import multiprocessing
+    import signal
+
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    try:
+        with multiprocessing.get_context("fork").Pool(1, initializer=parallel._worker_start) as pool:
+            assert pool.map(_sigterm_action, [0]) == [signal.SIG_DFL]
+    finally:
+        signal.signal(signal.SIGTERM, previous)

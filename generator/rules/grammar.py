@@ -108,6 +108,16 @@ def image_problem(image) -> str | None:
     return None
 
 
+_DOMAIN_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")  # apimachinery httpPathFmt
+
+
+def is_domain_prefixed_path(value: str) -> bool:
+    """apimachinery's validation.IsDomainPrefixedPath: `<DNS-1123 subdomain>/<HTTP path>`, as an
+    IngressClass's controller or a TrainJob's runtime-patch manager (e.g. acme.io/foo)."""
+    host, slash, path = value.partition("/")
+    return bool(slash and path and DNS1123_SUBDOMAIN.match(host) and _DOMAIN_PATH.match(path))
+
+
 def quantity_message(value) -> str:
     return f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)"
 

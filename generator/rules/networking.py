@@ -9,7 +9,14 @@ import re
 
 from ..findings import Finding
 from .base import as_dict, as_int, as_list, enforced, error
-from .grammar import DNS1035_LABEL, DNS1123_SUBDOMAIN, PROTOCOLS, name_problem, port_name_problem
+from .grammar import (
+    DNS1035_LABEL,
+    DNS1123_SUBDOMAIN,
+    PROTOCOLS,
+    is_domain_prefixed_path,
+    name_problem,
+    port_name_problem,
+)
 from .selector import selector_findings
 
 PATH_TYPES = ("Exact", "Prefix", "ImplementationSpecific")
@@ -122,8 +129,6 @@ def _backend_findings(backend: dict, here: str) -> list[Finding]:
     return out
 
 
-_DOMAIN_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")
-
 MAX_CONTROLLER = 250  # maxLenIngressClassController
 
 CLASS_NAMESPACED_PARAMS_SINCE = 21  # IngressClassNamespacedParams: alpha 1.20, beta (on) 1.21, GA 1.23
@@ -137,11 +142,10 @@ def ingress_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding
     out = []
     controller = spec.get("controller")
     if isinstance(controller, str):
-        host, slash, path = controller.partition("/")
         if len(controller) > MAX_CONTROLLER:
             message = f"controller is {len(controller)} characters; at most {MAX_CONTROLLER}"
             out.append(error("spec.controller", "ingress", message))
-        elif not slash or not path or not DNS1123_SUBDOMAIN.match(host) or not _DOMAIN_PATH.match(path):
+        elif not is_domain_prefixed_path(controller):
             message = f"controller {controller!r} must be a domain-prefixed path (e.g. k8s.io/ingress-nginx)"
             out.append(error("spec.controller", "ingress", message))
     parameters = spec.get("parameters")

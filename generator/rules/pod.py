@@ -228,14 +228,32 @@ def _templates(obj: dict) -> list[tuple[str, dict]]:
             (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
             for i, t in enumerate(as_list(spec.get("tasks")))
         ]
-    if api.startswith("kubeflow.org/"):
+    if api.startswith("kubeflow.org/"):  # every training-operator job: <framework>ReplicaSpecs
         return [
-            (child("spec.paddleReplicaSpecs", r) + ".template", as_dict(as_dict(s).get("template")))
-            for r, s in as_dict(spec.get("paddleReplicaSpecs")).items()
+            (child(f"spec.{field}", r) + ".template", as_dict(as_dict(s).get("template")))
+            for field, specs in spec.items()
+            if field.endswith("ReplicaSpecs")
+            for r, s in as_dict(specs).items()
         ]
+    if api.startswith("jobset.x-k8s.io/"):  # each replicated Job's pod template
+        return _replicated_job_templates("spec", spec)
+    if api.startswith("trainer.kubeflow.org/") and kind in ("ClusterTrainingRuntime", "TrainingRuntime"):
+        return _replicated_job_templates("spec.template.spec", as_dict(as_dict(spec.get("template")).get("spec")))
+    if api.startswith("trainer.kubeflow.org/"):  # a TrainJob holds no whole pod template
+        return []
     if isinstance(spec.get("template"), dict):
         return [("spec.template", spec["template"])]
     return []
+
+
+def _replicated_job_templates(path: str, spec: dict) -> list[tuple[str, dict]]:
+    """The pod templates of a JobSet spec's replicated Jobs (a JobSet's, or a training runtime's
+    JobSet template): the pods the Job controller will create from each."""
+    return [
+        (f"{path}.replicatedJobs[{i}].template.spec.template", template)
+        for i, r in enumerate(as_list(spec.get("replicatedJobs")))
+        if isinstance(template := as_dict(as_dict(as_dict(r).get("template")).get("spec")).get("template"), dict)
+    ]
 
 
 _ALWAYS_RESTART = {"Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "ReplicationController"}

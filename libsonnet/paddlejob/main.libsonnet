@@ -112,7 +112,8 @@ local features = import 'features.libsonnet';
   withPort(port):: { port: port },
 
   // The ClusterTrainingRuntimes the kubeflow-trainer runtime's TrainJobs refer to (deploy/trainer/).
-  trainerRuntimes(image):: builders.trainer.clusterTrainingRuntimes(image),
+  trainerRuntimes(image=null)::
+    if image == null then builders.trainer.clusterTrainingRuntimes() else builders.trainer.clusterTrainingRuntimes(image),
 
   // The manifests of `job` for `runtime`, one of runtimes.json's names.
   render(job, runtime='paddle-operator')::

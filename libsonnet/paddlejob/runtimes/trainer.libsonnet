@@ -23,7 +23,7 @@ local util = import '../util.libsonnet';
 local api = 'trainer.kubeflow.org/v1alpha1';
 local port = 36543;  // the master's port, as the kubeflow runtime's default
 local node = 'node';  // the replicated Job and container Trainer's plainml plugin looks for
-local manager = 'paddlejob-manifests';  // who owns our entry of a TrainJob's runtimePatches
+local manager = 'paddlepaddle.org/paddlejob-manifests';  // our runtimePatches entry's owner: Trainer wants a domain-prefixed path
 
 // The runtime a TrainJob refers to: plain, or with Trainer's Volcano gang-scheduling plugin.
 local runtimeNames = { plain: 'paddle-distributed', volcano: 'paddle-distributed-volcano' };
@@ -37,7 +37,9 @@ local runtimeEnv = [
   { name: 'PYTHONUNBUFFERED', value: '1' },
 ];
 
-local clusterTrainingRuntime(name, image, podGroupPolicy) = {
+// Trainer's gang plugins make the PodGroup and annotate the pods, but set no schedulerName
+// (v2.3.0 plugins/volcano): the runtime does, or the default scheduler places the pods one by one.
+local clusterTrainingRuntime(name, image, podGroupPolicy, schedulerName=null) = {
   apiVersion: api,
   kind: 'ClusterTrainingRuntime',
   metadata: { name: name, labels: { 'trainer.kubeflow.org/framework': 'paddle' } },
@@ -53,6 +55,7 @@ local clusterTrainingRuntime(name, image, podGroupPolicy) = {
           backoffLimit: 0,
           template: { spec: {
             restartPolicy: 'Never',
+            [if schedulerName != null then 'schedulerName']: schedulerName,
             containers: [{
               name: node,
               image: image,
@@ -101,9 +104,9 @@ local patches(job, template, annotations) =
 
   // The ClusterTrainingRuntimes this library's TrainJobs refer to, with `image` as the default
   // a TrainJob's trainer.image replaces.
-  clusterTrainingRuntimes(image):: [
+  clusterTrainingRuntimes(image='registry.baidubce.com/paddlepaddle/paddle:3.3.1'):: [
     clusterTrainingRuntime(runtimeNames.plain, image, null),
-    clusterTrainingRuntime(runtimeNames.volcano, image, { volcano: {} }),
+    clusterTrainingRuntime(runtimeNames.volcano, image, { volcano: {} }, 'volcano'),
   ],
 
   render(job)::
