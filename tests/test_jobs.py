@@ -1,4 +1,4 @@
-"""Training jobs: the four runtimes, the three ways in (jsonnet, CLI, Python), conversion,
+"""Training jobs: the five runtimes, the three ways in (jsonnet, CLI, Python), conversion,
 and the errors a user gets."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def collective_job() -> TrainingJob:
 
 
 CASES = [("ps", ps_job, r) for r in ("paddle-operator", "volcano", "kubernetes")] + [
-    ("collective", collective_job, r) for r in ("paddle-operator", "volcano", "kubeflow")
+    ("collective", collective_job, r) for r in ("paddle-operator", "volcano", "kubeflow", "kubeflow-trainer")
 ]
 
 
@@ -201,7 +201,11 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--queue", "q"], "--queue: only with --volcano (runtimes that have it: paddle-operator, volcano, kubeflow)"),
+        (
+            ["--queue", "q"],
+            "--queue: only with --volcano "
+            "(runtimes that have it: paddle-operator, volcano, kubeflow, kubeflow-trainer)",
+        ),
         (["--podgroup"], "--podgroup: only with --volcano"),
         (["--priority-class", "high"], "--priority-class: only with --volcano"),
         (["--min-available", "1"], "--min-available: only with --volcano"),
@@ -235,6 +239,8 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
         ["--port", "40000", "--runtime", "kubeflow"],
         ["--env", "PADDLE_PORT=1"],
         ["--env", "GLOG_v=1", "--runtime", "kubernetes"],
+        ["--runtime", "kubeflow-trainer", "--volcano", "--queue", "gpu", "--kueue-queue", "team-a", "--shm"],
+        ["--runtime", "kubeflow", "--kueue-queue", "team-a"],
     ],
 )
 def test_flags_with_their_companion_render(argv):
@@ -266,6 +272,19 @@ def test_a_cephfs_volume_fails_where_no_kubelet_can_mount_it():
             ["--ps", "1", "--runtime", "kubeflow"],
             "--ps: parameter-server mode (ps) cannot be expressed on the kubeflow runtime",
         ),
+        (
+            ["--ps", "1", "--runtime", "kubeflow-trainer"],
+            "--ps: parameter-server mode (ps) cannot be expressed on the kubeflow-trainer runtime",
+        ),
+        (
+            ["--runtime", "kubeflow-trainer", "--volcano", "--min-available", "1"],
+            "--min-available: volcano.minAvailable cannot be expressed on the kubeflow-trainer runtime",
+        ),
+        (
+            ["--runtime", "kubeflow-trainer", "--working-dir", "/code"],
+            "--working-dir: workingDir cannot be expressed on the kubeflow-trainer runtime",
+        ),
+        (["--kueue-queue", "team-a"], "--kueue-queue: Kueue queue (kueueQueue) cannot be expressed on the paddle-"),
     ],
 )
 def test_cli_errors_name_the_option(argv, message):
@@ -447,7 +466,7 @@ def test_the_runtimes_are_listed_once():
     """features.libsonnet is the list: jsonnet's checks, the Python API and the CLI read it."""
     from generator import cli
 
-    assert jobs.runtimes() == ("paddle-operator", "volcano", "kubeflow", "kubernetes")
+    assert jobs.runtimes() == ("paddle-operator", "volcano", "kubeflow", "kubernetes", "kubeflow-trainer")
     assert engine.evaluate_snippet("std.objectFields((import 'paddlejob/checks.libsonnet').roleNames)") == sorted(
         jobs.runtimes()
     )
@@ -485,3 +504,44 @@ def test_job_warns_of_what_the_operator_would_not_run_as_meant(argv, rule):
 def test_job_is_quiet_about_what_runs_as_meant(argv):
     done = run_cli("job", "demo", "--image", "img", "--workers", "2", *argv)
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+
+
+def test_a_trainjob_carries_what_its_runtime_cannot_know():
+    """kubeflow-trainer: PADDLE_NNODES is numNodes (the runtime says 1); placement, volumes and
+    labels go into one runtime patch with a domain-prefixed manager; the queue annotation is the
+    JobSet template's, where Trainer's Volcano plugin reads it."""
+    (trainjob,) = collective_job().render("kubeflow-trainer")
+    spec = trainjob["spec"]
+    assert spec["runtimeRef"] == {"name": "paddle-distributed-volcano"}
+    assert spec["trainer"]["numNodes"] == 4
+    assert spec["trainer"]["env"][0] == {"name": "PADDLE_NNODES", "value": "4"}
+    assert spec["trainer"]["resourcesPerNode"]["limits"] == {"nvidia.com/gpu": "2"}
+    (patch,) = spec["runtimePatches"]
+    assert patch["manager"] == "paddlepaddle.org/paddlejob-manifests"
+    template = patch["trainingRuntimeSpec"]["template"]
+    assert template["metadata"]["annotations"] == {"scheduling.volcano.sh/queue-name": "gpu"}
+    pod = template["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert pod["containers"] == [{"name": "node", "volumeMounts": [{"name": "dshm", "mountPath": "/dev/shm"}]}]
+    assert pod["tolerations"] == collective_job().tolerations
+
+
+def test_a_trainjob_without_patches_validates_on_every_trainer_release():
+    """runtimePatches came with Trainer 2.2; a TrainJob that needs none is valid from 2.0, one
+    with them is refused by the older CRDs."""
+    plain = TrainingJob("demo", "img", worker=Role(2), command=["python", "train.py"]).render("kubeflow-trainer")
+    patched = collective_job().render("kubeflow-trainer")
+    for release in [(2, 0), (2, 1), (2, 2), (2, 3)]:
+        checker = validate.ObjectChecker(35, trainer=release)
+        assert [f for f in checker.check(plain[0]) if f.is_error] == [], release
+        refused = [f for f in checker.check(patched[0]) if f.is_error]
+        assert bool(refused) == (release < (2, 2)), (release, refused)
+
+
+def test_the_trainer_runtimes_are_those_deploy_trainer_holds():
+    """deploy/trainer/runtimes.yaml is the jsonnet library's trainerRuntimes, and every TrainJob
+    `job` writes names one of them."""
+    shipped = load_all((DEPLOY / "trainer" / "runtimes.yaml").read_text())
+    assert shipped == engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
+    names = {r["metadata"]["name"] for r in shipped}
+    for job in (collective_job(), TrainingJob("demo", "img", worker=Role(2))):
+        assert job.render("kubeflow-trainer")[0]["spec"]["runtimeRef"]["name"] in names

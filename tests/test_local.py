@@ -64,7 +64,7 @@ def tagged(output: str, tag: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubeflow", "kubernetes"])
+@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubeflow", "kubernetes", "kubeflow-trainer"])
 def test_a_collective_job_trains_on_every_runtime(tmp_path, runtime):
     job = render(tmp_path, runtime, "--workers", "2", "--command",
                  "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
@@ -78,6 +78,8 @@ def test_a_collective_job_trains_on_every_runtime(tmp_path, runtime):
         assert fields["world"] == "2" and fields["all_reduce"] == "3"  # 1 + 2: both pods took part
         before, after = (float(x) for x in fields["loss"].split("->"))
         assert after < before / 2, "the model trained"
+    weights = {dict(item.split("=", 1) for item in text.split())["weights"] for text in results.values()}
+    assert len(weights) == 1, f"the pods ended with different weights: {weights}"
 
 
 @pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubernetes"])
@@ -562,3 +564,53 @@ def test_an_indexed_job_with_restart_policy_on_failure_fails_when_restarts_reach
     assert (
         "Job demo-worker has 2 container restarts, as many as its backoffLimit 2 (BackoffLimitExceeded)" in done.stderr
     )
+
+
+def test_a_trainjob_is_expanded_as_trainer_and_the_jobset_controller_would(tmp_path):
+    """Trainer v2.3.0 and JobSet v0.12.0: the node Job <trainjob>-node-0, Indexed, its pods
+    <trainjob>-node-0-<i> under the subdomain <trainjob> (the JobSet's headless Service), the
+    runtime's env with the TrainJob's upserted, the rank the completion index."""
+    job = render(tmp_path, "kubeflow-trainer", "--workers", "3", "--env", "FLAGS_x=1", "--command", "python t.py")
+    found, _ = pods.expand([d for d in load_docs(job)])
+    assert [p.name for p in found] == ["demo-node-0-0", "demo-node-0-1", "demo-node-0-2"]
+    for i, pod in enumerate(found):
+        assert (pod.hostname, pod.subdomain, pod.batch) == (f"demo-node-0-{i}", "demo", "demo-node-0")
+        assert pod.headless == ["demo"] and pod.labels["jobset.sigs.k8s.io/jobset-name"] == "demo"
+        env = {e["name"]: e.get("value") for e in pod.container["env"]}
+        assert env["PADDLE_NNODES"] == "3" and env["FLAGS_x"] == "1"
+        assert env["PADDLE_MASTER"] == "$(JOBSET_NAME)-node-0-0.$(JOBSET_NAME):36543"
+        assert pod.container["image"] == IMAGE and pod.container["command"] == ["python", "t.py"]
+        assert (pod.restart_policy, pod.backoff_limit, pod.parallelism) == ("Never", 0, 3)
+
+
+def test_a_trainjob_whose_runtime_is_missing_does_not_run(tmp_path):
+    job = render(tmp_path, "kubeflow-trainer", "--workers", "2", "--command", "python t.py")
+    job.write_text(job.read_text().replace("name: paddle-distributed", "name: torch-distributed"))
+    done = local(tmp_path, job, "--explain")
+    assert done.returncode == 1
+    assert "runtime ClusterTrainingRuntime torch-distributed is not in the input" in done.stderr
+
+
+def test_a_trainjob_with_its_own_runtime_in_the_file_runs_on_that_runtime(tmp_path):
+    """A runtime in the input is the one used; its JobSet defaults apply (restartPolicy
+    OnFailure from the JobSet webhook) where it sets nothing."""
+    job = render(tmp_path, "kubeflow-trainer", "--workers", "2", "--command", "python t.py")
+    (runtime,) = [
+        r
+        for r in load_docs(REPO / "deploy" / "trainer" / "runtimes.yaml")
+        if r["metadata"]["name"] == "paddle-distributed"
+    ]
+    runtime["metadata"]["name"] = "paddle-mine"
+    pod_spec = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    del pod_spec["restartPolicy"]
+    docs = load_docs(job)
+    docs[0]["spec"]["runtimeRef"]["name"] = "paddle-mine"
+    found, _ = pods.expand([runtime, *docs])
+    assert [p.restart_policy for p in found] == ["OnFailure", "OnFailure"]
+    assert all(not any("this project's" in n for n in p.notes) for p in found)
+
+
+def load_docs(path: Path) -> list[dict]:
+    import yaml
+
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]

@@ -1,6 +1,7 @@
 """A tiny data-parallel training run, as a collective job's pods run it (started by
 `python -m paddle.distributed.launch`): a linear model fitted for a few steps on CPU, gradients
-averaged across the pods, and one all_reduce whose sum proves every pod took part."""
+averaged across the pods, and one all_reduce whose sum proves every pod took part; the weights'
+checksum shows the pods ended in sync."""
 
 import paddle
 import paddle.distributed as dist
@@ -21,7 +22,9 @@ for _ in range(20):
     first = first if first is not None else float(loss)
 total = paddle.to_tensor([float(rank + 1)])
 dist.all_reduce(total)
+weights = sum(float(p.sum()) for p in model.parameters())
 print(
-    f"RESULT rank={rank} world={world} all_reduce={float(total.numpy()[0]):g} loss={first:.4f}->{float(loss):.4f}",
+    f"RESULT rank={rank} world={world} all_reduce={float(total.numpy()[0]):g} loss={first:.4f}->{float(loss):.4f} "
+    f"weights={weights:.6f}",
     flush=True,
 )
