@@ -306,12 +306,14 @@ def example_command(name: str) -> list[str]:
     raise AssertionError(f"{name}.jsonnet names no equivalent command")
 
 
-@pytest.mark.parametrize("name", ["wide-and-deep", "resnet", "wide-and-deep-volcano", "resnet-elastic"])
+@pytest.mark.parametrize(
+    "name", ["wide-and-deep", "resnet", "wide-and-deep-volcano", "resnet-elastic", "resnet-trainer"]
+)
 def test_jsonnet_cli_and_python_give_identical_manifests(name, capsys):
     from_jsonnet = [
         m
         for m in engine.evaluate(EXAMPLES / f"{name}.jsonnet", {})
-        if "paddle" in m["apiVersion"] or m["kind"] == "PodGroup"
+        if "paddle" in m["apiVersion"] or m["kind"] in ("PodGroup", "TrainJob")
     ]
     assert cli.main(example_command(name)) == 0
     from_cli = load_all(capsys.readouterr().out)
@@ -328,7 +330,7 @@ def test_rendered_examples_are_the_committed_ones():
     files = render.render_examples(EXAMPLES)
     for rel, text in files.items():
         assert (DEPLOY / rel).read_text() == text, rel
-    assert len(files) == len(list(EXAMPLES.glob("*.jsonnet"))) == 8
+    assert len(files) == len(list(EXAMPLES.glob("*.jsonnet"))) == 9
 
 
 def test_every_example_passes_validate_and_kubectl(capsys):
