@@ -40,6 +40,9 @@ def test_one_schema_per_kind_in_kubeconforms_layout():
         "kubeflow.org/paddlejob_v1.json",
         "scheduling.volcano.sh/podgroup_v1beta1.json",
         "scheduling.volcano.sh/queue_v1beta1.json",
+        "trainer.kubeflow.org/clustertrainingruntime_v1alpha1.json",
+        "trainer.kubeflow.org/trainingruntime_v1alpha1.json",
+        "trainer.kubeflow.org/trainjob_v1alpha1.json",
     ]
     assert {f: t for f, t in publish.jsonschema_files().items()} == {
         f: (JSONSCHEMA_DIR / f).read_text() for f in files

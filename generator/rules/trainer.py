@@ -114,7 +114,7 @@ def runtime_findings(obj: dict, release: tuple[int, int] | None = None) -> list[
     for i, job in enumerate(as_list(template_spec.get("replicatedJobs"))):
         job = as_dict(job)
         ancestor = as_dict(dig(job, "template", "metadata", "labels")).get(ANCESTOR)
-        if ancestor not in ANCESTOR_CONTAINERS:
+        if not isinstance(ancestor, str) or ancestor not in ANCESTOR_CONTAINERS:
             continue
         here = f"spec.template.spec.replicatedJobs[{i}]"
         replicas = as_int(job.get("replicas"))
