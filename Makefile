@@ -6,12 +6,12 @@ STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 PS_VENV ?= .venv-ps
 PS_STAMP := $(PS_VENV)/.installed
-# Everything `render` generates besides deploy/: jsonnet API data, JSON Schemas, API reference, examples,
-# the Helm chart
+# Everything `render` generates besides the bundles: jsonnet API data, JSON Schemas, API reference,
+# examples, the Trainer runtimes, the Helm chart
 GENERATED := --lib-out libsonnet/paddle-operator/generated --job-lib-out libsonnet/paddlejob/generated \
              --jsonschema-out schemas/jsonschema \
              --api-doc docs/api.md --runtimes-doc docs/runtimes.md \
-             --rules-doc docs/validate.md --examples examples --chart-out charts/paddle-operator
+             --rules-doc docs/validate.md --examples examples --trainer-runtimes --chart-out charts/paddle-operator
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
 .PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall helm-tools chart-package

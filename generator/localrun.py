@@ -1,11 +1,11 @@
 """Run a job's pods as local processes, wired as the cluster would wire them.
 
-Each pod (generator/pods.py) gets a loopback address of its own (127.0.0.2, .3, ...), so no
-cluster is needed: Linux routes all of 127.0.0.0/8 to loopback. A run takes a network namespace
-of its own (isolate_network; a user namespace when not root), so runs side by side never share
-an address or a port; where the kernel refuses one, it takes a loopback block 127.A.B.0/24 on
-which nothing listens, and says that ports are shared. Its
-environment is resolved as the kubelet does it (envFrom ConfigMaps, then env in order, the
+Each pod (generator/pods.py, made by its controller's model in generator/controllers/) gets a
+loopback address of its own (127.0.0.2, .3, ...), so no cluster is needed: Linux routes all of
+127.0.0.0/8 to loopback. A run takes a network namespace of its own (isolate_network; a user
+namespace when not root), so runs side by side never share an address or a port; where the
+kernel refuses one, it takes a loopback block 127.A.B.0/24 on which nothing listens, and says
+that ports are shared. Its environment is resolved as the kubelet does it (envFrom ConfigMaps, then env in order, the
 downward API: fieldRef to metadata.name, namespace, labels['k'], annotations['k'],
 status.podIP; $(VAR) references to variables defined before; $$ for a literal $), and every
 DNS name of a pod or Service that appears in the environment or the command becomes that

@@ -121,8 +121,6 @@ def render(
             )
         elif share > SIZE_WARNING_SHARE:
             out.warnings.append(f"{bundle.name}/crd.yaml is {share:.0%} of the client-side apply limit")
-    if any(b.target.max_minor >= TRAINER_FIRST for b in bundles):
-        out.files.update(_trainer_files(render_args))
     return out
 
 
@@ -135,7 +133,7 @@ def _trainer_files(render_args: tuple[str, ...]) -> dict[str, str]:
     """trainer/: the ClusterTrainingRuntimes of the kubeflow-trainer runtime's TrainJobs, for
     clusters with Kubeflow Trainer (`kubectl apply -f deploy/trainer/`, alone or with a bundle),
     validated against every release Trainer runs on."""
-    from .jobsets import paddle_runtimes
+    from .controllers.trainer import paddle_runtimes
 
     newest = kube.known_versions()[-1]
     objects = paddle_runtimes()
@@ -278,6 +276,7 @@ class Generated:
     rules_doc: Path | None = None
     chart_out: Path | None = None
     examples: Path | None = None
+    trainer_runtimes: bool = False  # trainer/: the Paddle runtimes for Kubeflow Trainer v2
 
 
 @dataclass
@@ -309,6 +308,8 @@ def plan(
         raise
     if examples is not None:
         rendered.files.update(render_examples(examples))
+    if generated.trainer_runtimes:
+        rendered.files.update(_trainer_files(render_args))
     g = generated
     found = outputs(
         out,

@@ -115,10 +115,11 @@ def pod_templates(node, path="") -> list[tuple[str, dict]]:
     found = []
     if isinstance(node, dict):
         template = node.get("template")
-        if isinstance(template, dict) and isinstance(template.get("spec"), dict) and "containers" in template["spec"]:
+        pod = isinstance(template, dict) and isinstance(template.get("spec"), dict) and "containers" in template["spec"]
+        if pod:
             found.append((f"{path}.template", template))
         for key, value in node.items():
-            if key != "template":
+            if key != "template" or not pod:  # a JobSet's template holds Job templates, those pod templates
                 found += pod_templates(value, f"{path}.{key}")
     elif isinstance(node, list):
         for i, value in enumerate(node):

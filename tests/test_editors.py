@@ -112,7 +112,8 @@ EXAMPLES = sorted((DEPLOY / "examples").glob("*.yaml"))
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_every_rendered_example_is_clean_in_the_editor(server, path):
     text = path.read_text()
-    custom = any(f"apiVersion: {g}" in text for g in ("batch.paddlepaddle.org", "batch.volcano.sh", "kubeflow.org"))
+    groups = ("batch.paddlepaddle.org", "batch.volcano.sh", "kubeflow.org", "trainer.kubeflow.org")
+    custom = any(f"apiVersion: {g}" in text for g in groups)
     assert ("# yaml-language-server: $schema=" in text) == custom
     assert server.diagnostics(path, text) == []
 

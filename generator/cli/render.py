@@ -27,6 +27,7 @@ GENERATED = (
     "rules_doc",
     "chart_out",
     "examples",
+    "trainer_runtimes",
 )
 # jsonnet's flags for variables, by the sandbox's name for each kind
 VARIABLE_FLAGS = {
@@ -166,6 +167,11 @@ def add_parser(sub) -> None:
         type=Path,
         metavar="DIR",
         help="also render DIR/*.jsonnet (job examples) into OUT/examples/, validated",
+    )
+    p.add_argument(
+        "--trainer-runtimes",
+        action="store_true",
+        help="also write OUT/trainer/: the Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2, validated",
     )
     p.add_argument(
         "--check",

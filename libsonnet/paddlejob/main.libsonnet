@@ -12,14 +12,7 @@
 // `withX` / role function is a mixin joined with `+`, `withXMixin` adds to what is there.
 // The fields are documented in docs/jobs.md; runtimes/*.libsonnet turn it into manifests.
 local checks = import 'checks.libsonnet';
-// Each runtime of runtimes.json and its builder (jsonnet imports take literal paths only).
-local builders = {
-  operator: import 'runtimes/operator.libsonnet',
-  volcano: import 'runtimes/volcano.libsonnet',
-  kubeflow: import 'runtimes/kubeflow.libsonnet',
-  kubernetes: import 'runtimes/kubernetes.libsonnet',
-  trainer: import 'runtimes/trainer.libsonnet',
-};
+local builders = import 'runtimes/builders.libsonnet';
 local runtimes = { [r.name]: builders[r.builder] for r in (import 'runtimes.json').runtimes };
 
 local role(replicas, cpu, memory, gpu, env, template) = {

@@ -16,6 +16,22 @@ local cleanPodPolicies = { Always: 'All', Never: 'None' };
 local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
 
 {
+  // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
+  features:: {
+    how: {
+      'collective mode: workers only': '`Worker` replicas',
+      cleanPodPolicy: '`runPolicy.cleanPodPolicy`: Always -> All, Never -> None (not OnFailure, OnCompletion)',
+      port: 'the `paddle` container port named `master`, which training-operator v1.9.0 puts in `PADDLE_MASTER` (getPortFromPaddleJob; default 36543)',
+      'Volcano gang scheduling (volcano)': '`runPolicy.schedulingPolicy`',
+      "the gang's minResources (volcano.minResources)": '`runPolicy.schedulingPolicy.minResources`',
+      'Kueue queue (kueueQueue)': 'the label `kueue.x-k8s.io/queue-name` (Kueue 0.19 deprecated its kubeflow.org/v1 integrations and turned them off by default)',
+    },
+    why: {
+      'parameter-server mode (ps)': 'its Master replicas start a server in every pod with Paddle 3 (`local` showed 4 servers for 2 + 2)',
+      elastic: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`",
+    },
+  },
+
   render(job)::
     local volcano = util.get(job, 'volcano');
     local policy = util.get(job, 'cleanPodPolicy');

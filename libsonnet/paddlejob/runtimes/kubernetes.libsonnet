@@ -42,6 +42,19 @@ local headless(job, role) = {
 local podSpec(job) = { serviceAccountName: job.name };
 
 {
+  // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
+  features:: {
+    how: {
+      'collective mode: workers only': 'an Indexed Job (1.21+)',
+      'parameter-server mode (ps)': 'a StatefulSet',
+      port: 'every endpoint in `PADDLE_*`, `PADDLE_PORT` and the headless Services',
+    },
+    why: {
+      intranet: 'headless Services give DNS names',
+      'Kueue queue (kueueQueue)': 'Kueue would admit the servers and the trainers one by one, no gang',
+    },
+  },
+
   render(job)::
     local workers = job.roles.worker.replicas;
     pod.podReader(job)

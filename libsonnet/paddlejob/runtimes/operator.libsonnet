@@ -23,6 +23,26 @@ local roleSpec(job, name) =
   };
 
 {
+  // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
+  features:: {
+    how: {
+      'collective mode: workers only': 'yes',
+      'parameter-server mode (ps)': 'yes',
+      'heter mode (heter)': "rendered, but v0.3.5 sets `TRAINING_ROLE=HETER`, which Paddle's `PaddleCloudRoleMaker` refuses: the heter pods fail (validate and job warn, `paddlejob-heter`)",
+      cleanPodPolicy: '`spec.cleanPodPolicy`',
+      intranet: '`spec.intranet`',
+      withGloo: '`spec.withGloo`',
+      elastic: '`spec.elastic`, worker `requests`/`limits`, `PADDLE_ELASTIC_SERVER` (the operator adds `PADDLE_ELASTIC_JOB_ID`, `_NP`, `_TIMEOUT`)',
+      'Volcano gang scheduling (volcano)': '`spec.schedulingPolicy`, `schedulerName: volcano`',
+      'a hand-written PodGroup (volcano.podGroup)': 'a PodGroup named like the job; the pod templates carry `scheduling.k8s.io/group-name` (Volcano gangs pods only by it; the operator adds it only with `--scheduling=volcano`)',
+      "the gang's minResources (volcano.minResources)": '`schedulingPolicy.minResources`',
+    },
+    why: {
+      port: 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
+      'Kueue queue (kueueQueue)': 'Kueue has no integration for batch.paddlepaddle.org PaddleJobs',
+    },
+  },
+
   render(job)::
     local volcano = util.get(job, 'volcano');
     [{

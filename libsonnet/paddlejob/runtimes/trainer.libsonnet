@@ -99,6 +99,24 @@ local patches(job, template, annotations) =
   }];
 
 {
+  // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
+  features:: {
+    how: {
+      'collective mode: workers only': 'a TrainJob of `numNodes` nodes on the `paddle-distributed` ClusterTrainingRuntime',
+      'GPUs, CPU, memory': '`trainer.resourcesPerNode`: `nvidia.com/gpu` limit; CPU and memory requested = limited',
+      'placement, shared memory, data volumes': 'a `runtimePatches` entry for the `node` Job (Trainer 2.2+)',
+      'Volcano gang scheduling (volcano)': "the `paddle-distributed-volcano` runtime (Trainer's Volcano plugin: a PodGroup of every node); `queue` as the JobSet template's annotation `scheduling.volcano.sh/queue-name`, in a runtime patch",
+      'Kueue queue (kueueQueue)': 'the label `kueue.x-k8s.io/queue-name` on the TrainJob',
+    },
+    why: {
+      'parameter-server mode (ps)': 'a TrainJob has one trainer step of identical nodes; servers need a runtime with a step of their own',
+      intranet: "the JobSet's headless Service gives DNS names",
+      elastic: 'a TrainJob has a fixed `numNodes`',
+      port: "the runtime's `PADDLE_MASTER` fixes it (36543); a ClusterTrainingRuntime of your own can change it",
+      "the gang's minResources (volcano.minResources)": "Trainer's Volcano plugin sums the pods' requests itself",
+    },
+  },
+
   runtimeNames:: runtimeNames,
   port:: port,
 

@@ -44,6 +44,21 @@ local task(job, roleName, taskName, trainingRole, policies) =
   };
 
 {
+  // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
+  features:: {
+    how: {
+      'collective mode: workers only': 'task `trainer`',
+      'parameter-server mode (ps)': 'task `pserver`',
+      port: 'every endpoint in `PADDLE_*` and `PADDLE_PORT`',
+      'Volcano gang scheduling (volcano)': 'native: `minAvailable`, `queue`, `priorityClassName`',
+    },
+    why: {
+      intranet: 'the `svc` plugin gives DNS names',
+      "the gang's minResources (volcano.minResources)": "a Volcano Job has no field for it: its controller sums the pods' requests",
+      'Kueue queue (kueueQueue)': 'Volcano schedules its Jobs itself (its `queue`)',
+    },
+  },
+
   render(job)::
     local volcano = util.get(job, 'volcano', {});
     pod.podReader(job) + [{

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import copy
 
-from .pods import ExpandError, Pod, _count, _indexed_job, _meta
+from ..pods import Context, ExpandError, Pod, name_and_namespace, pod_count
+from .kubernetes import indexed_job_pods
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
@@ -38,7 +39,7 @@ def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict
     found = {}
     for obj in manifests:
         if obj.get("apiVersion") == TRAINER_API and obj.get("kind") in RUNTIME_KINDS:
-            name, namespace = _meta(obj)
+            name, namespace = name_and_namespace(obj)
             found[(obj["kind"], name, namespace if obj["kind"] == "TrainingRuntime" else None)] = obj
     return found
 
@@ -46,7 +47,7 @@ def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict
 def paddle_runtimes() -> list[dict]:
     """The ClusterTrainingRuntimes this project writes to deploy/trainer/ (the jsonnet library's
     trainerRuntimes)."""
-    from . import engine
+    from .. import engine
 
     return engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
 
@@ -56,11 +57,11 @@ def shipped_runtimes() -> dict[str, dict]:
     return {obj["metadata"]["name"]: obj for obj in paddle_runtimes()}
 
 
-def trainjob_pods(trainjob: dict, runtimes: dict) -> list[Pod]:
-    """The pods of ``trainjob``, made with its runtime from ``runtimes`` (runtimes_of) or, when it
-    names one this project ships and the input does not hold it, with that one (a note says so:
-    on a cluster it must be installed)."""
-    jobset, note = trainjob_jobset(trainjob, runtimes)
+def trainjob_pods(trainjob: dict, ctx: Context) -> list[Pod]:
+    """The pods of ``trainjob``, made with its runtime from the input or, when it names one this
+    project ships and the input does not hold it, with that one (a note says so: on a cluster it
+    must be installed)."""
+    jobset, note = trainjob_jobset(trainjob, runtimes_of(ctx.manifests))
     pods = jobset_pods(jobset)
     for pod in pods:
         pod.controller = TRAINER
@@ -72,7 +73,7 @@ def trainjob_pods(trainjob: dict, runtimes: dict) -> list[Pod]:
 def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
     """The JobSet Trainer makes of ``trainjob``, and a note when its runtime came from this
     project rather than the input."""
-    name, namespace = _meta(trainjob)
+    name, namespace = name_and_namespace(trainjob)
     spec = trainjob.get("spec") or {}
     ref = spec.get("runtimeRef") or {}
     kind, runtime_name = ref.get("kind") or "ClusterTrainingRuntime", ref.get("name")
@@ -111,7 +112,7 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
     step["replicas"] = 1  # builder.go Trainer: an ancestor step is one Job
     job_spec = step.setdefault("template", {}).setdefault("spec", {})
     nodes = trainer.get("numNodes", (runtime_spec.get("mlPolicy") or {}).get("numNodes", 1))
-    nodes = _count(nodes, f"TrainJob {name} numNodes")
+    nodes = pod_count(nodes, f"TrainJob {name} numNodes")
     job_spec["parallelism"] = job_spec["completions"] = nodes  # plainml: the step's pod count
     pod_spec = job_spec.setdefault("template", {}).setdefault("spec", {})
     for container in pod_spec.get("containers") or []:
@@ -199,10 +200,10 @@ def _merge_meta(meta: dict, patch: dict | None) -> None:
             meta.setdefault(key, {}).update(patch[key])
 
 
-def jobset_pods(jobset: dict) -> list[Pod]:
+def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
     """The pods of a JobSet's Jobs, as its controller makes the Jobs and the Job controller the
     pods: every replicated Job `replicas` times, Indexed, under the JobSet's headless Service."""
-    name, namespace = _meta(jobset)
+    name, namespace = name_and_namespace(jobset)
     spec = jobset.get("spec") or {}
     network = spec.get("network") or {}
     dns = network.get("enableDNSHostnames", True)
@@ -210,7 +211,7 @@ def jobset_pods(jobset: dict) -> list[Pod]:
     pods = []
     for r in spec.get("replicatedJobs") or []:
         rname = r.get("name", "")
-        for index in range(_count(r.get("replicas", 1), f"JobSet {name} replicatedJob {rname} replicas")):
+        for index in range(pod_count(r.get("replicas", 1), f"JobSet {name} replicatedJob {rname} replicas")):
             job = copy.deepcopy(r.get("template") or {})
             job_spec = job.setdefault("spec", {})
             job_spec.setdefault("completionMode", "Indexed")  # the JobSet webhook's default
@@ -229,9 +230,13 @@ def jobset_pods(jobset: dict) -> list[Pod]:
             if dns:
                 pod_template["spec"]["subdomain"] = subdomain
             job["metadata"] = {"name": f"{name}-{rname}-{index}", "namespace": namespace}
-            for pod in _indexed_job(job):
+            for pod in indexed_job_pods(job):
                 if dns:  # the JobSet's headless Service, selecting jobset-name
                     pod.headless.append(subdomain)
                 pod.role = rname
                 pods.append(pod)
     return pods
+
+
+EXPANDS = {(TRAINER_API, "TrainJob"): trainjob_pods, (JOBSET_API, "JobSet"): jobset_pods}
+INPUTS = {(TRAINER_API, kind) for kind in RUNTIME_KINDS}  # read by a TrainJob; no pods of their own
