@@ -11,7 +11,7 @@ PS_STAMP := $(PS_VENV)/.installed
 GENERATED := --lib-out libsonnet/paddle-operator/generated --job-lib-out libsonnet/paddlejob/generated \
              --jsonschema-out schemas/jsonschema \
              --api-doc docs/api.md --runtimes-doc docs/runtimes.md \
-             --rules-doc docs/validate.md --examples examples --trainer-runtimes --chart-out charts/paddle-operator
+             --rules-doc docs/validate.md --examples examples --trainer --chart-out charts/paddle-operator
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
 .PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall helm-tools chart-package

@@ -4,6 +4,7 @@ templates them)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 
@@ -48,6 +49,13 @@ def default_bundles(kube_version: str | None = None) -> list[Bundle]:
     return [for_releases("v1" if minor >= FIRST_V1 else "v1beta1", minor)]
 
 
+@functools.cache
+def trainer_runtimes() -> list[dict]:
+    """The job library's Paddle ClusterTrainingRuntimes (runtimes/trainer.libsonnet), which a
+    bundle rendered with trainerRuntimes holds and deploy/trainer/ holds alone."""
+    return engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
+
+
 class BundleError(ValueError):
     """The bundle's jsonnet failed; the message says where."""
 
@@ -59,7 +67,7 @@ def evaluate(bundle: Bundle, params: dict, keep_descriptions: bool = False) -> d
         data = engine.evaluate(
             BUNDLE_ENTRY,
             {"params": {**params, "apiextensions": bundle.name}},
-            tla_strings={"apiJson": json.dumps(api)},
+            tla_strings={"apiJson": json.dumps(api), "trainerRuntimesJson": json.dumps(trainer_runtimes())},
         )
     except engine.JsonnetError as err:
         raise BundleError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None

@@ -78,6 +78,7 @@ PROBES = {
     "tolerations": Probe([_mark("items", "tolerations")], [], "$.Values.tolerations"),
     "labels": Probe({_mark("merge", "labels"): "x"}, {}, "$.Values.labels"),
     "networkPolicy": Probe(True, False, "$.Values.networkPolicy"),
+    "trainerRuntimes": Probe(True, False, "$.Values.trainerRuntimes"),
     "apiserverPorts": Probe([_mark("each", "apiserverPorts")]),
 }
 
@@ -91,6 +92,8 @@ NOT_VALUES = {
     "namespace": "the release's namespace: `helm install --namespace NS --create-namespace`",
     "apiextensions": "the chart installs the apiextensions.k8s.io/v1 CRD (crds/), for Kubernetes 1.19 and later",
     "api": "the generated PaddleJob API data the CRD is made of, not a setting",
+    "trainerRuntimeObjects": "the job library's Trainer runtimes (generated data), not a setting: "
+    "trainerRuntimes switches them on",
     "createNamespace": "the chart makes no Namespace: Helm makes the release namespace (`--create-namespace`)",
     "podSecurity": "a label of the Namespace, which the chart does not make: label the release namespace "
     "(`kubectl label namespace NS pod-security.kubernetes.io/enforce=restricted`)",
@@ -364,15 +367,18 @@ def _template(obj, source: str) -> str:
 
 
 def templates() -> dict[str, str]:
-    """templates/KIND.yaml for every object of deploy/v1's operator.yaml but LEFT_OUT."""
+    """templates/KIND.yaml for every object of deploy/v1's operator.yaml but LEFT_OUT
+    (templates/KIND-NAME.yaml for a kind with several objects, as the Trainer runtimes)."""
     files = {}
-    for obj in _probed_objects():
-        kind = (obj.value if isinstance(obj, Cond) else obj)["kind"]
+    probed = _probed_objects()
+    kinds = [(obj.value if isinstance(obj, Cond) else obj)["kind"] for obj in probed]
+    for obj, kind in zip(probed, kinds, strict=True):
         if kind in LEFT_OUT:
             continue
-        name = f"templates/{kind.lower()}.yaml"
+        own = (obj.value if isinstance(obj, Cond) else obj)["metadata"]["name"]
+        name = f"templates/{kind.lower()}.yaml" if kinds.count(kind) == 1 else f"templates/{kind.lower()}-{own}.yaml"
         if name in files:
-            raise ChartError(f"two {kind} objects: name their templates apart in generator/chart.py")
+            raise ChartError(f"two {kind} objects named {own}: name their templates apart in generator/chart.py")
         files[name] = _template(obj, "libsonnet/paddle-operator/operator.libsonnet")
     text = "".join(files.values())
     for field in PROBES:

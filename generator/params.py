@@ -40,6 +40,7 @@ FLAGS = {
     "tolerations": "--toleration",
     "labels": "--label",
     "networkPolicy": "--network-policy",
+    "trainerRuntimes": "--trainer-runtimes",
     "apiserverPorts": "--apiserver-port",
 }
 INT32_MAX = 2**31 - 1
@@ -216,6 +217,7 @@ _CHECKS = {
     "nodeSelector": _labels,
     "labels": _extra_labels,
     "networkPolicy": _bool,
+    "trainerRuntimes": _bool,
     "apiserverPorts": _ports,
     "apiextensions": _choice(*CHOICES["apiextensions"]),
 }

@@ -133,10 +133,8 @@ def _trainer_files(render_args: tuple[str, ...]) -> dict[str, str]:
     """trainer/: the ClusterTrainingRuntimes of the kubeflow-trainer runtime's TrainJobs, for
     clusters with Kubeflow Trainer (`kubectl apply -f deploy/trainer/`, alone or with a bundle),
     validated against every release Trainer runs on."""
-    from .controllers.trainer import paddle_runtimes
-
     newest = kube.known_versions()[-1]
-    objects = paddle_runtimes()
+    objects = bundles.trainer_runtimes()
     checker = ObjectChecker(newest, releases=list(range(TRAINER_FIRST, newest + 1)))
     problems = [f for obj in objects for f in checker.check(obj) if f.is_error]
     if problems:
@@ -214,9 +212,12 @@ def render_examples(started) -> dict[str, str]:
     return files
 
 
-def generated_api_files(bundles: list[Bundle]) -> dict[str, str]:
-    """The API data the jsonnet library imports by default (descriptions stripped)."""
-    return {f"paddlejob-{b.name}.json": pretty_json(crdschema.api_data(b.target)) for b in bundles}
+def generated_api_files(chosen: list[Bundle]) -> dict[str, str]:
+    """The data the operator's jsonnet library imports by default: the API (descriptions
+    stripped) and the job library's Trainer runtimes (so the library needs no other library)."""
+    files = {f"paddlejob-{b.name}.json": pretty_json(crdschema.api_data(b.target)) for b in chosen}
+    files["trainer-runtimes.json"] = pretty_json(bundles.trainer_runtimes())
+    return files
 
 
 def generated_job_files() -> dict[str, str]:
@@ -276,7 +277,7 @@ class Generated:
     rules_doc: Path | None = None
     chart_out: Path | None = None
     examples: Path | None = None
-    trainer_runtimes: bool = False  # trainer/: the Paddle runtimes for Kubeflow Trainer v2
+    trainer: bool = False  # trainer/: the Paddle runtimes for Kubeflow Trainer v2
 
 
 @dataclass
@@ -308,7 +309,7 @@ def plan(
         raise
     if examples is not None:
         rendered.files.update(render_examples(examples))
-    if generated.trainer_runtimes:
+    if generated.trainer:
         rendered.files.update(_trainer_files(render_args))
     g = generated
     found = outputs(

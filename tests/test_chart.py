@@ -98,7 +98,7 @@ def assert_same(helm: list[dict], rendered: list[dict]) -> None:
 
 ALL_PARTS_ON = [
     "--set",
-    "scheduling=volcano,networkPolicy=true,watchNamespace=jobs,imagePullSecrets={regcred},"
+    "scheduling=volcano,networkPolicy=true,trainerRuntimes=true,watchNamespace=jobs,imagePullSecrets={regcred},"
     "nodeSelector.pool=system,tolerations[0].key=gpu,tolerations[0].operator=Exists,labels.team=ml",
 ]
 
@@ -161,6 +161,10 @@ CASES = {
         ["--set", "labels.team=ml,labels.app\\.kubernetes\\.io/part-of=training"],
     ),
     "network-policy": (["--network-policy"], ["--set", "networkPolicy=true"]),
+    "trainer-runtimes": (
+        ["--trainer-runtimes", "--label", "team=ml"],
+        ["--set", "trainerRuntimes=true,labels.team=ml"],
+    ),
     "apiserver-ports": (
         ["--network-policy", "--apiserver-port", "8443"],
         ["--set", "networkPolicy=true,apiserverPorts={8443}"],
@@ -195,6 +199,7 @@ WRONG = {
     "imagePullPolicy=Sometimes": {"imagePullPolicy": "Sometimes"},
     "scheduling=kube-batch": {"scheduling": "kube-batch"},
     "networkPolicy=yes": {"networkPolicy": "yes"},
+    "trainerRuntimes=1": {"trainerRuntimes": 1},
     "apiserverPorts={70000}": {"apiserverPorts": [70000]},
     "watchNamespace=Jobs_1": {"watchNamespace": "Jobs_1"},
     "labels.team=a b": {"labels": {"team": "a b"}},

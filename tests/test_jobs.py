@@ -547,3 +547,18 @@ def test_the_trainer_runtimes_are_those_deploy_trainer_holds():
     names = {r["metadata"]["name"] for r in shipped}
     for job in (collective_job(), TrainingJob("demo", "img", worker=Role(2))):
         assert job.render("kubeflow-trainer")[0]["spec"]["runtimeRef"]["name"] in names
+    # the operator's library reads them from its generated data, kept current by `make manifests`
+    generated = json.loads((LIBSONNET / "paddle-operator" / "generated" / "trainer-runtimes.json").read_text())
+    assert generated == shipped
+
+
+def test_the_bundle_holds_the_trainer_runtimes_when_asked_in_v1_only():
+    from generator import bundles
+
+    v1, v1beta1 = bundles.default_bundles()
+    shipped = load_all((DEPLOY / "trainer" / "runtimes.yaml").read_text())
+    on = bundles.evaluate(v1, {"trainerRuntimes": True})["operator.yaml"]
+    assert [o for o in on if o["kind"] == "ClusterTrainingRuntime"] == shipped
+    assert not any(o["kind"] == "ClusterTrainingRuntime" for o in bundles.evaluate(v1, {})["operator.yaml"])
+    older = bundles.evaluate(v1beta1, {"trainerRuntimes": True})["operator.yaml"]
+    assert not any(o["kind"] == "ClusterTrainingRuntime" for o in older)  # Trainer needs Kubernetes 1.31

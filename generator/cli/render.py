@@ -27,7 +27,7 @@ GENERATED = (
     "rules_doc",
     "chart_out",
     "examples",
-    "trainer_runtimes",
+    "trainer",
 )
 # jsonnet's flags for variables, by the sandbox's name for each kind
 VARIABLE_FLAGS = {
@@ -84,6 +84,8 @@ def operator_params(args: argparse.Namespace) -> dict:
         params["labels"] = cliargs.labels("--label", args.label)
     if args.network_policy:
         params["networkPolicy"] = True
+    if args.trainer_runtimes:
+        params["trainerRuntimes"] = True
     if args.apiserver_port:
         params["apiserverPorts"] = args.apiserver_port
     return params_module.check(params)
@@ -169,9 +171,9 @@ def add_parser(sub) -> None:
         help="also render DIR/*.jsonnet (job examples) into OUT/examples/, validated",
     )
     p.add_argument(
-        "--trainer-runtimes",
+        "--trainer",
         action="store_true",
-        help="also write OUT/trainer/: the Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2, validated",
+        help="also write OUT/trainer/: the Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2 alone, validated",
     )
     p.add_argument(
         "--check",
@@ -232,6 +234,12 @@ def add_parser(sub) -> None:
     flags.add_placement(g, labels_help="extra label on every object (selectors unchanged); repeatable")
     g.add_argument(
         "--network-policy", action="store_true", help="add a NetworkPolicy: DNS and apiserver egress, metrics ingress"
+    )
+    g.add_argument(
+        "--trainer-runtimes",
+        action="store_true",
+        help="add the Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2 (deploy/trainer/) to the v1 bundle: "
+        "for clusters that run Trainer",
     )
     g.add_argument(
         "--apiserver-port",

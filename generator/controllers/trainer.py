@@ -44,17 +44,11 @@ def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict
     return found
 
 
-def paddle_runtimes() -> list[dict]:
-    """The ClusterTrainingRuntimes this project writes to deploy/trainer/ (the jsonnet library's
-    trainerRuntimes)."""
-    from .. import engine
-
-    return engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
-
-
 def shipped_runtimes() -> dict[str, dict]:
-    """paddle_runtimes by name."""
-    return {obj["metadata"]["name"]: obj for obj in paddle_runtimes()}
+    """The ClusterTrainingRuntimes this project writes to deploy/trainer/, by name."""
+    from ..bundles import trainer_runtimes
+
+    return {obj["metadata"]["name"]: obj for obj in trainer_runtimes()}
 
 
 def trainjob_pods(trainjob: dict, ctx: Context) -> list[Pod]:

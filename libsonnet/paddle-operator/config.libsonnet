@@ -68,6 +68,13 @@
   labels: {},
   // A NetworkPolicy that lets the controller reach DNS and the apiserver only.
   networkPolicy: false,
+  // The Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2 (deploy/trainer/ holds them
+  // alone), for clusters that run Trainer: its CRDs must be installed first (Kubernetes 1.31+;
+  // the v1 bundle only).
+  trainerRuntimes: false,
+  // Those runtimes: the job library's (libsonnet/paddlejob/runtimes/trainer.libsonnet), which
+  // `make manifests` writes here, so this library needs no other.
+  trainerRuntimeObjects:: std.parseJson(importstr 'generated/trainer-runtimes.json'),
   // Ports the apiserver listens on, for the NetworkPolicy's egress rule.
   apiserverPorts: [443, 6443],
 }

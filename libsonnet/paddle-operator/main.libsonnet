@@ -58,6 +58,11 @@ local check(c) =
         managerConfig: operator.managerConfig(c),
         deployment: operator.deployment(c),
         [if c.networkPolicy then 'networkPolicy']: operator.networkPolicy(c),
-      },
+      } + (
+        if c.trainerRuntimes && c.api.target.apiextensions == 'v1' then {
+          ['trainerRuntime-' + r.metadata.name]: r { metadata+: { labels+: c.labels } }
+          for r in c.trainerRuntimeObjects
+        } else {}
+      ),
     },
 }
