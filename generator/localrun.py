@@ -100,6 +100,7 @@ class Process:
     argv: list[str]
     notes: list[str] = field(default_factory=list)
     pod_ip: str | None = None  # POD_IP as the spec gives it, before local names become addresses
+    master: str | None = None  # the rendezvous master Paddle's launcher is given, as on a cluster
 
 
 def isolate_network() -> str | None:
@@ -298,11 +299,45 @@ def plan(
         notes = list(pod.notes)
         if argv and (argv[0] in ("python", "python3") or re.fullmatch(r"python3\.\d+", argv[0])):
             argv[0] = python
-        pod_ip = resolve_env(pod, ip).get("POD_IP")  # the value the launcher sees on a cluster
+        cluster = resolve_env(pod, ip)  # the values the launcher sees on a cluster (ip: the pod's IP)
+        pod_ip = cluster.get("POD_IP")
         env.setdefault("PADDLE_LOG_DIR", str(workdir / ".paddlejob-local" / pod.name / "log"))
         env.setdefault("POD_IP", ip)
-        processes.append(Process(pod, ip, env, argv, notes, pod_ip))
+        processes.append(Process(pod, ip, env, argv, notes, pod_ip, _launcher_master(pod, cluster)))
     return processes
+
+
+def _launcher_master(pod: Pod, cluster_env: dict[str, str]) -> str | None:
+    """The HTTP rendezvous master of Paddle's launcher in this pod (--master, else PADDLE_MASTER),
+    as on a cluster: names unresolved; None when the pod runs no launcher or has no such master."""
+    argv = [_expand("" if a is None else str(a), cluster_env) for a in
+            [*(pod.container.get("command") or []), *(pod.container.get("args") or [])]]  # fmt: skip
+    if "paddle.distributed.launch" not in argv:
+        return None
+    master = cluster_env.get("PADDLE_MASTER")
+    for i, arg in enumerate(argv):
+        if arg == "--master" and i + 1 < len(argv):
+            master = argv[i + 1]
+        elif arg.startswith("--master="):
+            master = arg.split("=", 1)[1]
+    return master if master and not master.startswith("etcd://") else None
+
+
+def _master_owners(processes: list[Process]) -> tuple[str | None, list[Process]]:
+    """Paddle's launcher (launch/controllers/master.py HTTPMaster.lazy_init, 2.3 to 3.x) starts
+    the rendezvous server in a node only when the host of the master it is given is 127.0.0.1
+    or, as a string, the node's own address: POD_IP when it has a dot (plugins rewrite_host_ip),
+    else the pod's IP. The first pod's master host, and the pods that would start a server on a
+    cluster (each judged by its own master: the training operator gives pod 0 its own IP)."""
+    masters = [p for p in processes if p.master]
+    if not masters:
+        return None, []
+
+    def own(p: Process) -> str:
+        return p.pod_ip if p.pod_ip and "." in p.pod_ip else p.ip
+
+    owners = [p for p in masters if p.master.rpartition(":")[0] in ("127.0.0.1", own(p))]
+    return masters[0].master.rpartition(":")[0], owners
 
 
 def require_commands(processes: list[Process]) -> None:
@@ -323,6 +358,15 @@ def require_commands(processes: list[Process]) -> None:
             "only when it has a dot (launcher plugin rewrite_host_ip), so on a cluster no pod starts the rendezvous "
             "master and every pod waits for ever; local mode does not map the name to an address to make it pass. "
             "Use intranet PodIP (the default)"
+        )
+    host, owners = _master_owners(processes)
+    if host is not None and not owners:
+        raise LocalError(
+            f"no pod starts Paddle's rendezvous master {host!r}: the launcher starts it only in a pod whose own "
+            "address is that host as a string (POD_IP when it has a dot, else the pod's IP; "
+            "launch/controllers/master.py), and no pod's is, so on a cluster every pod waits 'master not ready'; "
+            "local mode does not map the name to an address to make it pass. Set POD_IP to each pod's DNS name "
+            "(as the master's host is written), or the master to the first pod's IP"
         )
 
 

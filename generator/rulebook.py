@@ -265,6 +265,7 @@ _RULES = [
     Rule("kubeflow-restart-policy", "kubeflow", ERROR, "a replica restartPolicy the pods it makes cannot have"),
     Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
     Rule("trainjob-paddle-nnodes", "trainer", ERROR, "a TrainJob whose PADDLE_NNODES is not its number of nodes"),
+    Rule("trainjob-num-nodes", "trainer", ERROR, "a TrainJob of fewer than one node (no minimum in its schema)"),
     Rule("trainjob-runtime-patch", "trainer", ERROR, "a runtime patch Trainer's webhook refuses (manager, env)"),
     Rule("trainjob-name-length", "trainer", ERROR, "a TrainJob name too long for the pod names of its JobSet"),
     Rule(

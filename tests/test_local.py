@@ -614,3 +614,111 @@ def load_docs(path: Path) -> list[dict]:
     import yaml
 
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def test_paddles_launcher_starts_the_master_only_in_the_node_whose_address_is_its_host(monkeypatch):
+    """The oracle of the master check: Paddle's own HTTPMaster.lazy_init (launch/controllers/
+    master.py) starts the rendezvous server only when the master's host is the node's address as
+    a string. A DNS name as master and the pod's IP as the node's address: no node starts it."""
+    import time
+    import types
+
+    from paddle.distributed.launch.controllers import master as paddle_master
+
+    started = []
+    monkeypatch.setattr(paddle_master, "KVServer", lambda port: started.append(port))
+    monkeypatch.setattr(time, "sleep", lambda _: None)
+    for node_ip, starts in (("10.0.0.7", False), ("demo-node-0-0.demo", True), ("demo-node-0-1.demo", False)):
+        started.clear()
+        ctx = types.SimpleNamespace(
+            args=types.SimpleNamespace(master="demo-node-0-0.demo:36543"),
+            node=types.SimpleNamespace(ip=node_ip, is_server_ready=lambda *_: bool(started)),
+            logger=types.SimpleNamespace(warning=lambda *_: None),
+        )
+        node = paddle_master.HTTPMaster(ctx)
+        node.lazy_init()
+        assert (started == [36543]) is starts, node_ip
+        assert (node.role == paddle_master.Master.MAIN) is starts, node_ip
+
+
+def test_a_master_no_pod_would_start_is_refused_where_the_cluster_would_hang(tmp_path):
+    """Without POD_IP, a TrainJob's pods compare the master's DNS name with their IP: none starts
+    the master on a cluster. local refuses it instead of resolving the name for them."""
+    job = render(tmp_path, "kubeflow-trainer", "--workers", "2", "--command",
+                 "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
+    (runtime,) = [
+        r
+        for r in load_docs(REPO / "deploy" / "trainer" / "runtimes.yaml")
+        if r["metadata"]["name"] == "paddle-distributed"
+    ]
+    container = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"][
+        "containers"
+    ][0]
+    container["env"] = [e for e in container["env"] if e["name"] != "POD_IP"]
+    runtime["metadata"]["name"] = "paddle-without-pod-ip"
+    (trainjob,) = load_docs(job)
+    trainjob["spec"]["runtimeRef"]["name"] = "paddle-without-pod-ip"
+    import yaml
+
+    job.write_text(yaml.safe_dump_all([runtime, trainjob]))
+    done = local(tmp_path, job)
+    assert done.returncode == 1
+    assert "no pod starts Paddle's rendezvous master 'demo-node-0-0.demo'" in done.stderr, done.stderr
+
+
+def trainer_input(tmp_path, *flags) -> tuple[dict, dict]:
+    """(this project's paddle-distributed runtime, a rendered TrainJob on it), as data."""
+    job = render(tmp_path, "kubeflow-trainer", "--workers", "2", "--command", "python t.py", *flags)
+    (runtime,) = [
+        r
+        for r in load_docs(REPO / "deploy" / "trainer" / "runtimes.yaml")
+        if r["metadata"]["name"] == "paddle-distributed"
+    ]
+    return runtime, load_docs(job)[0]
+
+
+def test_runtime_patches_merge_as_a_strategic_merge_patch_does(tmp_path):
+    """Trainer's mergeRuntimePatches: volumes and volume mounts by key, tolerations replaced
+    whole (no merge key), the node selector key by key."""
+    runtime, trainjob = trainer_input(
+        tmp_path, "--toleration", "gpu:NoSchedule", "--node-selector", "pool=gpu", "--shm"
+    )
+    pod_spec = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod_spec["tolerations"] = [{"key": "spot", "operator": "Exists"}]
+    pod_spec["nodeSelector"] = {"zone": "a"}
+    pod_spec["volumes"] = [{"name": "dshm", "emptyDir": {}}, {"name": "data", "emptyDir": {}}]
+    runtime["metadata"]["name"] = trainjob["spec"]["runtimeRef"]["name"] = "paddle-mine"
+    (pod, _), _ = pods.expand([runtime, trainjob])
+    from generator.controllers import trainer
+
+    jobset, _ = trainer.trainjob_jobset(trainjob, trainer.runtimes_of([runtime]))
+    merged = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert merged["tolerations"] == [{"key": "gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    assert merged["nodeSelector"] == {"zone": "a", "pool": "gpu"}
+    assert [v["name"] for v in merged["volumes"]] == ["dshm", "data"]
+    assert merged["volumes"][0] == {"name": "dshm", "emptyDir": {"medium": "Memory"}}
+    assert pod.container["volumeMounts"] == [{"name": "dshm", "mountPath": "/dev/shm"}]
+
+
+SIDECAR_POD = {"spec": {"template": {"spec": {"containers": [{"name": "sidecar"}]}}}}
+SIDECAR_PATCH = {
+    "manager": "x.io/y",
+    "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [{"name": "node", "template": SIDECAR_POD}]}}},
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda rt, tj: tj["spec"].update(runtimePatches=[SIDECAR_PATCH]), "has no container 'sidecar'"),
+        (lambda rt, tj: rt["spec"]["mlPolicy"].update(torch={}), "mlPolicy.torch is a Trainer framework plugin"),
+        (lambda rt, tj: tj["spec"].update(suspend=True), "is suspended"),
+    ],
+    ids=["unknown-container", "framework-plugin", "suspended"],
+)  # fmt: skip
+def test_what_trainer_would_not_run_as_local_would_is_refused(tmp_path, change, message):
+    runtime, trainjob = trainer_input(tmp_path)
+    runtime["metadata"]["name"] = trainjob["spec"]["runtimeRef"]["name"] = "paddle-mine"
+    change(runtime, trainjob)
+    with pytest.raises(pods.ExpandError, match=message):
+        pods.expand([runtime, trainjob])

@@ -14,7 +14,7 @@ JobSet's pods. The Job controller then gives each pod the host name `<job>-<inde
 node Job 0 are `<trainjob>-node-0-<i>.<trainjob>`.
 
 The verdict: the JobSet's default success policy (operator All) completes it when every Job is
-Complete; its default failure policy (maxRestarts 0) fails it when one Job fails, which the Job
+Complete; with no failure policy (the webhook defaults none) one failed Job fails it, which the Job
 controller decides by its backoffLimit (pods here carry it, as for any Indexed Job).
 """
 
@@ -31,6 +31,8 @@ TRAINER = "Kubeflow Trainer v2.3.0 (JobSet)"
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 NODE = "node"  # the container of the trainer step Trainer fills from a TrainJob's `trainer`
 RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
+# mlPolicy's framework plugins (torch, mpi, jax, xgboost, flux), which local mode does not model
+FRAMEWORK_PLUGINS = {"torch", "mpi", "jax", "xgboost", "flux"}
 
 
 def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict]:
@@ -85,42 +87,57 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
             "manifest in the same file (on a cluster Trainer's webhook refuses a TrainJob whose runtime is missing)"
         )
     runtime_spec = runtime.get("spec") or {}
+    ml_policy = runtime_spec.get("mlPolicy")
+    frameworks = sorted(set(ml_policy or {}) & FRAMEWORK_PLUGINS)
+    if frameworks:
+        raise ExpandError(
+            f"{kind} {runtime_name}: mlPolicy.{frameworks[0]} is a Trainer framework plugin, which injects its own "
+            "environment (torch's PET_*, jax's JAX_*, mpi's hostfile); local mode models runtimes without one "
+            "(plainml, as this project's Paddle runtimes), so it does not run this TrainJob"
+        )
+    if spec.get("suspend") is True:
+        raise ExpandError(
+            f"TrainJob {name} is suspended (spec.suspend): its JobSet makes no pod until the TrainJob is resumed "
+            "(Kueue resumes the jobs it admits); nothing would run"
+        )
     template = copy.deepcopy(runtime_spec.get("template") or {})
     jobset_spec = template.get("spec") or {}
     replicated = jobset_spec.get("replicatedJobs") or []
     meta = template.get("metadata") or {}
     for patch in spec.get("runtimePatches") or []:
-        _merge_patch(meta, replicated, ((patch or {}).get("trainingRuntimeSpec") or {}).get("template") or {})
+        target = ((patch or {}).get("trainingRuntimeSpec") or {}).get("template") or {}
+        _merge_patch(meta, replicated, target, f"TrainJob {name} runtimePatches {patch.get('manager')!r}")
     trainer = spec.get("trainer") or {}
-    steps = [
-        r
-        for r in replicated
-        if (((r.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR) == "trainer"
-    ]
+    steps = [r for r in replicated if _ancestor(r) == "trainer"]
     if not steps:
         raise ExpandError(
             f"{kind} {runtime_name}: no replicated Job carries the label {ANCESTOR}: trainer, so Trainer has "
             "no step to run a TrainJob's trainer in"
         )
-    step = steps[0]
-    step["replicas"] = 1  # builder.go Trainer: an ancestor step is one Job
-    job_spec = step.setdefault("template", {}).setdefault("spec", {})
-    nodes = trainer.get("numNodes", (runtime_spec.get("mlPolicy") or {}).get("numNodes", 1))
-    nodes = pod_count(nodes, f"TrainJob {name} numNodes")
-    job_spec["parallelism"] = job_spec["completions"] = nodes  # plainml: the step's pod count
-    pod_spec = job_spec.setdefault("template", {}).setdefault("spec", {})
+    for r in replicated:
+        # newRuntimeInfo: a step's pod count is its Job's parallelism (unset 1), the trainer's the
+        # mlPolicy's numNodes, which plainml replaces by the TrainJob's; SyncParallelCount makes
+        # every Job's parallelism and completions that count; an ancestor step is one Job.
+        job_spec = r.setdefault("template", {}).setdefault("spec", {})
+        count = job_spec.get("parallelism", 1)
+        if r is steps[0]:
+            count = trainer.get("numNodes", (ml_policy or {}).get("numNodes", 1) if ml_policy is not None else count)
+        if _ancestor(r) is not None:
+            r["replicas"] = 1
+        job_spec["parallelism"] = job_spec["completions"] = pod_count(count, f"TrainJob {name} {r.get('name')} pods")
+    pod_spec = steps[0]["template"]["spec"].setdefault("template", {}).setdefault("spec", {})
     for container in pod_spec.get("containers") or []:
         if container.get("name") != NODE:
             continue
         for key in ("image", "command", "args"):
             if trainer.get(key) is not None:
                 container[key] = copy.deepcopy(trainer[key])
-        if trainer.get("resourcesPerNode") is not None and runtime_spec.get("mlPolicy") is not None:
+        if trainer.get("resourcesPerNode") is not None and ml_policy is not None:
             # MergeResourceRequirements, key by key; without an mlPolicy Trainer does not apply it
             resources = container.setdefault("resources", {})
-            for kind, quantities in (trainer["resourcesPerNode"] or {}).items():
+            for field, quantities in (trainer["resourcesPerNode"] or {}).items():
                 if isinstance(quantities, dict):
-                    resources.setdefault(kind, {}).update(quantities)
+                    resources.setdefault(field, {}).update(quantities)
         _upsert_env(container, trainer.get("env") or [])
     jobset = {
         "apiVersion": JOBSET_API,
@@ -144,6 +161,11 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
     return jobset, note
 
 
+def _ancestor(replicated_job: dict) -> str | None:
+    """The Trainer step a replicated Job is (trainer, dataset-initializer, ...), by its label."""
+    return (((replicated_job.get("template") or {}).get("metadata") or {}).get("labels") or {}).get(ANCESTOR)
+
+
 def _upsert_env(container: dict, entries: list[dict]) -> None:
     """apply.UpsertEnvVars: an entry replaces the one of its name in place, or is appended."""
     env = container.setdefault("env", [])
@@ -156,36 +178,56 @@ def _upsert_env(container: dict, entries: list[dict]) -> None:
             env.append(copy.deepcopy(entry))
 
 
-def _merge_patch(meta: dict, replicated: list[dict], patch: dict) -> None:
-    """A runtime patch's template merged into the runtime's JobSet template: labels and
-    annotations, and per replicated Job (by name) its Job and pod metadata, the pod's placement
-    and volumes, and per container (by name) env and volume mounts."""
+# How a strategic merge patch (Trainer's mergeRuntimePatches, over the JobSet spec) joins the
+# lists of a pod spec a runtime patch may set: by these keys (k8s.io/api core/v1 patchMergeKey);
+# the others, tolerations among them, are replaced whole.
+MERGE_KEYS = {"volumes": "name", "containers": "name", "initContainers": "name", "imagePullSecrets": "name",
+              "schedulingGates": "name", "volumeMounts": "mountPath", "env": "name"}  # fmt: skip
+
+
+def _strategic(base, patch, field: str | None = None):
+    """``patch`` merged into ``base`` as a strategic merge patch does for these fields: objects
+    key by key, lists with a merge key item by item, anything else replaced."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for key, value in patch.items():
+            out[key] = _strategic(base.get(key), value, key) if key in base else copy.deepcopy(value)
+        return out
+    if isinstance(base, list) and isinstance(patch, list) and field in MERGE_KEYS:
+        key, out = MERGE_KEYS[field], list(base)
+        for item in patch:
+            match = [i for i, old in enumerate(out) if isinstance(old, dict) and isinstance(item, dict)
+                     and old.get(key) == item.get(key)]  # fmt: skip
+            if match:
+                out[match[0]] = _strategic(out[match[0]], item)
+            else:
+                out.append(copy.deepcopy(item))
+        return out
+    return copy.deepcopy(patch)
+
+
+def _merge_patch(meta: dict, replicated: list[dict], patch: dict, what: str) -> None:
+    """A runtime patch's template merged into the runtime's JobSet template (in place): labels
+    and annotations, and per replicated Job (by name) its Job and pod template, strategically.
+    A Job or container the runtime lacks is refused, as Trainer's webhook does (plugins/jobset
+    Validate)."""
     _merge_meta(meta, patch.get("metadata"))
     for rpatch in (patch.get("spec") or {}).get("replicatedJobs") or []:
-        for r in replicated:
-            if r.get("name") != rpatch.get("name"):
-                continue
-            job_template = r.setdefault("template", {})
-            _merge_meta(job_template.setdefault("metadata", {}), (rpatch.get("template") or {}).get("metadata"))
-            pod_patch = ((rpatch.get("template") or {}).get("spec") or {}).get("template") or {}
-            pod_template = job_template.setdefault("spec", {}).setdefault("template", {})
-            _merge_meta(pod_template.setdefault("metadata", {}), pod_patch.get("metadata"))
-            pod_spec, spec_patch = pod_template.setdefault("spec", {}), pod_patch.get("spec") or {}
-            for key, value in spec_patch.items():
-                if key in ("containers", "initContainers"):
-                    for cpatch in value or []:
-                        for container in pod_spec.get(key) or []:
-                            if container.get("name") == cpatch.get("name"):
-                                _upsert_env(container, cpatch.get("env") or [])
-                                container.setdefault("volumeMounts", []).extend(
-                                    copy.deepcopy(cpatch.get("volumeMounts") or [])
-                                )
-                elif key == "nodeSelector":
-                    pod_spec.setdefault(key, {}).update(value or {})
-                elif isinstance(value, list):
-                    pod_spec.setdefault(key, []).extend(copy.deepcopy(value))
-                else:
-                    pod_spec[key] = copy.deepcopy(value)
+        matches = [r for r in replicated if r.get("name") == rpatch.get("name")]
+        if not matches:
+            raise ExpandError(f"{what}: the runtime has no replicated Job {rpatch.get('name')!r} to patch")
+        job_template = matches[0].setdefault("template", {})
+        _merge_meta(job_template.setdefault("metadata", {}), (rpatch.get("template") or {}).get("metadata"))
+        pod_patch = ((rpatch.get("template") or {}).get("spec") or {}).get("template") or {}
+        pod_template = job_template.setdefault("spec", {}).setdefault("template", {})
+        _merge_meta(pod_template.setdefault("metadata", {}), pod_patch.get("metadata"))
+        pod_spec, spec_patch = pod_template.setdefault("spec", {}), pod_patch.get("spec") or {}
+        for field in ("containers", "initContainers"):
+            names = {c.get("name") for c in pod_spec.get(field) or []}
+            unknown = [c.get("name") for c in spec_patch.get(field) or [] if c.get("name") not in names]
+            if unknown:
+                raise ExpandError(f"{what}: the runtime's Job {rpatch['name']!r} has no {field[:-1]} {unknown[0]!r}")
+        pod_template["spec"] = _strategic(pod_spec, spec_patch)
 
 
 def _merge_meta(meta: dict, patch: dict | None) -> None:

@@ -322,6 +322,11 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
             continue
         if path and not builtin:  # a built-in controller's template labels: _controller_findings
             out += label_findings(as_dict(template.get("metadata")).get("labels"), f"{path}.metadata.labels")
+        if ".replicatedJobs[" in path:  # a Job's pod template, which the JobSet controller submits
+            policy = as_dict(template.get("spec")).get("restartPolicy")
+            if policy == "Always":  # unset: the JobSet webhook's OnFailure; not an enum value: the schema's
+                message = "a Job's pods restart OnFailure or Never: the Job the JobSet controller makes is refused"
+                out.append(error(f"{spec_path}.restartPolicy", "restart-policy", message))
         out += pod_spec_findings(template.get("spec"), spec_path, claims=claims, releases=releases)
     return out
 

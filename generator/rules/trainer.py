@@ -50,7 +50,7 @@ def _patch_findings(spec: dict) -> list[Finding]:
             pod = as_dict(
                 as_dict(as_dict(as_dict(as_dict(job).get("template")).get("spec")).get("template")).get("spec")
             )
-            for field in ("containers", "initContainers"):
+            for field in ("containers",):  # Trainer looks at containers only, not initContainers
                 for k, container in enumerate(as_list(pod.get(field))):
                     container = as_dict(container)
                     if container.get("name") in NO_PATCHED_ENV and container.get("env"):
@@ -74,6 +74,13 @@ def _paddle_findings(obj: dict, spec: dict) -> list[Finding]:
     ours = ref.get("name") in PADDLE_RUNTIMES and ref.get("kind", "ClusterTrainingRuntime") == "ClusterTrainingRuntime"
     trainer = as_dict(spec.get("trainer"))
     given = as_int(trainer.get("numNodes"))
+    if given is not None and given < 1:
+        message = (
+            f"numNodes {given}: the trainer step's Job gets {given} completions, so no node trains (0 completes at "
+            "once, a negative count is refused when the JobSet is made); give 1 or more"
+        )
+        out.append(error("spec.trainer.numNodes", "trainjob-num-nodes", message))
+        return out
     nodes = given if given is not None else (1 if ours else None)  # the runtime's mlPolicy.numNodes
     env = [(i, as_dict(e)) for i, e in enumerate(as_list(trainer.get("env")))]
     declared = [(i, e.get("value")) for i, e in env if e.get("name") == "PADDLE_NNODES"]

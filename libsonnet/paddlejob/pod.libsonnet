@@ -67,7 +67,7 @@ local shmVolume(shm) = {
     local contractNames = [e.name for e in contractEnv];
     local overridden = [k for k in std.objectFields(job.env + util.get(role, 'env', {})) if std.member(contractNames, k)];
     assert overridden == [] :
-           "env %s: this runtime sets it itself to wire the pods, so the value given would be dropped; remove it (on the paddle-operator runtime a container's env overrides the operator's config map)" % overridden[0];
+           "env %s: this runtime sets it itself to wire the pods, so the value given would be dropped or would break the wiring; remove it (on the paddle-operator runtime a container's env overrides the operator's config map)" % overridden[0];
     local paddle = base {
       name: util.get(base, 'name', 'paddle'),
       image: util.get(role, 'image', job.image),

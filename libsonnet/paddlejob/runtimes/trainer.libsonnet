@@ -10,12 +10,14 @@
 //   PADDLE_MASTER   $(JOBSET_NAME)-node-0-0.$(JOBSET_NAME):36543, node 0's host name under the
 //                   JobSet's headless Service (subdomain: the JobSet's name)
 //   PADDLE_RANK     the completion index of the node Job's pod
+//   POD_IP          the pod's own name under that Service: Paddle's launcher starts the master
+//                   on the node whose address is the master's host, compared as strings
 //   PADDLE_NNODES   the runtime's numNodes (1); a TrainJob of N nodes sets it to N in its env,
 //                   which validate checks (trainjob-paddle-nnodes): nothing else tells the pods
 //   PADDLE_JOB_ID   $(JOBSET_NAME)
 //
-// The node Job has backoffLimit 0 and restartPolicy Never: a failed rank fails its Job, and with
-// the JobSet's default failure policy (maxRestarts 0) the JobSet and the TrainJob fail, where a
+// The node Job has backoffLimit 0 and restartPolicy Never: a failed rank fails its Job, and as the
+// JobSet has no failure policy (none is defaulted) the JobSet and the TrainJob fail, where a
 // restarted rank would wait for a rendezvous that is over. docs/runtimes.md has the contract.
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
@@ -32,6 +34,10 @@ local runtimeEnv = [
   pod.fieldRef('JOBSET_NAME', "metadata.labels['jobset.sigs.k8s.io/jobset-name']"),
   { name: 'PADDLE_MASTER', value: '$(JOBSET_NAME)-%s-0-0.$(JOBSET_NAME):%d' % [node, port] },
   pod.fieldRef('PADDLE_RANK', "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
+  // The node's own address as the launcher compares it with the master's host: node 0 starts the
+  // rendezvous server only when they are the same string (launch/controllers/master.py
+  // HTTPMaster.lazy_init); without it the node's address is its IP and every node waits.
+  { name: 'POD_IP', value: '$(JOBSET_NAME)-%s-0-$(PADDLE_RANK).$(JOBSET_NAME)' % node },
   { name: 'PADDLE_NNODES', value: '1' },
   { name: 'PADDLE_JOB_ID', value: '$(JOBSET_NAME)' },
   { name: 'PYTHONUNBUFFERED', value: '1' },
