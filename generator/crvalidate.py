@@ -28,7 +28,6 @@ import re
 
 import jsonschema_rs
 
-from .celrules import RuleRunner
 from .crformats import FORMATS
 from .findings import Finding, child, dotted, joined
 from .schemaerrors import describe
@@ -138,12 +137,7 @@ class CustomResourceValidator:
         self._embedded = Marked("x-kubernetes-embedded-resource")
         # Defaults change a verdict through the rules, a required field, or an object's property
         # count (list-map keys take their defaults in list_type_findings); else they are skipped.
-        self._defaults_matter = self._defaults(openapi_schema) and (
-            self._rules(openapi_schema)
-            or _required_defaulted(openapi_schema)
-            or Marked("maxProperties")(openapi_schema)
-            or Marked("minProperties")(openapi_schema)
-        )
+        self._defaults_matter = self._defaults(openapi_schema) and _default_may_matter(openapi_schema)
         checked = Marked("format", lambda fmt: isinstance(fmt, str) and fmt in FORMATS)
         self._formats = checked if not self._re2_patterns else _everything
         self.minor = minor
@@ -167,6 +161,8 @@ class CustomResourceValidator:
             found += list_type_findings(self.schema, obj, (), self._list_types)
         rules_apply = self.minor is None or self.minor >= RULES_SINCE
         if rules_apply and self._rules(self.schema) and not any(_blocking(f) for f in found):
+            from .celrules import RuleRunner  # here: CEL (and its engine) only for schemas with rules
+
             found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
         return sorted(found, key=lambda f: (f.path, f.message))
 
@@ -321,16 +317,26 @@ def _key_default(schema: dict, key: str):
     return sub.get("default") if isinstance(sub, dict) else None
 
 
-def _required_defaulted(schema) -> bool:
-    """Whether some property is both required and defaulted (a default then satisfies it)."""
+_COUNTED = ("x-kubernetes-validations", "maxProperties", "minProperties")
+
+
+def _default_may_matter(schema) -> bool:
+    """Whether a default can change a verdict somewhere in ``schema``: a CEL rule or a property
+    count sees it, or a property is both required and defaulted (a default then satisfies it).
+    One walk for all three: this runs for every schema a run compiles."""
     if isinstance(schema, dict):
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        required = schema.get("required") if isinstance(schema.get("required"), list) else []
-        if any(isinstance(props.get(name), dict) and "default" in props[name] for name in required):
+        if any(key in schema for key in _COUNTED):
             return True
-        return any(_required_defaulted(v) for k, v in schema.items() if k not in ("default", "enum"))
+        props, required = schema.get("properties"), schema.get("required")
+        if (
+            isinstance(props, dict)
+            and isinstance(required, list)
+            and any(isinstance(props.get(name), dict) and "default" in props[name] for name in required)
+        ):
+            return True
+        return any(_default_may_matter(v) for k, v in schema.items() if k not in ("default", "enum"))
     if isinstance(schema, list):
-        return any(_required_defaulted(v) for v in schema)
+        return any(_default_may_matter(v) for v in schema)
     return False
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from xml.etree import ElementTree
 
 from . import __version__, rulebook
 from .findings import Finding
@@ -82,6 +81,8 @@ def junit(report: Report, colour: bool = False) -> str:
         cases.setdefault((item.file, item.document), []).append(item)
     failed = sum(1 for items in cases.values() if any(i.finding.is_error for i in items))
     clean = max(report.documents - len(cases), 0)
+    from xml.etree import ElementTree  # here: only JUnit output needs it
+
     suites = ElementTree.Element("testsuites", name="paddlejob-manifests validate")
     suite = ElementTree.SubElement(
         suites, "testsuite", name="validate", tests=str(len(cases) + 1), failures=str(failed), errors="0", skipped="0"

@@ -29,18 +29,23 @@ composes its libyaml tree only when a check finds something (Document.position).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 
 from . import kubeyaml
 
-try:
+# Where rapidyaml has no wheels, libyaml reads every document. The modules are imported when the
+# first document comes here (yamlload sends none from a small file): importing them costs more
+# than reading a pre-commit hook's file.
+AVAILABLE = all(importlib.util.find_spec(name) is not None for name in ("ryml", "orjson"))
+ryml = orjson = None
+
+
+def _load() -> None:
+    global ryml, orjson
     import orjson
     import ryml
-except ImportError:  # a platform without rapidyaml wheels: libyaml reads every document
-    ryml = None
-
-AVAILABLE = ryml is not None
 
 _INT64 = 1 << 63
 # A false alarm here only sends a document to libyaml. `&*!` anchors, aliases, tags; `%`
@@ -124,6 +129,8 @@ def read(text: str, max_depth: int) -> tuple[dict, bool] | None:
     """(data, whether it holds a null) of one document, or None when libyaml must read it."""
     if _slow_path(text):
         return None
+    if ryml is None:
+        _load()
     parsed = _parse(text.encode())
     if parsed is None:
         return None

@@ -428,15 +428,18 @@ def _too_deep(text: str, line_offset: int) -> Problem | None:
 # The fast reader, chosen at import: None where rapidyaml is not installed, or with
 # PADDLEJOB_MANIFESTS_YAML=libyaml in the environment (tests run both ways).
 fast_reader = yamlfast.read if yamlfast.AVAILABLE and os.environ.get("PADDLEJOB_MANIFESTS_YAML") != "libyaml" else None
+# The first bytes of a stream are libyaml's to read, so a small file never loads rapidyaml,
+# whose import costs more than reading it with libyaml (tests that compare the two set 0).
+FAST_AFTER = 32 * 1024
 
 
-def _yaml_document(chunk: _Chunk, index: int) -> Document | None:
+def _yaml_document(chunk: _Chunk, index: int, fast: bool = True) -> Document | None:
     text, offset = chunk.text, chunk.first_line
     if text.count("[") + text.count("{") > _COMPOSE_SAFE or _DEEP_BLOCK.search(text):
         deep = _too_deep(text, offset)
         if deep:
             return Document(index, None, [deep], line_offset=offset)
-    elif fast_reader is not None:  # no deep nesting either: rapidyaml's emitter recurses
+    elif fast and fast_reader is not None:  # no deep nesting either: rapidyaml's emitter recurses
         fast = fast_reader(text, MAX_DEPTH)
         if fast is not None:
             return Document(index, fast[0], [], None, offset, fast[1], text)
@@ -569,12 +572,13 @@ def iter_documents(source) -> Iterator[Document]:
     if "".join(text for text, _, _ in head).lstrip(" \t\r\n").startswith("{"):
         yield from _json_stream(itertools.chain(head, blocks))
         return
-    index = 0
+    index, seen = 0, 0
     for chunk in _chunks(itertools.chain(head, blocks)):
         if chunk.problem is not None:
             yield Document(index + 1, None, [chunk.problem], line_offset=chunk.first_line)
             continue
-        doc = _yaml_document(chunk, index + 1)
+        seen += len(chunk.text)
+        doc = _yaml_document(chunk, index + 1, seen > FAST_AFTER)
         if doc is not None:
             index += 1
             yield doc

@@ -62,6 +62,7 @@ def yaml_reader(request, monkeypatch) -> str:
         if not yamlfast.AVAILABLE:
             pytest.skip("rapidyaml is not installed")
         monkeypatch.setattr(yamlload, "fast_reader", yamlfast.read)
+        monkeypatch.setattr(yamlload, "FAST_AFTER", 0)  # every document, however small the file
         monkeypatch.delenv("PADDLEJOB_MANIFESTS_YAML", raising=False)
     else:
         monkeypatch.setattr(yamlload, "fast_reader", None)

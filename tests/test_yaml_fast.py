@@ -35,8 +35,8 @@ FILES = sorted(
 def read(data, fast: bool) -> list[tuple]:
     """What the reader gives, comparable: data by repr (1 is not 1.0 nor True), problems, the
     position of every field, and whether the fast reader read the document."""
-    saved = yamlload.fast_reader
-    yamlload.fast_reader = yamlfast.read if fast else None
+    saved, saved_after = yamlload.fast_reader, yamlload.FAST_AFTER
+    yamlload.fast_reader, yamlload.FAST_AFTER = (yamlfast.read if fast else None), 0
     try:
         out = []
         for doc in yamlload.iter_documents(data):
@@ -46,7 +46,7 @@ def read(data, fast: bool) -> list[tuple]:
             out.append((doc.index, repr(doc.data), problems, doc.nulls, doc.line_offset, positions, fast_read))
         return out
     finally:
-        yamlload.fast_reader = saved
+        yamlload.fast_reader, yamlload.FAST_AFTER = saved, saved_after
 
 
 def _paths(data, prefix=(), limit=400) -> list[list]:
@@ -168,10 +168,26 @@ def test_the_fast_reader_reads_plain_manifests_as_kubectl_does():
     assert differences(text) == []
 
 
-def test_a_fast_document_composes_its_tree_only_when_a_position_is_asked():
+def test_a_fast_document_composes_its_tree_only_when_a_position_is_asked(monkeypatch):
+    monkeypatch.setattr(yamlload, "FAST_AFTER", 0)
     docs = list(yamlload.iter_documents("x: 0\n---\na:\n  b: [1, 2]\n"))
     doc = docs[1]
     assert doc.text is not None and doc.node is None
     (line, column), node = doc.position(["a", "b", 1])
     assert (line, column, node.value) == (4, 10, "2")
     assert doc.node is not None and doc.text is None
+
+
+def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml():
+    """The first FAST_AFTER bytes are libyaml's: a one-document file never imports rapidyaml
+    (its import costs more than the read); past them the fast reader takes over."""
+    code = (
+        "import sys; from generator import yamlload; "
+        "docs = list(yamlload.iter_documents('a: 1\\n')); "
+        "print('ryml' in sys.modules, docs[0].text is None)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert done.stdout.split() == ["False", "True"], done.stderr
+    big = "---\n".join(f"name: job-{i}\nreplicas: {i}\n" for i in range(4000))
+    docs = list(yamlload.iter_documents(big))
+    assert docs[0].text is None and docs[-1].text is not None  # libyaml first, rapidyaml later
