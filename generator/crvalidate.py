@@ -131,15 +131,23 @@ class CustomResourceValidator:
         self._re2_patterns = _drop_foreign_patterns(root)
         self._validator = jsonschema_rs.Draft4Validator(root)
         # which parts of the schema have defaults, rules, list types: the walks skip the rest
-        self._defaults = Marked("default")
-        self._rules = Marked("x-kubernetes-validations")
-        self._list_types = Marked("x-kubernetes-list-type", lambda kind: kind in ("set", "map"))
-        self._embedded = Marked("x-kubernetes-embedded-resource")
+        marks = SchemaMarks(
+            {
+                "default": None,
+                "x-kubernetes-validations": None,
+                "x-kubernetes-list-type": lambda kind: kind in ("set", "map"),
+                "x-kubernetes-embedded-resource": None,
+                "format": lambda fmt: isinstance(fmt, str) and fmt in FORMATS,
+            }
+        )
+        self._defaults = marks.marked("default")
+        self._rules = marks.marked("x-kubernetes-validations")
+        self._list_types = marks.marked("x-kubernetes-list-type")
+        self._embedded = marks.marked("x-kubernetes-embedded-resource")
         # Defaults change a verdict through the rules, a required field, or an object's property
         # count (list-map keys take their defaults in list_type_findings); else they are skipped.
         self._defaults_matter = self._defaults(openapi_schema) and _default_may_matter(openapi_schema)
-        checked = Marked("format", lambda fmt: isinstance(fmt, str) and fmt in FORMATS)
-        self._formats = checked if not self._re2_patterns else _everything
+        self._formats = marks.marked("format") if not self._re2_patterns else _everything
         self.minor = minor
 
     def findings(self, obj: dict) -> list[Finding]:
@@ -370,28 +378,49 @@ def _under_status(path: str) -> bool:
     return path == "status" or path.startswith(("status.", "status["))
 
 
-class Marked:
-    """Whether a schema node has ``key`` at or below it; answered once per node (by identity:
-    the schema lives as long as its validator)."""
+class SchemaMarks:
+    """Which of several keys each schema node has at or below it (a bit per key), found for all
+    keys in one walk of a subtree, when a node is first asked about; by identity: the schema
+    lives as long as its validator. ``wanted``: key -> which of its values count (None: any)."""
 
-    def __init__(self, key: str, accept=None):
-        self.key = key
-        self.accept = accept  # which values of the key count (None: any)
-        self._known: dict[int, bool] = {}
+    def __init__(self, wanted: dict):
+        self._wanted = [(1 << bit, key, accept) for bit, (key, accept) in enumerate(wanted.items())]
+        self._bits = {key: bit for bit, key, _ in self._wanted}
+        self._masks: dict[int, int] = {}
+
+    def marked(self, key: str) -> Marked:
+        return Marked(self, self._bits[key])
+
+    def mask(self, node) -> int:
+        if not isinstance(node, dict | list):
+            return 0
+        found = self._masks.get(id(node))
+        if found is None:
+            found = 0
+            if isinstance(node, dict):
+                for bit, key, accept in self._wanted:
+                    if key in node and (accept is None or accept(node[key])):
+                        found |= bit
+                for key, value in node.items():
+                    if key not in ("default", "enum") and isinstance(value, dict | list):
+                        found |= self.mask(value)
+            else:
+                for value in node:
+                    if isinstance(value, dict | list):
+                        found |= self.mask(value)
+            self._masks[id(node)] = found
+        return found
+
+
+class Marked:
+    """Whether a schema node has one key of its SchemaMarks at or below it."""
+
+    def __init__(self, marks: SchemaMarks, bit: int):
+        self._marks, self._bit = marks, bit
         self._properties: dict[int, list] = {}
 
     def __call__(self, node) -> bool:
-        if not isinstance(node, dict | list):
-            return False
-        found = self._known.get(id(node))
-        if found is None:
-            if isinstance(node, dict):
-                here = self.key in node and (self.accept is None or self.accept(node[self.key]))
-                found = here or any(self(v) for k, v in node.items() if k not in ("default", "enum"))
-            else:
-                found = any(self(v) for v in node)
-            self._known[id(node)] = found
-        return found
+        return bool(self._marks.mask(node) & self._bit)
 
     def properties(self, node: dict) -> list[tuple[str, dict]]:
         """The properties of ``node`` that are marked (the ones a walk must visit)."""

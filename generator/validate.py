@@ -8,7 +8,6 @@ Each schema is compiled once per run and reused for every document.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import sys
@@ -383,6 +382,8 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
         )
         return error("apiVersion", "api-not-served", message)
     kinds = sorted({k for _, k in in_group if not k.endswith("List")})
+    import difflib  # here: only an unknown kind needs a suggestion
+
     close = difflib.get_close_matches(kind, kinds, n=1)
     if partly:
         return warning("kind", "unknown-kind", f"did you mean {close[0]!r}?") if close else None

@@ -47,6 +47,7 @@ def _load() -> None:
     import orjson
     import ryml
 
+
 _INT64 = 1 << 63
 # A false alarm here only sends a document to libyaml. `&*!` anchors, aliases, tags; `%`
 # directives; backslashes (escapes rapidyaml and libyaml may read differently); tabs, CR, C0

@@ -16,7 +16,6 @@ import argparse
 import importlib
 import os
 import sys
-import traceback
 
 from .. import __version__, cliargs
 
@@ -70,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()  # `... | head`: the reader left; nothing more to say
         return 1
     except Exception as err:  # noqa: BLE001 - the one place that turns a bug into exit 3
+        import traceback  # here: a run that goes well never needs it
+
         where = traceback.extract_tb(err.__traceback__)[-1]
         print(
             f"paddlejob-manifests {args.subcommand}: internal error: {type(err).__name__}: {err} "
