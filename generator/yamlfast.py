@@ -60,8 +60,11 @@ _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
 # comment (`>  - name: x`): libyaml fails, rapidyaml reads on
 _BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
 # a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
-# (`- "a"   - "b"`): libyaml fails, rapidyaml reads on
-_AFTER_QUOTED = re.compile(r"(?:(?<=[ \[{,])|^)(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])", re.M)
+# (`- "a"   - "b"`): libyaml fails, rapidyaml reads on. The scalar starts a line or follows one
+# of ` [{,`: _after_quoted tries the pattern at each quote so placed (one regex with that
+# lookbehind costs a try at every character of every document).
+_QUOTED_THEN = re.compile(r"(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])")
+_QUOTE = re.compile(r"[\"']")
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000
@@ -81,9 +84,17 @@ def _slow_path(text: str) -> bool:
         or ":}" in text
         or ":," in text
         or _SLOW_LINES.search("\n" + text)
-        or _BAD_BLOCK_HEADER.search(text)
-        or _AFTER_QUOTED.search(text)
+        or (("|" in text or ">" in text) and _BAD_BLOCK_HEADER.search(text))
+        or _after_quoted(text)
     )
+
+
+def _after_quoted(text: str) -> bool:
+    for quote in _QUOTE.finditer(text):
+        at = quote.start()
+        if (at == 0 or text[at - 1] in " [{,\n") and _QUOTED_THEN.match(text, at):
+            return True
+    return False
 
 
 # What a plain scalar cannot hold (YAML 1.1, libyaml's scanner): an indicator first, `: ` or

@@ -191,3 +191,17 @@ def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml():
     big = "---\n".join(f"name: job-{i}\nreplicas: {i}\n" for i in range(4000))
     docs = list(yamlload.iter_documents(big))
     assert docs[0].text is None and docs[-1].text is not None  # libyaml first, rapidyaml later
+
+
+def test_the_quoted_scalar_scan_is_the_one_regex_it_replaces():
+    """_after_quoted tries the pattern only at quotes that start a line or follow one of ` [{,`,
+    which is what one regex with a lookbehind says (the form it had): the same answer on every
+    fixture and on short random texts of the characters that matter."""
+    import re
+
+    one_regex = re.compile(r"(?:(?<=[ \[{,])|^)(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])", re.M)
+    texts = [p.read_text(errors="replace") for p in FIXTURES.rglob("*.yaml")]
+    rng = random.Random(7)
+    texts += ["".join(rng.choice(" \"'\n#:,[]{}-ab") for _ in range(rng.randint(0, 14))) for _ in range(50_000)]
+    for text in texts:
+        assert yamlfast._after_quoted(text) == bool(one_regex.search(text)), repr(text[:200])

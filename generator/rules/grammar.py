@@ -64,6 +64,11 @@ def parse_quantity(text) -> Decimal | None:
         return Decimal(str(text))
     if not isinstance(text, str):
         return None
+    return _parse_quantity_text(text)
+
+
+@functools.lru_cache(maxsize=4096)  # quantities repeat across documents ('500m', '1Gi'); Decimal is immutable
+def _parse_quantity_text(text: str) -> Decimal | None:
     match = QUANTITY.match(text)
     if not match:
         return None
@@ -96,7 +101,12 @@ IMAGE_REFERENCE = re.compile(
 
 def image_problem(image) -> str | None:
     """Why ``image`` is not a usable container image reference, or None."""
-    if not isinstance(image, str) or not image.strip():
+    return _image_text_problem(image) if isinstance(image, str) else "image is required"
+
+
+@functools.lru_cache(maxsize=4096)  # images repeat across documents
+def _image_text_problem(image: str) -> str | None:
+    if not image.strip():
         return "image is required"
     if image != image.strip():
         return f"image {image!r} has leading or trailing whitespace, which the apiserver rejects"

@@ -145,7 +145,10 @@ def label_findings(labels, path: str) -> list[Finding]:
     """Label keys and values of a labels mapping at ``path``."""
     out = []
     for key, value in as_dict(labels).items():
-        out += _key_findings(child(path, key), key, "label")
-        if isinstance(value, str) and label_value_problem(value, key):
-            out.append(error(child(path, key), "label-value", label_value_problem(value, key)))
+        problem = label_key_problem(key, "label")
+        if problem:
+            out.append(error(child(path, key), "label-key", problem))
+        problem = label_value_problem(value, key) if isinstance(value, str) else None
+        if problem:
+            out.append(error(child(path, key), "label-value", problem))
     return out
