@@ -185,7 +185,7 @@ def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[F
         kind = schema.get("x-kubernetes-list-type")
         keys = schema.get("x-kubernetes-list-map-keys")
         seen: dict = {}
-        for i, item in enumerate(value):
+        for i, item in enumerate(value if kind in ("set", "map") else ()):
             if kind == "set":
                 key = _hashable(item)
             elif kind == "map" and isinstance(keys, list) and isinstance(item, dict):
@@ -202,9 +202,10 @@ def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[F
                 what = f"two items of the list-map have the same {same}"
             message = f"Duplicate value: {what} (see [{seen[key]}])"
             out.append(Finding("error", dotted([*path, i]), "schema", message))
-        if isinstance(schema.get("items"), dict):
+        items = schema.get("items")
+        if isinstance(items, dict) and marked(items):  # else nothing below the items is a list-set or list-map
             for i, item in enumerate(value):
-                out += list_type_findings(schema["items"], item, (*path, i), marked)
+                out += list_type_findings(items, item, (*path, i), marked)
     elif isinstance(value, dict):
         for name, sub in marked.properties(schema):
             if name in value:
