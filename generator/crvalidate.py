@@ -57,18 +57,28 @@ _MARKERS_TO_DROP = (
 )
 
 
-def to_json_schema(schema: dict, strict: bool) -> dict:
-    """An OpenAPI v3 CRD schema as a draft-4 JSON schema, closed where the apiserver prunes."""
+def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict:
+    """An OpenAPI v3 CRD schema as a draft-4 JSON schema, closed where the apiserver prunes.
+    ``object_meta``: the node's `metadata` property is an ObjectMeta (the root's, an embedded
+    resource's), which the apiserver validates itself rather than by this schema."""
     out = {}
     for key, value in schema.items():
         if key in _MARKERS_TO_DROP or key == "x-kubernetes-preserve-unknown-fields":
             continue
         if key == "properties":
-            out[key] = {name: to_json_schema(sub, strict) for name, sub in value.items()}
+            embedded = bool(schema.get("x-kubernetes-embedded-resource"))
+            out[key] = {
+                name: (
+                    to_json_schema(sub, False, False)
+                    if object_meta and name == "metadata"
+                    else to_json_schema(sub, strict, embedded)
+                )
+                for name, sub in value.items()
+            }
         elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
-            out[key] = to_json_schema(value, strict)
+            out[key] = to_json_schema(value, strict, False)
         elif key in ("anyOf", "allOf", "oneOf"):
-            out[key] = [to_json_schema(sub, strict) for sub in value]
+            out[key] = [to_json_schema(sub, strict, object_meta) for sub in value]
         else:
             out[key] = value
     if schema.get("nullable"):
@@ -80,7 +90,10 @@ def to_json_schema(schema: dict, strict: bool) -> dict:
         embedded = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
         out["properties"] = {**embedded, **out.get("properties", {})}
     closed = strict and not schema.get("x-kubernetes-preserve-unknown-fields")
-    if closed and "properties" in out and "additionalProperties" not in schema:
+    # pruning (apiextensions-apiserver schema/pruning/algorithm.go) keeps only declared fields,
+    # so an object schema without properties keeps none: `torch: {type: object}` takes no field
+    if closed and "additionalProperties" not in schema and ("properties" in out or schema.get("type") == "object"):
+        out.setdefault("properties", {})  # so that an unknown field is reported by its name
         out["additionalProperties"] = False
     return out
 

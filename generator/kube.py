@@ -80,7 +80,28 @@ def definitions(minor: int) -> dict:
     quantity = "io.k8s.apimachinery.pkg.api.resource.Quantity"
     if quantity in defs:
         defs[quantity] = {"oneOf": [{"type": "string"}, {"type": "number"}]}
+    for name, fields in NOT_REQUIRED.items():
+        required = (defs.get(name) or {}).get("required")
+        if isinstance(required, list):
+            defs[name]["required"] = [field for field in required if field not in fields]
     return defs
+
+
+# Fields the OpenAPI documents list as required (a Go field without omitempty is "required"
+# there) that the apiserver does not require: a missing one decodes to its zero value, which
+# defaulting fills or validation accepts (pkg/apis/<group>/validation).
+NOT_REQUIRED = {
+    # validateHTTPHeaders checks a header's name only; an empty value is a header without one
+    "io.k8s.api.core.v1.HTTPHeader": ("value",),
+    # validateSysctls checks names (and duplicates) only
+    "io.k8s.api.core.v1.Sysctl": ("value",),
+    # SetDefaults_RoleBinding / _ClusterRoleBinding (pkg/apis/rbac/v1/defaults.go) set
+    # rbac.authorization.k8s.io; the documents of 1.31 to 1.35 list apiGroup as required
+    "io.k8s.api.rbac.v1.RoleRef": ("apiGroup",),
+    # never required by ValidateStatefulSetSpec; the documents up to 1.32 said so
+    # (kubernetes/kubernetes#130233 made the marker optional)
+    "io.k8s.api.apps.v1.StatefulSetSpec": ("serviceName",),
+}
 
 
 def _tighten_schema_unions(defs: dict) -> None:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import bundles, crdschema, discover, kube, parallel, provenance, schemasource, structural, thirdparty
+from . import admission, bundles, crdschema, discover, kube, parallel, provenance, schemasource, structural, thirdparty
 from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -265,7 +265,7 @@ class ObjectChecker:
         return out
 
     def _custom(self, obj: dict, api_version: str, kind: str) -> list[Finding]:
-        out = self.custom_validator(api_version, kind).findings(obj)
+        out = self.custom_validator(api_version, kind).findings(admission.mutated(obj, api_version, kind))
         meta = obj.get("metadata")
         if isinstance(meta, dict):
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")

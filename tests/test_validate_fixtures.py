@@ -59,6 +59,8 @@ def findings(path: Path):
         kube_version(path),
         volcano=project_release(path, "volcano"),
         kubeflow=project_release(path, "kubeflow"),
+        trainer=project_release(path, "trainer"),
+        jobset=project_release(path, "jobset"),
         crds=crds(path),
     )
     return validate.validate_files([str(path)], checker)

@@ -246,6 +246,22 @@ def _templates(obj: dict) -> list[tuple[str, dict]]:
     return []
 
 
+def _claim_templates(obj: dict) -> list:
+    """The PVC templates whose volumes the controller adds to the pods that mount them: a
+    StatefulSet's volumeClaimTemplates; a JobSet's volumeClaimPolicies templates (JobSet 0.11+,
+    pkg/controllers/volume_claim_policy.go addVolumes), a training runtime's in its JobSet
+    template."""
+    spec = as_dict(obj.get("spec"))
+    if obj.get("kind") == "StatefulSet":
+        return as_list(spec.get("volumeClaimTemplates"))
+    api = str(obj.get("apiVersion", ""))
+    if api.startswith("trainer.kubeflow.org/"):
+        spec = as_dict(as_dict(spec.get("template")).get("spec"))
+    elif not api.startswith("jobset.x-k8s.io/"):
+        return []
+    return [t for policy in as_list(spec.get("volumeClaimPolicies")) for t in as_list(as_dict(policy).get("templates"))]
+
+
 def _replicated_job_templates(path: str, spec: dict) -> list[tuple[str, dict]]:
     """The pod templates of a JobSet spec's replicated Jobs (a JobSet's, or a training runtime's
     JobSet template): the pods the Job controller will create from each."""
@@ -307,12 +323,9 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
     apiserver will judge it), at the template's own lines; ``releases``: the targeted releases."""
     out = _controller_findings(obj)
     releases = releases or (kube.known_versions()[-1],)
-    claims = frozenset()
-    if obj.get("kind") == "StatefulSet":  # the controller adds a volume per claim template to each pod
-        templates = as_list(as_dict(obj.get("spec")).get("volumeClaimTemplates"))
-        claims = frozenset(
-            name for t in templates if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
-        )
+    claims = frozenset(
+        name for t in _claim_templates(obj) if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
+    )
     builtin = obj.get("kind") in _ALWAYS_RESTART | _JOB_KINDS and _is_builtin(obj)
     for path, template in _templates(obj):
         spec_path = joined(path, "spec")

@@ -18,7 +18,7 @@ IN_TREE = {
     "photonPersistentDisk": (11, 16),
     "scaleIO": (16, 22),
     "flocker": (22, 25),
-    "storageOS": (22, 25),
+    "storageos": (22, 25),  # the JSON name of StorageOSVolumeSource is lower-case
     "quobyte": (22, 25),
     "glusterfs": (25, 26),
     "cephfs": (28, 31),
