@@ -133,14 +133,32 @@ def _api_version(gvk: dict) -> str:
 
 @functools.cache
 def kinds(minor: int) -> dict[tuple[str, str], str]:
-    """(apiVersion, kind) -> definition name, for every top-level kind of that release."""
+    """(apiVersion, kind) -> definition name, for every top-level kind a release serves."""
     found: dict[tuple[str, str], str] = {}
+    hidden = NOT_SERVED.get(minor, frozenset())
     for name, schema in definitions(minor).items():  # sorted by name since the extraction
         if "properties" not in schema:
             continue  # old releases keep deprecated aliases that only hold a $ref
         for gvk in schema.get("x-kubernetes-group-version-kind", []):
-            found.setdefault((_api_version(gvk), gvk["kind"]), name)
+            if (_api_version(gvk), gvk["kind"]) not in hidden:
+                found.setdefault((_api_version(gvk), gvk["kind"]), name)
     return found
+
+
+# Kinds a release's OpenAPI document still defines but its apiserver no longer serves by
+# default: 1.16 stopped serving these (the 1.16 release notes, "the following APIs are no
+# longer served by default"; a cluster had to re-enable them with --runtime-config), and 1.18
+# removed them from the code and the documents.
+_STOPPED_IN_16 = frozenset(
+    (group, kind)
+    for group, kinds_ in (
+        ("apps/v1beta1", ("Deployment", "StatefulSet", "ControllerRevision")),
+        ("apps/v1beta2", ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ControllerRevision")),
+        ("extensions/v1beta1", ("Deployment", "DaemonSet", "ReplicaSet", "NetworkPolicy", "PodSecurityPolicy")),
+    )
+    for kind in kinds_
+)
+NOT_SERVED = {16: _STOPPED_IN_16, 17: _STOPPED_IN_16}
 
 
 def ref_name(ref: str) -> str:
