@@ -136,6 +136,7 @@ class TrainingJob:
     elastic: Elastic | None = None
     volcano: Volcano | None = None
     kueue_queue: str | None = None  # the Kueue LocalQueue (kubeflow, kubeflow-trainer)
+    coscheduling: bool = False  # gang-schedule with scheduler-plugins (kubeflow-trainer)
     node_selector: dict[str, str] = field(default_factory=dict)
     tolerations: list[dict] = field(default_factory=list)
     shm: bool | str = False  # True, or a size limit such as "8Gi"

@@ -241,6 +241,7 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
         ["--env", "GLOG_v=1", "--runtime", "kubernetes"],
         ["--runtime", "kubeflow-trainer", "--volcano", "--queue", "gpu", "--kueue-queue", "team-a", "--shm"],
         ["--runtime", "kubeflow", "--kueue-queue", "team-a"],
+        ["--runtime", "kubeflow-trainer", "--coscheduling", "--kueue-queue", "team-a"],
     ],
 )
 def test_flags_with_their_companion_render(argv):
@@ -285,6 +286,11 @@ def test_a_cephfs_volume_fails_where_no_kubelet_can_mount_it():
             "--working-dir: workingDir cannot be expressed on the kubeflow-trainer runtime",
         ),
         (["--kueue-queue", "team-a"], "--kueue-queue: Kueue queue (kueueQueue) cannot be expressed on the paddle-"),
+        (["--coscheduling", "--runtime", "volcano"], "--coscheduling: scheduler-plugins gang scheduling"),
+        (
+            ["--coscheduling", "--volcano", "--runtime", "kubeflow-trainer"],
+            "--coscheduling: volcano and coscheduling: a job has one gang scheduler",
+        ),
     ],
 )
 def test_cli_errors_name_the_option(argv, message):
@@ -558,7 +564,8 @@ def test_the_bundle_holds_the_trainer_runtimes_when_asked_in_v1_only():
     v1, v1beta1 = bundles.default_bundles()
     shipped = load_all((DEPLOY / "trainer" / "runtimes.yaml").read_text())
     on = bundles.evaluate(v1, {"trainerRuntimes": True})["operator.yaml"]
-    assert [o for o in on if o["kind"] == "ClusterTrainingRuntime"] == shipped
+    by_name = lambda objs: sorted(objs, key=lambda o: o["metadata"]["name"])  # noqa: E731
+    assert by_name(o for o in on if o["kind"] == "ClusterTrainingRuntime") == by_name(shipped)
     assert not any(o["kind"] == "ClusterTrainingRuntime" for o in bundles.evaluate(v1, {})["operator.yaml"])
     older = bundles.evaluate(v1beta1, {"trainerRuntimes": True})["operator.yaml"]
     assert not any(o["kind"] == "ClusterTrainingRuntime" for o in older)  # Trainer needs Kubernetes 1.31

@@ -722,3 +722,24 @@ def test_what_trainer_would_not_run_as_local_would_is_refused(tmp_path, change, 
     change(runtime, trainjob)
     with pytest.raises(pods.ExpandError, match=message):
         pods.expand([runtime, trainjob])
+
+
+def test_trainers_gang_plugins_mark_the_pods_as_trainer_does(tmp_path):
+    """plugins/volcano annotates the pods scheduling.k8s.io/group-name, plugins/coscheduling
+    labels them scheduling.x-k8s.io/pod-group, each with the TrainJob's name; the runtimes set
+    the scheduler Trainer does not."""
+    for flag, key, where in (
+        ("--volcano", "scheduling.k8s.io/group-name", "annotations"),
+        ("--coscheduling", "scheduling.x-k8s.io/pod-group", "labels"),
+    ):
+        found, _ = pods.expand(load_docs(render(tmp_path, "kubeflow-trainer", "--workers", "2", flag)))
+        assert [getattr(p, where)[key] for p in found] == ["demo", "demo"], flag
+    runtimes = {r["metadata"]["name"]: r for r in load_docs(REPO / "deploy" / "trainer" / "runtimes.yaml")}
+    for name, scheduler in (
+        ("paddle-distributed-volcano", "volcano"),
+        ("paddle-distributed-coscheduling", "scheduler-plugins-scheduler"),
+    ):
+        pod_spec = runtimes[name]["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
+            "spec"
+        ]
+        assert pod_spec["schedulerName"] == scheduler

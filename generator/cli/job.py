@@ -32,6 +32,8 @@ FLAG_OF_FIELD = {
     "heter mode (heter)": "--heter",
     "port": "--port",
     "Kueue queue (kueueQueue)": "--kueue-queue",
+    "scheduler-plugins gang scheduling (coscheduling)": "--coscheduling",
+    "volcano and coscheduling": "--coscheduling",
     "volcano.minAvailable": "--min-available",
     "volcano.priorityClass": "--priority-class",
     "workingDir": "--working-dir",
@@ -136,6 +138,7 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         if args.volcano
         else None,
         kueue_queue=args.kueue_queue,
+        coscheduling=args.coscheduling,
         node_selector=cliargs.labels("--node-selector", args.node_selector),
         tolerations=[cliargs.toleration(t) for t in args.toleration or []],
         shm=args.shm if args.shm is not None else False,
@@ -234,6 +237,9 @@ def add_parser(sub) -> None:
         "--podgroup", action="store_true", help="also write a PodGroup (with --volcano; paddle-operator runtime)"
     )
     p.add_argument("--kueue-queue", metavar="QUEUE", help="the Kueue LocalQueue that admits the job")
+    p.add_argument(
+        "--coscheduling", action="store_true", help="gang-schedule with scheduler-plugins (kubeflow-trainer)"
+    )
     p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
     p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")
     p.add_argument("--cephfs", metavar="MONITOR[,MONITOR...]", help="mount CephFS")

@@ -149,6 +149,10 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
         },
         "spec": jobset_spec,
     }
+    if (runtime_spec.get("podGroupPolicy") or {}).get("coscheduling") is not None:
+        for r in replicated:  # plugins/coscheduling EnforcePodGroupPolicy: scheduler-plugins' PodGroup label
+            pod_meta = r.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
+            pod_meta.setdefault("metadata", {}).setdefault("labels", {})["scheduling.x-k8s.io/pod-group"] = name
     if (runtime_spec.get("podGroupPolicy") or {}).get("volcano") is not None:
         for r in replicated:  # plugins/volcano EnforcePodGroupPolicy: the PodGroup named like the TrainJob
             pod_meta = (

@@ -29,6 +29,7 @@ local usedFeatures(job) = std.prune([
   if has(job, 'volcano') && util.get(job.volcano, 'podGroup', false) then 'a hand-written PodGroup (volcano.podGroup)',
   if has(job, 'volcano') && util.get(job.volcano, 'minResources') != null then "the gang's minResources (volcano.minResources)",
   if has(job, 'kueueQueue') then 'Kueue queue (kueueQueue)',
+  if util.get(job, 'coscheduling', false) == true then 'scheduler-plugins gang scheduling (coscheduling)',
 ]);
 
 local isLabel(name) =

@@ -24,6 +24,7 @@ local features = [
   { name: 'a hand-written PodGroup (volcano.podGroup)', field: '`volcano.podGroup`, `--podgroup`' },
   { name: "the gang's minResources (volcano.minResources)", field: '`volcano.minResources`' },
   { name: 'Kueue queue (kueueQueue)', field: '`kueueQueue`, `--kueue-queue`' },
+  { name: 'scheduler-plugins gang scheduling (coscheduling)', field: '`coscheduling`, `--coscheduling`' },
 ];
 
 local names = [f.name for f in features];

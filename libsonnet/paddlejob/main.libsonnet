@@ -83,6 +83,8 @@ local features = import 'features.libsonnet';
   // Kueue: the LocalQueue that admits the job (the label kueue.x-k8s.io/queue-name), on the
   // runtimes whose kind Kueue admits.
   withKueue(queue):: { kueueQueue: queue },
+  // Gang scheduling by the scheduler-plugins coscheduling plugin (kubeflow-trainer runtime).
+  withCoscheduling():: { coscheduling: true },
 
   // Placement.
   withNodeSelector(selector):: { nodeSelector: selector },

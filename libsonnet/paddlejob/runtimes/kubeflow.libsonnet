@@ -27,6 +27,7 @@ local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
       'Kueue queue (kueueQueue)': 'the label `kueue.x-k8s.io/queue-name` (Kueue 0.19 deprecated its kubeflow.org/v1 integrations and turned them off by default)',
     },
     why: {
+      'scheduler-plugins gang scheduling (coscheduling)': 'training-operator v1.9.0 picks its gang scheduler when it starts (`--gang-scheduler-name`), not per job',
       'parameter-server mode (ps)': 'its Master replicas start a server in every pod with Paddle 3 (`local` showed 4 servers for 2 + 2)',
       elastic: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`",
     },

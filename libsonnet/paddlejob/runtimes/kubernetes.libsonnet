@@ -50,6 +50,7 @@ local podSpec(job) = { serviceAccountName: job.name };
       port: 'every endpoint in `PADDLE_*`, `PADDLE_PORT` and the headless Services',
     },
     why: {
+      'scheduler-plugins gang scheduling (coscheduling)': 'plain Jobs and StatefulSets have no PodGroup to gang them',
       intranet: 'headless Services give DNS names',
       'Kueue queue (kueueQueue)': 'Kueue would admit the servers and the trainers one by one, no gang',
     },

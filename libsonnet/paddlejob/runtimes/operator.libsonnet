@@ -38,6 +38,7 @@ local roleSpec(job, name) =
       "the gang's minResources (volcano.minResources)": '`schedulingPolicy.minResources`',
     },
     why: {
+      'scheduler-plugins gang scheduling (coscheduling)': 'paddle-operator v0.3.5 gangs pods with Volcano only (`--scheduling=volcano`)',
       port: 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
       'Kueue queue (kueueQueue)': 'Kueue has no integration for batch.paddlepaddle.org PaddleJobs',
     },

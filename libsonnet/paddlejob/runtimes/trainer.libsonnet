@@ -28,7 +28,11 @@ local node = 'node';  // the replicated Job and container Trainer's plainml plug
 local manager = 'paddlepaddle.org/paddlejob-manifests';  // our runtimePatches entry's owner: Trainer wants a domain-prefixed path
 
 // The runtime a TrainJob refers to: plain, or with Trainer's Volcano gang-scheduling plugin.
-local runtimeNames = { plain: 'paddle-distributed', volcano: 'paddle-distributed-volcano' };
+local runtimeNames = {
+  plain: 'paddle-distributed',
+  volcano: 'paddle-distributed-volcano',
+  coscheduling: 'paddle-distributed-coscheduling',
+};
 
 local runtimeEnv = [
   pod.fieldRef('JOBSET_NAME', "metadata.labels['jobset.sigs.k8s.io/jobset-name']"),
@@ -113,6 +117,7 @@ local patches(job, template, annotations) =
       'placement, shared memory, data volumes': 'a `runtimePatches` entry for the `node` Job (Trainer 2.2+)',
       'Volcano gang scheduling (volcano)': "the `paddle-distributed-volcano` runtime (Trainer's Volcano plugin: a PodGroup of every node); `queue` as the JobSet template's annotation `scheduling.volcano.sh/queue-name`, in a runtime patch",
       'Kueue queue (kueueQueue)': 'the label `kueue.x-k8s.io/queue-name` on the TrainJob',
+      'scheduler-plugins gang scheduling (coscheduling)': "the `paddle-distributed-coscheduling` runtime (Trainer's coscheduling plugin: a scheduler-plugins PodGroup of every node, 60 s to schedule them; the pods name `schedulerName: scheduler-plugins-scheduler`, the second scheduler's default name)",
     },
     why: {
       'parameter-server mode (ps)': 'a TrainJob has one trainer step of identical nodes; servers need a runtime with a step of their own',
@@ -131,6 +136,11 @@ local patches(job, template, annotations) =
   clusterTrainingRuntimes(image='registry.baidubce.com/paddlepaddle/paddle:3.3.1'):: [
     clusterTrainingRuntime(runtimeNames.plain, image, null),
     clusterTrainingRuntime(runtimeNames.volcano, image, { volcano: {} }, 'volcano'),
+    // scheduler-plugins installed as a second scheduler (its chart's default name)
+    clusterTrainingRuntime(runtimeNames.coscheduling,
+                           image,
+                           { coscheduling: { scheduleTimeoutSeconds: 60 } },
+                           'scheduler-plugins-scheduler'),
   ],
 
   render(job)::
@@ -144,6 +154,10 @@ local patches(job, template, annotations) =
     local paddle = template.spec.containers[0];
     local userEnv = pod.envList(job.env + util.get(role, 'env', {}));
     local volcano = util.get(job, 'volcano');
+    local coscheduling = util.get(job, 'coscheduling', false) == true;
+    assert volcano == null || !coscheduling :
+           'volcano and coscheduling: a job has one gang scheduler; give one';
+    local gang = if volcano != null then 'volcano' else if coscheduling then 'coscheduling' else 'plain';
     assert volcano == null || !std.objectHas(volcano, 'minAvailable') :
            "volcano.minAvailable cannot be expressed on the kubeflow-trainer runtime: Trainer's Volcano plugin makes the gang every node";
     assert volcano == null || !std.objectHas(volcano, 'priorityClass') :
@@ -158,7 +172,7 @@ local patches(job, template, annotations) =
       kind: 'TrainJob',
       metadata: pod.queuedMetadata(job),
       spec: {
-        runtimeRef: { name: runtimeNames[if volcano != null then 'volcano' else 'plain'] },
+        runtimeRef: { name: runtimeNames[gang] },
         trainer: {
           image: paddle.image,
           [if std.objectHas(paddle, 'command') then 'command']: paddle.command,

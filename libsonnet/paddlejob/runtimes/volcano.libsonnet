@@ -53,6 +53,7 @@ local task(job, roleName, taskName, trainingRole, policies) =
       'Volcano gang scheduling (volcano)': 'native: `minAvailable`, `queue`, `priorityClassName`',
     },
     why: {
+      'scheduler-plugins gang scheduling (coscheduling)': 'Volcano gangs its own Jobs',
       intranet: 'the `svc` plugin gives DNS names',
       "the gang's minResources (volcano.minResources)": "a Volcano Job has no field for it: its controller sums the pods' requests",
       'Kueue queue (kueueQueue)': 'Volcano schedules its Jobs itself (its `queue`)',
