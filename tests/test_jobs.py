@@ -569,3 +569,46 @@ def test_the_bundle_holds_the_trainer_runtimes_when_asked_in_v1_only():
     assert not any(o["kind"] == "ClusterTrainingRuntime" for o in bundles.evaluate(v1, {})["operator.yaml"])
     older = bundles.evaluate(v1beta1, {"trainerRuntimes": True})["operator.yaml"]
     assert not any(o["kind"] == "ClusterTrainingRuntime" for o in older)  # Trainer needs Kubernetes 1.31
+
+
+def test_a_role_template_goes_into_a_trainjob_as_far_as_a_trainjob_carries_it():
+    """A worker template (convert gives one) lands in trainer and one runtime patch; a field a
+    TrainJob cannot carry is named, never dropped."""
+    template = {
+        "metadata": {"labels": {"team": "nlp"}, "annotations": {"owner": "ml"}},
+        "spec": {
+            "containers": [
+                {
+                    "name": "paddle",
+                    "image": "img",
+                    "env": [{"name": "GLOG_v", "value": "1"}],
+                    "securityContext": {"runAsUser": 1000},
+                }
+            ],
+            "serviceAccountName": "trainer",
+        },
+    }
+    (trainjob,) = TrainingJob("demo", "img", worker=Role(2, template=template)).render("kubeflow-trainer")
+    assert trainjob["spec"]["trainer"]["env"] == [
+        {"name": "PADDLE_NNODES", "value": "2"},
+        {"name": "GLOG_v", "value": "1"},
+    ]
+    pod = trainjob["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]
+    pod = pod["template"]["spec"]["template"]
+    assert pod["metadata"] == template["metadata"]
+    assert pod["spec"] == {
+        "serviceAccountName": "trainer",
+        "containers": [{"name": "node", "securityContext": {"runAsUser": 1000}}],
+    }
+    with_init = {"spec": {**template["spec"], "initContainers": [{"name": "wait", "image": "busybox"}]}}
+    with pytest.raises(JobError, match="roles.worker.template spec.initContainers cannot be expressed"):
+        TrainingJob("demo", "img", worker=Role(2, template=with_init)).render("kubeflow-trainer")
+
+
+def test_convert_moves_a_paddlejob_to_a_trainjob(tmp_path):
+    job = tmp_path / "job.yaml"
+    job.write_text(run_cli("job", "demo", "--image", "img", "--workers", "2", "--command", "python t.py").stdout)
+    done = run_cli("convert", str(job), "--to", "kubeflow-trainer")
+    assert done.returncode == 0, done.stderr
+    (trainjob,) = load_all(done.stdout)
+    assert trainjob["kind"] == "TrainJob" and trainjob["spec"]["trainer"]["command"] == ["python", "t.py"]

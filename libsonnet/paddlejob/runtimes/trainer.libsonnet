@@ -83,18 +83,32 @@ local clusterTrainingRuntime(name, image, podGroupPolicy, schedulerName=null) = 
 // What a TrainJob can carry of the job: runtimePatches (Trainer 2.2 and newer) give the pods
 // their volumes, placement and labels, and the JobSet the annotations Trainer's plugins read;
 // the rest of a pod template is the runtime's.
-local patches(job, template, annotations) =
+// What of a pod template a TrainJob carries (Trainer 2.3's runtime patch types,
+// pkg/apis/trainer/v1alpha1 PodSpecPatch and ContainerPatch); the container's image, command,
+// args, env and resources go in `trainer` itself. Anything else is the runtime's to set.
+local patchablePod = [
+  'volumes',
+  'nodeSelector',
+  'tolerations',
+  'affinity',
+  'imagePullSecrets',
+  'securityContext',
+  'serviceAccountName',
+  'schedulingGates',
+  'terminationGracePeriodSeconds',
+];
+local patchableContainer = ['volumeMounts', 'securityContext'];
+local inTrainer = ['name', 'image', 'command', 'args', 'env', 'resources'];
+
+local patches(template, annotations) =
   local spec = template.spec;
   local paddle = spec.containers[0];
-  local podSpec = {
-    [if std.objectHas(spec, 'volumes') then 'volumes']: spec.volumes,
-    [if std.objectHas(spec, 'nodeSelector') then 'nodeSelector']: spec.nodeSelector,
-    [if std.objectHas(spec, 'tolerations') then 'tolerations']: spec.tolerations,
-    [if std.objectHas(paddle, 'volumeMounts') then 'containers']: [{ name: node, volumeMounts: paddle.volumeMounts }],
-  };
-  local labels = util.get(util.get(template, 'metadata', {}), 'labels', {});
+  local container = { [k]: paddle[k] for k in patchableContainer if std.objectHas(paddle, k) };
+  local podSpec = { [k]: spec[k] for k in patchablePod if std.objectHas(spec, k) }
+                  + (if container != {} then { containers: [{ name: node } + container] } else {});
+  local metadata = util.get(template, 'metadata', {});
   local podPatch = {
-    [if labels != {} then 'metadata']: { labels: labels },
+    [if metadata != {} then 'metadata']: metadata,
     [if podSpec != {} then 'spec']: podSpec,
   };
   if podPatch == {} && annotations == {} then [] else [{
@@ -107,6 +121,17 @@ local patches(job, template, annotations) =
       }] },
     } },
   }];
+
+// The first field of the pod template that a TrainJob cannot carry, or null.
+local unexpressible(template) =
+  local spec = template.spec;
+  local paddle = spec.containers[0];
+  local found =
+    ['metadata.' + k for k in std.objectFields(util.get(template, 'metadata', {})) if !std.member(['labels', 'annotations'], k)]
+    + ['spec.' + k for k in std.objectFields(spec) if !std.member(patchablePod + ['containers'], k)]
+    + (if std.length(spec.containers) > 1 then ['spec.containers[1]'] else [])
+    + ['spec.containers[0].' + k for k in std.objectFields(paddle) if !std.member(patchableContainer + inTrainer, k)];
+  if found == [] then null else found[0];
 
 {
   // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
@@ -145,14 +170,17 @@ local patches(job, template, annotations) =
 
   render(job)::
     local role = job.roles.worker;
-    assert util.get(role, 'template', {}) == {} :
-           'roles.worker.template cannot be expressed on the kubeflow-trainer runtime: a TrainJob takes the pod from its runtime and patches only env, volumes, placement and labels; write a ClusterTrainingRuntime of your own';
     assert util.get(job, 'workingDir') == null :
            'workingDir cannot be expressed on the kubeflow-trainer runtime: a TrainJob has no working directory; cd in the command';
     local nodes = role.replicas;
-    local template = pod.template(job, 'worker', {}, [{ name: e.name } for e in runtimeEnv]);
+    local contractNames = [e.name for e in runtimeEnv];
+    local template = pod.template(job, 'worker', {}, [{ name: n } for n in contractNames]);
+    local field = unexpressible(template);
+    assert field == null :
+           'roles.worker.template %s cannot be expressed on the kubeflow-trainer runtime: a TrainJob takes the pod from its runtime and patches only its volumes, placement, security and labels; write a ClusterTrainingRuntime of your own' % field;
     local paddle = template.spec.containers[0];
-    local userEnv = pod.envList(job.env + util.get(role, 'env', {}));
+    // the template's env and the job's, without the contract's names (pod.template puts them first)
+    local userEnv = [e for e in util.get(paddle, 'env', []) if !std.member(contractNames, e.name)];
     local volcano = util.get(job, 'volcano');
     local coscheduling = util.get(job, 'coscheduling', false) == true;
     assert volcano == null || !coscheduling :
@@ -166,7 +194,7 @@ local patches(job, template, annotations) =
     // runtime patch may set (v2.3.0 plugins/volcano Build; core/trainingruntime.go).
     local annotations = if volcano != null && std.objectHas(volcano, 'queue')
     then { 'scheduling.volcano.sh/queue-name': volcano.queue } else {};
-    local runtimePatches = patches(job, template, annotations);
+    local runtimePatches = patches(template, annotations);
     [{
       apiVersion: api,
       kind: 'TrainJob',
