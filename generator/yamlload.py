@@ -428,9 +428,11 @@ def _too_deep(text: str, line_offset: int) -> Problem | None:
 # The fast reader, chosen at import: None where rapidyaml is not installed, or with
 # PADDLEJOB_MANIFESTS_YAML=libyaml in the environment (tests run both ways).
 fast_reader = yamlfast.read if yamlfast.AVAILABLE and os.environ.get("PADDLEJOB_MANIFESTS_YAML") != "libyaml" else None
-# The first bytes of a stream are libyaml's to read, so a small file never loads rapidyaml,
-# whose import costs more than reading it with libyaml (tests that compare the two set 0).
+# The first bytes a run reads are libyaml's, so a run over one small file never loads
+# rapidyaml, whose import costs more than reading it with libyaml; past them (a big file, a
+# folder of small ones) rapidyaml reads. Counted per process (tests that compare the two set 0).
 FAST_AFTER = 32 * 1024
+_read_so_far = 0
 
 
 def _yaml_document(chunk: _Chunk, index: int, fast: bool = True) -> Document | None:
@@ -572,13 +574,14 @@ def iter_documents(source) -> Iterator[Document]:
     if "".join(text for text, _, _ in head).lstrip(" \t\r\n").startswith("{"):
         yield from _json_stream(itertools.chain(head, blocks))
         return
-    index, seen = 0, 0
+    global _read_so_far
+    index = 0
     for chunk in _chunks(itertools.chain(head, blocks)):
         if chunk.problem is not None:
             yield Document(index + 1, None, [chunk.problem], line_offset=chunk.first_line)
             continue
-        seen += len(chunk.text)
-        doc = _yaml_document(chunk, index + 1, seen > FAST_AFTER)
+        _read_so_far += len(chunk.text)
+        doc = _yaml_document(chunk, index + 1, _read_so_far > FAST_AFTER)
         if doc is not None:
             index += 1
             yield doc

@@ -178,9 +178,10 @@ def test_a_fast_document_composes_its_tree_only_when_a_position_is_asked(monkeyp
     assert doc.node is not None and doc.text is None
 
 
-def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml():
-    """The first FAST_AFTER bytes are libyaml's: a one-document file never imports rapidyaml
-    (its import costs more than the read); past them the fast reader takes over."""
+def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml(monkeypatch):
+    """The first FAST_AFTER bytes a run reads are libyaml's: a one-document file never imports
+    rapidyaml (its import costs more than the read); past them the fast reader takes over, in the
+    same file or in the next ones of a folder."""
     code = (
         "import sys; from generator import yamlload; "
         "docs = list(yamlload.iter_documents('a: 1\\n')); "
@@ -188,9 +189,11 @@ def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.stdout.split() == ["False", "True"], done.stderr
+    monkeypatch.setattr(yamlload, "_read_so_far", 0)
     big = "---\n".join(f"name: job-{i}\nreplicas: {i}\n" for i in range(4000))
     docs = list(yamlload.iter_documents(big))
     assert docs[0].text is None and docs[-1].text is not None  # libyaml first, rapidyaml later
+    assert list(yamlload.iter_documents("a: 1\n"))[0].text is not None  # the next file: rapidyaml
 
 
 def test_the_quoted_scalar_scan_is_the_one_regex_it_replaces():
