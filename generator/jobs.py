@@ -21,14 +21,13 @@ from . import engine
 from .kube import apply_order, known_versions
 from .outputs import finding_text
 from .outputs import text as format_text
-from .paths import LIBSONNET
+from .paths import LIBSONNET, RUNTIMES_FILE
 from .validate import ObjectChecker, Report, validate_text
 from .yamlio import dump_documents
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
 
 
-RUNTIMES_FILE = LIBSONNET / "paddlejob" / "runtimes.json"
 SPEC_ENUMS_FILE = LIBSONNET / "paddlejob" / "generated" / "spec-enums.json"
 
 

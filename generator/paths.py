@@ -17,4 +17,6 @@ PADDLEJOB_SCHEMA = SCHEMA_DIR / "paddlejob.v1.yaml"
 LIBSONNET = _DATA / "libsonnet"
 OPERATOR_LIB = LIBSONNET / "paddle-operator"
 GENERATED_LIB = OPERATOR_LIB / "generated"
+# The runtimes a job renders for (plain JSON: jsonnet and Python both read it)
+RUNTIMES_FILE = LIBSONNET / "paddlejob" / "runtimes.json"
 DEPLOY = Path("deploy") if not (REPO / "deploy").is_dir() else REPO / "deploy"

@@ -551,6 +551,9 @@ def test_the_trainer_runtimes_are_those_deploy_trainer_holds():
     shipped = load_all((DEPLOY / "trainer" / "runtimes.yaml").read_text())
     assert shipped == engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
     names = {r["metadata"]["name"] for r in shipped}
+    from generator.rules import trainer as trainer_rules
+
+    assert trainer_rules.paddle_runtimes() == names  # validate's rules know every one of them
     for job in (collective_job(), TrainingJob("demo", "img", worker=Role(2))):
         assert job.render("kubeflow-trainer")[0]["spec"]["runtimeRef"]["name"] in names
     # the operator's library reads them from its generated data, kept current by `make manifests`

@@ -23,12 +23,12 @@ from __future__ import annotations
 import copy
 
 from ..pods import Context, ExpandError, Pod, name_and_namespace, pod_count
+from ..rules.trainer import ANCESTOR
 from .kubernetes import indexed_job_pods
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 TRAINER = "Kubeflow Trainer v2.3.0 (JobSet)"
-ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 NODE = "node"  # the container of the trainer step Trainer fills from a TrainJob's `trainer`
 RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
 # mlPolicy's framework plugins (torch, mpi, jax, xgboost, flux), which local mode does not model

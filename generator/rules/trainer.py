@@ -7,13 +7,14 @@ from PADDLE_NNODES."""
 
 from __future__ import annotations
 
+import functools
+import json
+
 from ..findings import Finding
+from ..paths import RUNTIMES_FILE
 from .base import as_dict, as_int, as_list, dig, error
 from .grammar import is_domain_prefixed_path
 
-# This project's ClusterTrainingRuntimes (deploy/trainer/): their trainer step is the Job `node`,
-# and PADDLE_NNODES is 1 there unless the TrainJob's env says otherwise.
-PADDLE_RUNTIMES = ("paddle-distributed", "paddle-distributed-volcano")
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 # validateReplicatedJobs: each ancestor step's Job must hold the container of its name
 ANCESTOR_CONTAINERS = {"trainer": "node", "model-initializer": "model-initializer",
@@ -21,6 +22,15 @@ ANCESTOR_CONTAINERS = {"trainer": "node", "model-initializer": "model-initialize
 # plugins/jobset Validate: runtime patches may not give these containers env (Trainer sets theirs)
 NO_PATCHED_ENV = ("node", "dataset-initializer", "model-initializer")
 POD_SUFFIX = 6  # GenPodName + "-abcde": the random suffix the JobSet webhook counts in
+
+
+@functools.cache
+def paddle_runtimes() -> frozenset[str]:
+    """This project's ClusterTrainingRuntimes (deploy/trainer/, named in runtimes.json): their
+    trainer step is the Job `node`, and PADDLE_NNODES is 1 there unless the TrainJob's env says
+    otherwise."""
+    runtimes = json.loads(RUNTIMES_FILE.read_text(encoding="utf-8"))["runtimes"]
+    return frozenset(name for r in runtimes for name in r.get("trainingRuntimes", {}).values())
 
 
 def trainjob_findings(obj: dict, release: tuple[int, int] | None = None) -> list[Finding]:
@@ -71,7 +81,8 @@ def _paddle_findings(obj: dict, spec: dict) -> list[Finding]:
     nodes Trainer starts, and, on this project's runtimes, pod names past the JobSet's limit."""
     out = []
     ref = as_dict(spec.get("runtimeRef"))
-    ours = ref.get("name") in PADDLE_RUNTIMES and ref.get("kind", "ClusterTrainingRuntime") == "ClusterTrainingRuntime"
+    runtime, kind = ref.get("name"), ref.get("kind", "ClusterTrainingRuntime")
+    ours = isinstance(runtime, str) and runtime in paddle_runtimes() and kind == "ClusterTrainingRuntime"
     trainer = as_dict(spec.get("trainer"))
     given = as_int(trainer.get("numNodes"))
     if given is not None and given < 1:

@@ -28,11 +28,9 @@ local node = 'node';  // the replicated Job and container Trainer's plainml plug
 local manager = 'paddlepaddle.org/paddlejob-manifests';  // our runtimePatches entry's owner: Trainer wants a domain-prefixed path
 
 // The runtime a TrainJob refers to: plain, or with Trainer's Volcano gang-scheduling plugin.
-local runtimeNames = {
-  plain: 'paddle-distributed',
-  volcano: 'paddle-distributed-volcano',
-  coscheduling: 'paddle-distributed-coscheduling',
-};
+// The ClusterTrainingRuntimes TrainJobs refer to, by gang scheduler: runtimes.json, which
+// validate's rules for them read too.
+local runtimeNames = [r for r in (import '../runtimes.json').runtimes if r.builder == 'trainer'][0].trainingRuntimes;
 
 local runtimeEnv = [
   pod.fieldRef('JOBSET_NAME', "metadata.labels['jobset.sigs.k8s.io/jobset-name']"),
