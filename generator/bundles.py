@@ -67,7 +67,11 @@ def evaluate(bundle: Bundle, params: dict, keep_descriptions: bool = False) -> d
         data = engine.evaluate(
             BUNDLE_ENTRY,
             {"params": {**params, "apiextensions": bundle.name}},
-            tla_strings={"apiJson": json.dumps(api), "trainerRuntimesJson": json.dumps(trainer_runtimes())},
+            tla_strings={
+                "apiJson": json.dumps(api),
+                # evaluated only when asked for: most renders need no job library
+                "trainerRuntimesJson": json.dumps(trainer_runtimes()) if params.get("trainerRuntimes") else "",
+            },
         )
     except engine.JsonnetError as err:
         raise BundleError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None

@@ -100,12 +100,7 @@ def render(
             raise RenderError(_error_report(bundle, texts, problems))
         for name, text in texts.items():
             out.files[f"{bundle.name}/{name}"] = text
-        kustomization = {
-            "apiVersion": "kustomize.config.k8s.io/v1beta1",
-            "kind": "Kustomization",
-            "resources": sorted(objects),
-        }
-        out.files[f"{bundle.name}/{KUSTOMIZATION}"] = dump_documents([kustomization], header)
+        out.files[f"{bundle.name}/{KUSTOMIZATION}"] = _kustomization(sorted(objects), header)
         crd = objects["crd.yaml"][0]
         size = compact_size(crd)
         share = size / APPLY_ANNOTATION_LIMIT
@@ -142,15 +137,16 @@ def _trainer_files(render_args: tuple[str, ...]) -> dict[str, str]:
             "trainer/runtimes.yaml did not validate:\n" + "\n".join(f"  {finding_text(p)}" for p in problems)
         )
     header = Provenance(render_args, TRAINER_FIRST, newest).header(TRAINER_SOURCES)
-    kustomization = {
-        "apiVersion": "kustomize.config.k8s.io/v1beta1",
-        "kind": "Kustomization",
-        "resources": ["runtimes.yaml"],
-    }
     return {
         "trainer/runtimes.yaml": dump_documents(objects, header),
-        f"trainer/{KUSTOMIZATION}": dump_documents([kustomization], header),
+        f"trainer/{KUSTOMIZATION}": _kustomization(["runtimes.yaml"], header),
     }
+
+
+def _kustomization(resources: list[str], header: str) -> str:
+    """A folder's Kustomization file: kustomize builds it from ``resources``."""
+    return dump_documents([{"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                            "resources": resources}], header)  # fmt: skip
 
 
 def stream(bundle: Bundle, objects: list[dict], render_args: tuple[str, ...]) -> str:

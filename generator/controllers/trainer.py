@@ -125,7 +125,7 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
         if _ancestor(r) is not None:
             r["replicas"] = 1
         job_spec["parallelism"] = job_spec["completions"] = pod_count(count, f"TrainJob {name} {r.get('name')} pods")
-    pod_spec = steps[0]["template"]["spec"].setdefault("template", {}).setdefault("spec", {})
+    pod_spec = _pod_template(steps[0]).setdefault("spec", {})
     for container in pod_spec.get("containers") or []:
         if container.get("name") != NODE:
             continue
@@ -149,20 +149,26 @@ def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:
         },
         "spec": jobset_spec,
     }
-    if (runtime_spec.get("podGroupPolicy") or {}).get("coscheduling") is not None:
-        for r in replicated:  # plugins/coscheduling EnforcePodGroupPolicy: scheduler-plugins' PodGroup label
-            pod_meta = r.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
-            pod_meta.setdefault("metadata", {}).setdefault("labels", {})["scheduling.x-k8s.io/pod-group"] = name
-    if (runtime_spec.get("podGroupPolicy") or {}).get("volcano") is not None:
-        for r in replicated:  # plugins/volcano EnforcePodGroupPolicy: the PodGroup named like the TrainJob
-            pod_meta = (
-                r.setdefault("template", {})
-                .setdefault("spec", {})
-                .setdefault("template", {})
-                .setdefault("metadata", {})
-            )
-            pod_meta.setdefault("annotations", {})["scheduling.k8s.io/group-name"] = name
+    # EnforcePodGroupPolicy: each plugin marks every pod of the PodGroup named like the TrainJob
+    policy = runtime_spec.get("podGroupPolicy") or {}
+    for plugin, (field, key) in GANG_MARKS.items():
+        if policy.get(plugin) is not None:
+            for r in replicated:
+                _pod_template(r).setdefault("metadata", {}).setdefault(field, {})[key] = name
     return jobset, note
+
+
+# podGroupPolicy plugin -> how it marks the pods: scheduler-plugins' PodGroup label
+# (plugins/coscheduling), Volcano's group annotation (plugins/volcano)
+GANG_MARKS = {
+    "coscheduling": ("labels", "scheduling.x-k8s.io/pod-group"),
+    "volcano": ("annotations", "scheduling.k8s.io/group-name"),
+}
+
+
+def _pod_template(replicated_job: dict) -> dict:
+    """The pod template of a replicated Job (made where absent)."""
+    return replicated_job.setdefault("template", {}).setdefault("spec", {}).setdefault("template", {})
 
 
 def _ancestor(replicated_job: dict) -> str | None:
@@ -223,7 +229,7 @@ def _merge_patch(meta: dict, replicated: list[dict], patch: dict, what: str) -> 
         job_template = matches[0].setdefault("template", {})
         _merge_meta(job_template.setdefault("metadata", {}), (rpatch.get("template") or {}).get("metadata"))
         pod_patch = ((rpatch.get("template") or {}).get("spec") or {}).get("template") or {}
-        pod_template = job_template.setdefault("spec", {}).setdefault("template", {})
+        pod_template = _pod_template(matches[0])
         _merge_meta(pod_template.setdefault("metadata", {}), pod_patch.get("metadata"))
         pod_spec, spec_patch = pod_template.setdefault("spec", {}), pod_patch.get("spec") or {}
         for field in ("containers", "initContainers"):
