@@ -25,9 +25,12 @@ from __future__ import annotations
 import copy
 import functools
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import jsonschema_rs
 
+from . import schemacache
 from .crformats import FORMATS
 from .findings import Finding, child, dotted, joined
 from .schemaerrors import describe
@@ -122,6 +125,119 @@ def prune_nulls(data, schema: dict | None):
     return data
 
 
+def compiled_form(openapi_schema: dict, strict: bool) -> dict:
+    """What a validator derives from an openAPIV3Schema before it compiles it, as JSON data, so
+    that it is derived once and kept on disk between runs (schemacache, by the schema's content):
+    the draft-4 JSON schema for jsonschema-rs, whether RE2 patterns were taken out of it, and
+    whether a default can change a verdict."""
+    import orjson
+
+    content = orjson.dumps([openapi_schema, strict], option=orjson.OPT_SORT_KEYS)
+    return schemacache.cached("jsonschema", [Path(__file__)], lambda: _derive_form(openapi_schema, strict), content)
+
+
+def _derive_form(openapi_schema: dict, strict: bool) -> dict:
+    root = to_json_schema(openapi_schema, strict)
+    # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
+    # apiVersion and kind are always there, declared or not.
+    props = root.setdefault("properties", {})
+    props["metadata"] = {"type": "object"}
+    props.setdefault("apiVersion", {"type": "string"})
+    props.setdefault("kind", {"type": "string"})
+    # A pattern in RE2 syntax that is no ECMA regex (`^(?i)[a-z]+$`, Kueue's) would stop
+    # jsonschema-rs: such patterns are checked by format_findings with Python's re instead.
+    foreign = _drop_foreign_patterns(root)
+    return {
+        "jsonSchema": _shared_subschemas(root),
+        "foreignPatterns": foreign,
+        "defaultsMayMatter": _default_may_matter(openapi_schema),
+    }
+
+
+# Subschemas at least this large (bytes of JSON) that a schema holds more than once are compiled
+# once: a PaddleJob's pod template is in ps and in worker, and jsonschema-rs compiled it twice.
+_SHARED_BYTES = 1024
+# where a JSON schema keeps subschemas: keyword -> how (one, a mapping of them, a list of them)
+_SUBSCHEMAS = {
+    "items": "one",
+    "additionalProperties": "one",
+    "not": "one",
+    "properties": "mapping",
+    "patternProperties": "mapping",
+    "allOf": "list",
+    "anyOf": "list",
+    "oneOf": "list",
+}
+
+
+def _shared_subschemas(root: dict) -> dict:
+    """``root`` with each large subschema it holds more than once moved to `definitions` and
+    referred to (`$ref`): the same schema, compiled once. CRD schemas have no `$ref` or
+    `definitions` of their own (structural schemas forbid them)."""
+    import orjson
+
+    def key(node: dict) -> bytes:
+        return orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
+
+    counts: dict[bytes, int] = {}
+    for node in _subschemas(root):
+        text = key(node)
+        if len(text) >= _SHARED_BYTES:
+            counts[text] = counts.get(text, 0) + 1
+    definitions: dict[str, dict] = {}
+    names: dict[bytes, str] = {}
+
+    def rewrite(node, top: bool = False):
+        if not isinstance(node, dict):
+            return node
+        if not top:
+            text = key(node)
+            if counts.get(text, 0) > 1:
+                if text not in names:
+                    names[text] = f"shared{len(names)}"
+                    definitions[names[text]] = rewrite(node, top=True)
+                return {"$ref": f"#/definitions/{names[text]}"}
+        out = {}
+        for keyword, value in node.items():
+            how = _SUBSCHEMAS.get(keyword)
+            if how == "one":
+                out[keyword] = rewrite(value)
+            elif how == "mapping" and isinstance(value, dict):
+                out[keyword] = {name: rewrite(sub) for name, sub in value.items()}
+            elif how == "list" and isinstance(value, list):
+                out[keyword] = [rewrite(sub) for sub in value]
+            else:
+                out[keyword] = value
+        return out
+
+    if not counts or max(counts.values()) < 2:
+        return root
+    out = rewrite(root, top=True)
+    out["definitions"] = definitions
+    return out
+
+
+def _subschemas(node) -> Iterator[dict]:
+    """Every subschema below ``node`` (a JSON schema), in document order."""
+    if not isinstance(node, dict):
+        return
+    for keyword, value in node.items():
+        how = _SUBSCHEMAS.get(keyword)
+        subs = (
+            [value]
+            if how == "one"
+            else value.values()
+            if how == "mapping" and isinstance(value, dict)
+            else value
+            if how == "list" and isinstance(value, list)
+            else ()
+        )
+        for sub in subs:
+            if isinstance(sub, dict):
+                yield sub
+                yield from _subschemas(sub)
+
+
 class CustomResourceValidator:
     """One version of a custom resource: its schema compiled once, its CEL rules compiled once
     per run for ``minor`` (the Kubernetes release whose CEL libraries the rules get; None: the
@@ -132,17 +248,9 @@ class CustomResourceValidator:
     ):
         self.schema = openapi_schema
         self.status_subresource = status_subresource
-        root = to_json_schema(openapi_schema, strict)
-        # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
-        # apiVersion and kind are always there, declared or not.
-        props = root.setdefault("properties", {})
-        props["metadata"] = {"type": "object"}
-        props.setdefault("apiVersion", {"type": "string"})
-        props.setdefault("kind", {"type": "string"})
-        # A pattern in RE2 syntax that is no ECMA regex (`^(?i)[a-z]+$`, Kueue's) would stop
-        # jsonschema-rs: such patterns are checked by format_findings with Python's re instead.
-        self._re2_patterns = _drop_foreign_patterns(root)
-        self._validator = jsonschema_rs.Draft4Validator(root)
+        form = compiled_form(openapi_schema, strict)
+        self._re2_patterns = form["foreignPatterns"]
+        self._validator = jsonschema_rs.Draft4Validator(form["jsonSchema"])
         # which parts of the schema have defaults, rules, list types: the walks skip the rest
         marks = SchemaMarks(
             {
@@ -159,7 +267,7 @@ class CustomResourceValidator:
         self._embedded = marks.marked("x-kubernetes-embedded-resource")
         # Defaults change a verdict through the rules, a required field, or an object's property
         # count (list-map keys take their defaults in list_type_findings); else they are skipped.
-        self._defaults_matter = self._defaults(openapi_schema) and _default_may_matter(openapi_schema)
+        self._defaults_matter = form["defaultsMayMatter"] and self._defaults(openapi_schema)
         self._formats = marks.marked("format") if not self._re2_patterns else _everything
         self.minor = minor
 

@@ -32,8 +32,9 @@ def directory() -> Path | None:
     return Path(base) / "paddlejob-manifests"
 
 
-def cached(name: str, inputs: list[Path], derive: Callable[[], object]) -> object:
-    """``derive()`` (JSON data), or what it gave in an earlier run from the same ``inputs``."""
+def cached(name: str, inputs: list[Path], derive: Callable[[], object], content: bytes = b"") -> object:
+    """``derive()`` (JSON data), or what it gave in an earlier run from the same ``inputs``
+    (files: the code that derives included) and ``content`` (data derived from)."""
     folder = directory()
     if folder is None:
         return derive()
@@ -41,6 +42,7 @@ def cached(name: str, inputs: list[Path], derive: Callable[[], object]) -> objec
     for path in inputs:
         stat = path.stat()
         digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+    digest.update(content)
     entry = folder / f"{name}-{digest.hexdigest()[:32]}.json"
     try:
         return orjson.loads(entry.read_bytes())

@@ -8,9 +8,11 @@ import os
 import subprocess
 import sys
 
+import jsonschema_rs
 import pytest
 
-from generator import bundles, crdschema, kube, schemacache
+from generator import bundles, cli, crdschema, crvalidate, kube, schemacache
+from generator.schemaerrors import describe
 
 from .conftest import FIXTURES, REPO
 
@@ -92,3 +94,64 @@ def test_an_unwritable_cache_folder_only_costs_time(tmp_path, monkeypatch):
     blocked.write_text("")
     monkeypatch.setenv("PADDLEJOB_MANIFESTS_CACHE", str(blocked / "cache"))
     assert schemacache.cached("probe", [blocked], lambda: {"a": 1}) == {"a": 1}
+
+
+def test_the_compiled_form_is_kept_by_content(tmp_path, monkeypatch):
+    """What a validator derives from a schema is cached by the schema's content: the same
+    schema from another source is a hit, a changed one a new entry."""
+    monkeypatch.setenv("PADDLEJOB_MANIFESTS_CACHE", str(tmp_path))
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+    first = crvalidate.compiled_form(schema, True)
+    assert crvalidate.compiled_form(json.loads(json.dumps(schema)), True) == first
+    assert len(list(tmp_path.iterdir())) == 1
+    schema["properties"]["spec"]["properties"]["a"]["type"] = "integer"
+    changed = crvalidate.compiled_form(schema, True)
+    assert changed != first and len(list(tmp_path.iterdir())) == 2
+    assert crvalidate.compiled_form(schema, False) != changed  # strictness is part of the key
+
+
+def test_a_subschema_held_twice_is_compiled_once_with_the_same_verdicts():
+    """The PaddleJob schema holds the pod template under ps and under worker: the compiled form
+    refers to one definition, and every finding, in either role, is the one the inline schema gives."""
+    minor = kube.known_versions()[-1]
+    target = crdschema.Target("v1", minor, minor)
+    openapi = crdschema.openapi_schema(target)
+    form = crvalidate._derive_form(openapi, True)
+    inline = crvalidate.to_json_schema(openapi, True)
+    shared = form["jsonSchema"]
+    assert shared["definitions"] and len(json.dumps(shared)) < len(json.dumps(inline)) / 2
+    template = {"spec": {"containers": [{"name": "p", "image": "x", "ports": [{"containerPort": "80"}], "bad": 1}]}}
+    job = {
+        "apiVersion": "batch.paddlepaddle.org/v1",
+        "kind": "PaddleJob",
+        "metadata": {"name": "j"},
+        "spec": {"ps": {"replicas": 1, "template": template}, "worker": {"replicas": "2", "template": template}},
+    }
+    validator = crvalidate.CustomResourceValidator(openapi)
+    found = validator.findings(job)
+    inline_validator = jsonschema_rs.Draft4Validator(
+        {**inline, "properties": {**inline["properties"], "metadata": {"type": "object"}}}
+    )
+    expected = sorted(
+        (problem[0], problem[2]) for error in inline_validator.iter_errors(job) for problem in describe(error)
+    )
+    assert sorted((f.path, f.message) for f in found) == expected
+    assert {f.path.split(".")[1] for f in found} == {"ps", "worker"}
+
+
+def test_the_console_script_and_python_m_run_the_same_entry(tmp_path):
+    """Both ways a user starts the tool go through entry_point (the collector set for a short
+    process) and give main's exit code."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(bad)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 1 and "image" in done.stdout
+    script = (
+        "import sys, gc\nfrom generator.cli import entry_point\nsys.argv = ['x', '--version']\n"
+        "code = entry_point()\nprint(code, gc.get_threshold()[0], gc.get_freeze_count() > 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.stdout.split()[-3:] == ["0", str(cli.GC_THRESHOLDS[0]), "True"]
