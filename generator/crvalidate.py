@@ -30,7 +30,7 @@ from pathlib import Path
 
 import jsonschema_rs
 
-from . import schemacache
+from . import crformats, schemacache
 from .crformats import FORMATS
 from .findings import Finding, child, dotted, joined
 from .schemaerrors import describe
@@ -133,7 +133,8 @@ def compiled_form(openapi_schema: dict, strict: bool) -> dict:
     import orjson
 
     content = orjson.dumps([openapi_schema, strict], option=orjson.OPT_SORT_KEYS)
-    return schemacache.cached("jsonschema", [Path(__file__)], lambda: _derive_form(openapi_schema, strict), content)
+    code = [Path(__file__), Path(crformats.__file__)]
+    return schemacache.cached("jsonschema", code, lambda: _derive_form(openapi_schema, strict), content)
 
 
 def _derive_form(openapi_schema: dict, strict: bool) -> dict:
@@ -151,7 +152,18 @@ def _derive_form(openapi_schema: dict, strict: bool) -> dict:
         "jsonSchema": _shared_subschemas(root),
         "foreignPatterns": foreign,
         "defaultsMayMatter": _default_may_matter(openapi_schema),
+        "marks": SchemaMarks(_MARKED).dump(openapi_schema),
     }
+
+
+# The keys the walks over a schema look for (SchemaMarks), and which of their values count.
+_MARKED = {
+    "default": None,
+    "x-kubernetes-validations": None,
+    "x-kubernetes-list-type": lambda kind: kind in ("set", "map"),
+    "x-kubernetes-embedded-resource": None,
+    "format": lambda fmt: isinstance(fmt, str) and fmt in FORMATS,
+}
 
 
 # Subschemas at least this large (bytes of JSON) that a schema holds more than once are compiled
@@ -223,15 +235,14 @@ def _subschemas(node) -> Iterator[dict]:
         return
     for keyword, value in node.items():
         how = _SUBSCHEMAS.get(keyword)
-        subs = (
-            [value]
-            if how == "one"
-            else value.values()
-            if how == "mapping" and isinstance(value, dict)
-            else value
-            if how == "list" and isinstance(value, list)
-            else ()
-        )
+        if how == "one":
+            subs = [value]
+        elif how == "mapping" and isinstance(value, dict):
+            subs = list(value.values())
+        elif how == "list" and isinstance(value, list):
+            subs = value
+        else:
+            continue
         for sub in subs:
             if isinstance(sub, dict):
                 yield sub
@@ -252,15 +263,8 @@ class CustomResourceValidator:
         self._re2_patterns = form["foreignPatterns"]
         self._validator = jsonschema_rs.Draft4Validator(form["jsonSchema"])
         # which parts of the schema have defaults, rules, list types: the walks skip the rest
-        marks = SchemaMarks(
-            {
-                "default": None,
-                "x-kubernetes-validations": None,
-                "x-kubernetes-list-type": lambda kind: kind in ("set", "map"),
-                "x-kubernetes-embedded-resource": None,
-                "format": lambda fmt: isinstance(fmt, str) and fmt in FORMATS,
-            }
-        )
+        marks = SchemaMarks(_MARKED)
+        marks.load(openapi_schema, form["marks"])
         self._defaults = marks.marked("default")
         self._rules = marks.marked("x-kubernetes-validations")
         self._list_types = marks.marked("x-kubernetes-list-type")
@@ -509,9 +513,34 @@ class SchemaMarks:
         self._wanted = [(1 << bit, key, accept) for bit, (key, accept) in enumerate(wanted.items())]
         self._bits = {key: bit for bit, key, _ in self._wanted}
         self._masks: dict[int, int] = {}
+        self._complete = False
 
     def marked(self, key: str) -> Marked:
         return Marked(self, self._bits[key])
+
+    def dump(self, schema: dict) -> list:
+        """The masks of ``schema``'s nodes as JSON data, for load: [mask, {key or index: ...}],
+        with only the nodes that have a mark (most have none)."""
+        mask = self.mask(schema)
+        items = schema.items() if isinstance(schema, dict) else enumerate(schema)
+        below = {
+            str(key): self.dump(value)
+            for key, value in items
+            if not (isinstance(schema, dict) and key in ("default", "enum")) and self.mask(value)
+        }
+        return [mask, below]
+
+    def load(self, schema: dict, masks: list) -> None:
+        """Takes the masks ``dump`` gave for ``schema``: no walk of the whole schema; a node
+        of it that was not dumped has no mark."""
+        self._complete = True
+
+        def put(node, entry: list) -> None:
+            self._masks[id(node)] = entry[0]
+            for key, below in entry[1].items():
+                put(node[key] if isinstance(node, dict) else node[int(key)], below)
+
+        put(schema, masks)
 
     def mask(self, node) -> int:
         if not isinstance(node, dict | list):
@@ -519,6 +548,8 @@ class SchemaMarks:
         found = self._masks.get(id(node))
         if found is None:
             found = 0
+            if self._complete:  # loaded: a node not named has no mark
+                return 0
             if isinstance(node, dict):
                 for bit, key, accept in self._wanted:
                     if key in node and (accept is None or accept(node[key])):

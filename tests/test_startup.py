@@ -155,3 +155,28 @@ def test_the_console_script_and_python_m_run_the_same_entry(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.stdout.split()[-3:] == ["0", str(cli.GC_THRESHOLDS[0]), "True"]
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind"),
+    [
+        ("batch.paddlepaddle.org/v1", "PaddleJob"),
+        ("kubeflow.org/v1", "PaddleJob"),
+        ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
+        ("batch.volcano.sh/v1alpha1", "Job"),
+    ],
+)
+def test_stored_schema_marks_are_the_walked_ones(api_version, kind):
+    """The marks a validator loads from its compiled form say of every node of the schema what
+    a walk of it says (a node the form does not name has no mark)."""
+    from generator.validate import ObjectChecker
+
+    schema = ObjectChecker(kube.known_versions()[-1]).schemas.lookup(api_version, kind).openapi()
+    walked, loaded = crvalidate.SchemaMarks(crvalidate._MARKED), crvalidate.SchemaMarks(crvalidate._MARKED)
+    loaded.load(schema, json.loads(json.dumps(crvalidate.SchemaMarks(crvalidate._MARKED).dump(schema))))
+    nodes = [schema]
+    for node in nodes:
+        assert loaded.mask(node) == walked.mask(node), node
+        children = node.items() if isinstance(node, dict) else enumerate(node)
+        nodes += [v for k, v in children if isinstance(v, dict | list) and k not in ("default", "enum")]
+    assert len(nodes) > 1000 and walked.mask(schema)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 
 from .. import cliargs, discover, kube, outputs, rulebook, schemasource, thirdparty, validate
@@ -119,6 +118,8 @@ def _rule_ids(text: str) -> frozenset[str]:
     ids = frozenset(r.strip() for r in text.split(",") if r.strip())
     unknown = sorted(ids - set(rulebook.RULES))
     if unknown:
+        import difflib  # here: only a mistyped rule needs a suggestion
+
         hint = difflib.get_close_matches(unknown[0], list(rulebook.RULES), n=1)
         also = f"; did you mean {hint[0]!r}?" if hint else " (--list-rules shows them)"
         raise cliargs.UsageError(f"--skip-rules: no rule {unknown[0]!r}{also}")
