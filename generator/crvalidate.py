@@ -27,6 +27,7 @@ import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import jsonschema_rs
 
@@ -302,44 +303,85 @@ class CustomResourceValidator:
 
 def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
     """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
-    apiserver's Duplicate value error)."""
-    if not isinstance(schema, dict) or not marked(schema):
-        return []
+    apiserver's Duplicate value error). The walk follows a plan of the schema made once (the
+    nodes on the way to a list-set or list-map, nothing else), not the schema itself."""
     out: list[Finding] = []
-    if isinstance(value, list):
-        kind = schema.get("x-kubernetes-list-type")
-        keys = schema.get("x-kubernetes-list-map-keys")
-        seen: dict = {}
-        for i, item in enumerate(value if kind in ("set", "map") else ()):
-            if kind == "set":
-                key = _hashable(item)
-            elif kind == "map" and isinstance(keys, list) and isinstance(item, dict):
-                key = tuple(_hashable(item[k] if k in item else _key_default(schema, k)) for k in keys)
-            else:
-                continue
-            if key not in seen:
-                seen[key] = i
-                continue
-            if kind == "set":
-                what = f"{_short(item)} is in the list-set twice"
-            else:
-                same = ", ".join(f"{k}={_short(item.get(k))}" for k in keys)
-                what = f"two items of the list-map have the same {same}"
-            message = f"Duplicate value: {what} (see [{seen[key]}])"
-            out.append(Finding("error", dotted([*path, i]), "schema", message))
-        items = schema.get("items")
-        if isinstance(items, dict) and marked(items):  # else nothing below the items is a list-set or list-map
-            for i, item in enumerate(value):
-                out += list_type_findings(items, item, (*path, i), marked)
-    elif isinstance(value, dict):
-        for name, sub in marked.properties(schema):
-            if name in value:
-                out += list_type_findings(sub, value[name], (*path, name), marked)
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, dict) and marked(extra):
-            for name, item in value.items():
-                out += list_type_findings(extra, item, (*path, name), marked)
+    plan = _list_plan(schema, marked)
+    if plan is not None:
+        _check_lists(plan, value, path, out)
     return out
+
+
+class _ListPlan(NamedTuple):
+    schema: dict
+    kind: str | None  # "set", "map", or None: a node on the way
+    keys: list | None  # a list-map's keys
+    items: _ListPlan | None
+    properties: tuple  # ((name, plan), ...) of the properties on the way
+    extra: _ListPlan | None  # additionalProperties
+
+
+def _list_plan(schema, marked) -> _ListPlan | None:
+    """The part of ``schema`` that leads to a list-set or list-map, or None; made once per node
+    of a validator's schema (kept by its Marked)."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return None
+    memo = marked.plans if isinstance(marked, Marked) else {}
+    plan = memo.get(id(schema), False)
+    if plan is not False:
+        return plan
+    kind = schema.get("x-kubernetes-list-type")
+    keys = schema.get("x-kubernetes-list-map-keys")
+    extra = schema.get("additionalProperties")
+    plan = _ListPlan(
+        schema,
+        kind if kind in ("set", "map") else None,
+        keys if isinstance(keys, list) else None,
+        _list_plan(schema.get("items"), marked),
+        tuple((name, sub) for name, value in marked.properties(schema) if (sub := _list_plan(value, marked))),
+        _list_plan(extra, marked) if isinstance(extra, dict) else None,
+    )
+    memo[id(schema)] = plan
+    return plan
+
+
+def _check_lists(plan: _ListPlan, value, path: tuple, out: list[Finding]) -> None:
+    if isinstance(value, list):
+        kind = plan.kind
+        if kind is not None and len(value) > 1:
+            _duplicates(plan, value, path, out)
+        if plan.items is not None:
+            for i, item in enumerate(value):
+                _check_lists(plan.items, item, (*path, i), out)
+    elif isinstance(value, dict):
+        for name, sub in plan.properties:
+            if name in value:
+                _check_lists(sub, value[name], (*path, name), out)
+        if plan.extra is not None:
+            for name, item in value.items():
+                _check_lists(plan.extra, item, (*path, name), out)
+
+
+def _duplicates(plan: _ListPlan, value: list, path: tuple, out: list[Finding]) -> None:
+    kind, keys = plan.kind, plan.keys
+    seen: dict = {}
+    for i, item in enumerate(value):
+        if kind == "set":
+            key = _hashable(item)
+        elif keys is not None and isinstance(item, dict):
+            key = tuple(_hashable(item[k] if k in item else _key_default(plan.schema, k)) for k in keys)
+        else:
+            continue
+        if key not in seen:
+            seen[key] = i
+            continue
+        if kind == "set":
+            what = f"{_short(item)} is in the list-set twice"
+        else:
+            same = ", ".join(f"{k}={_short(item.get(k))}" for k in keys)
+            what = f"two items of the list-map have the same {same}"
+        message = f"Duplicate value: {what} (see [{seen[key]}])"
+        out.append(Finding("error", dotted([*path, i]), "schema", message))
 
 
 def format_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
@@ -571,6 +613,7 @@ class Marked:
     def __init__(self, marks: SchemaMarks, bit: int):
         self._marks, self._bit = marks, bit
         self._properties: dict[int, list] = {}
+        self.plans: dict[int, object] = {}  # what a walk made of a node, by id (list_type_findings)
 
     def __call__(self, node) -> bool:
         return bool(self._marks.mask(node) & self._bit)

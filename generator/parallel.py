@@ -93,6 +93,11 @@ def validate_files(names: list[str], checker, report, count: int) -> None:
     global _checker, _skip_rules
     _checker, _skip_rules = checker, report.skip_rules
     runs = _runs(names[1:], count)
+    import gc
+
+    # What the workers inherit stays untouched by their collections: a collection in a worker
+    # would write to every object it walks, copying the parent's pages (gc.freeze's purpose).
+    gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(count, initializer=_worker_start) as pool:
             for run, reports in zip(runs, pool.imap(_check_run, runs), strict=True):
