@@ -61,13 +61,18 @@ _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
 _BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
 # a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
 # (`- "a"   - "b"`): libyaml fails, rapidyaml reads on. The scalar starts a line or follows one
-# of ` [{,`: _after_quoted tries the pattern at each quote so placed (one regex with that
-# lookbehind costs a try at every character of every document).
-_QUOTED_THEN = re.compile(r"(?:\"[^\"\n]*\"|'[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])")
-_QUOTE = re.compile(r"[\"']")
+# of ` [{,`: the lookbehind after the opening quote says so (before it, it would be tried at
+# every character instead of at quotes alone).
+_QUOTED_THEN = re.compile(r"(?:\"(?<![^ \[{,\n].)[^\"\n]*\"|'(?<![^ \[{,\n].)[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])")
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000
+# What _slow_path looks for besides the characters, as patterns for screen()
+_RARE = re.compile(r"<<|\?")
+_COLON_BEFORE_FLOW_END = re.compile(r":[\]},]")
+_SLOW_LINE_START = re.compile(r"[ ]*[\]}]|\.\.\.")
+# The ASCII characters _SLOW_CHARS does not match: deleting them from a text leaves the ones it does
+_CLEAN_ASCII = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)))
 
 
 def _slow_path(text: str) -> bool:
@@ -90,11 +95,32 @@ def _slow_path(text: str) -> bool:
 
 
 def _after_quoted(text: str) -> bool:
-    for quote in _QUOTE.finditer(text):
-        at = quote.start()
-        if (at == 0 or text[at - 1] in " [{,\n") and _QUOTED_THEN.match(text, at):
-            return True
-    return False
+    return _QUOTED_THEN.search(text) is not None
+
+
+def screen(text: str) -> list[int]:
+    """Where in ``text``, a stretch of many documents, _slow_path may find something: sorted
+    positions, each at or just before (a line's newline) what a document's own scan would find.
+    A document whose span holds none needs no scan of its own (read's ``screened``); the scans
+    here cost the same per character, but each runs once per stretch, and those for rare
+    characters only where they occur at all."""
+    hits: list[int] = []
+    if not text.isascii() or text.encode().translate(None, _CLEAN_ASCII):
+        hits += [m.start() for m in _SLOW_CHARS.finditer(text)]
+    if "?" in text or "<<" in text:
+        hits += [m.start() for m in _RARE.finditer(text)]
+    if ":" in text:
+        hits += [m.start() for m in _COLON_BEFORE_FLOW_END.finditer(text)]
+    if "]" in text or "}" in text or "..." in text:
+        if _SLOW_LINE_START.match(text):
+            hits.append(0)
+        hits += [m.start() for m in _SLOW_LINES.finditer(text)]
+    if "|" in text or ">" in text:
+        hits += [m.start() for m in _BAD_BLOCK_HEADER.finditer(text)]
+    if '"' in text or "'" in text:
+        hits += [m.start() for m in _QUOTED_THEN.finditer(text)]
+    hits.sort()
+    return hits
 
 
 # What a plain scalar cannot hold (YAML 1.1, libyaml's scanner): an indicator first, `: ` or
@@ -137,9 +163,10 @@ class _Unsure(Exception):
     """This document is libyaml's to read."""
 
 
-def read(text: str, max_depth: int) -> tuple[dict, bool] | None:
-    """(data, whether it holds a null) of one document, or None when libyaml must read it."""
-    if _slow_path(text):
+def read(text: str, max_depth: int, screened: bool = False) -> tuple[dict, bool] | None:
+    """(data, whether it holds a null) of one document, or None when libyaml must read it.
+    ``screened``: screen() found nothing in the document's span, so _slow_path would not."""
+    if not screened and _slow_path(text):
         return None
     if ryml is None:
         _load()

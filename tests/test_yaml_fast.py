@@ -208,3 +208,47 @@ def test_the_quoted_scalar_scan_is_the_one_regex_it_replaces():
     texts += ["".join(rng.choice(" \"'\n#:,[]{}-ab") for _ in range(rng.randint(0, 14))) for _ in range(50_000)]
     for text in texts:
         assert yamlfast._after_quoted(text) == bool(one_regex.search(text)), repr(text[:200])
+
+
+def _screen_misses(data: bytes | str) -> list[str]:
+    """Documents of ``data`` that the stream's screen marks clean though their own scan
+    (_slow_path) finds something: there must be none."""
+    blocks = yamlload._decoded_blocks(data)
+    return [
+        chunk.text[:200]
+        for chunk in yamlload._chunks(blocks, yamlfast.screen)
+        if chunk.problem is None and chunk.screened and yamlfast._slow_path(chunk.text)
+    ]
+
+
+def test_the_stream_screen_finds_whatever_a_documents_own_scan_finds():
+    """A document read with ``screened`` skips its own scan for what only libyaml reads as
+    kubectl does: the screen of the stream must find all of it. Every fixture, texts made of the
+    characters that matter, and fuzzed streams; and the screen does mark ordinary documents clean."""
+    rng = random.Random(11)
+    alphabet = " \"'\n#:,[]{}|>?<&*!%.-ab\t"
+    texts: list = []
+    for _ in range(20_000):
+        parts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(rng.randint(1, 4))]
+        texts.append("---\n".join(parts))
+    corpus = [p.read_bytes() for p in fuzz.CORPUS]
+    texts += [fuzz.mutate(rng.choice(corpus), rng) for _ in range(2_000)]
+    texts += [p.read_bytes() for p in FILES]
+    misses = [miss for text in texts for miss in _screen_misses(text)]
+    assert misses == []
+    plain = "---\n".join(f'a: {i}\nb: "x"\nc: [1, {{d: e}}]\n' for i in range(50))
+    assert all(chunk.screened for chunk in yamlload._chunks(yamlload._decoded_blocks(plain), yamlfast.screen))
+
+
+def test_the_separator_search_finds_what_the_pattern_did():
+    """_separator_lines finds with str.find the lines `^---(.*)$` (multiline) matched."""
+    import re
+
+    pattern = re.compile(r"^---(.*)$", re.M)
+    rng = random.Random(5)
+    texts = [
+        "".join(rng.choice(["---", "-", "\n", "a", " ", "\r", "#"]) for _ in range(rng.randint(0, 20)))
+        for _ in range(20_000)
+    ]
+    for text in texts:
+        assert list(yamlload._separator_lines(text)) == [m.span() for m in pattern.finditer(text)], repr(text)
