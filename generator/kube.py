@@ -3,6 +3,10 @@
 A version is written "1.N"; ``known_versions()`` lists the ones extracted by
 ``generator.kube_extract``.  Everything is cached per process: a render reads
 each version's file at most once.
+
+`validate` needs only an index of a release's kinds and the closure of the few kinds it
+meets: those are kept on disk between runs (schemacache), so a run over a few built-in objects
+reads a few small files instead of the release's whole document (a tenth of a small file's time).
 """
 
 from __future__ import annotations
@@ -10,9 +14,11 @@ from __future__ import annotations
 import functools
 import gzip
 import re
+from pathlib import Path
 
 import orjson
 
+from . import schemacache
 from .paths import KUBE_SCHEMA_DIR
 
 _VERSION = re.compile(r"^v?1\.(\d+)(?:\.\d+)?$")
@@ -70,9 +76,31 @@ def _read(name: str) -> dict:
     return orjson.loads(gzip.decompress((KUBE_SCHEMA_DIR / name).read_bytes()))
 
 
-@functools.cache
+def _release_file(minor: int) -> Path:
+    return KUBE_SCHEMA_DIR / f"v{version_name(require_known(minor))}.json.gz"
+
+
+def _from_release(name: str, minor: int, derive):
+    """What ``derive`` makes of release ``minor``'s definitions: made from them when this process
+    asked for them anyway, else kept on disk from an earlier run (by the release's file and
+    this module, which holds the adjustments definitions() makes)."""
+    if minor in _ASKED:
+        return derive()
+    return schemacache.cached(f"{name}-{version_name(minor)}", [_release_file(minor), Path(__file__)], derive)
+
+
+_ASKED: set[int] = set()  # releases whose definitions a caller of definitions() asked for
+
+
 def definitions(minor: int) -> dict:
-    defs = _read(f"v{version_name(require_known(minor))}.json.gz")["definitions"]
+    """Every definition of release ``minor``, by name (read once per process)."""
+    _ASKED.add(minor)
+    return _definitions(minor)
+
+
+@functools.cache
+def _definitions(minor: int) -> dict:
+    defs = orjson.loads(gzip.decompress(_release_file(minor).read_bytes()))["definitions"]
     _tighten_schema_unions(defs)
     # A Quantity decodes from a JSON string or any JSON number on every release (its
     # UnmarshalJSON); the documents of 1.24 and before say string or integer, which made
@@ -134,9 +162,14 @@ def _api_version(gvk: dict) -> str:
 @functools.cache
 def kinds(minor: int) -> dict[tuple[str, str], str]:
     """(apiVersion, kind) -> definition name, for every top-level kind a release serves."""
+    rows = _from_release("kinds", minor, lambda: [[*key, name] for key, name in _kinds(minor).items()])
+    return {(api_version, kind): name for api_version, kind, name in rows}
+
+
+def _kinds(minor: int) -> dict[tuple[str, str], str]:
     found: dict[tuple[str, str], str] = {}
     hidden = NOT_SERVED.get(minor, frozenset())
-    for name, schema in definitions(minor).items():  # sorted by name since the extraction
+    for name, schema in _definitions(minor).items():  # sorted by name since the extraction
         if "properties" not in schema:
             continue  # old releases keep deprecated aliases that only hold a $ref
         for gvk in schema.get("x-kubernetes-group-version-kind", []):
@@ -165,9 +198,15 @@ def ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
 
+@functools.cache
 def closure(minor: int, root: str) -> dict:
-    """The definitions reachable from ``root`` (itself included), by name."""
-    defs = definitions(minor)
+    """The definitions reachable from ``root`` (itself included), by name; shared by every
+    caller: read it, do not change it."""
+    return _from_release(f"closure-{root}", minor, lambda: _closure(minor, root))
+
+
+def _closure(minor: int, root: str) -> dict:
+    defs = _definitions(minor)
     seen: dict[str, dict] = {}
     stack = [root]
     while stack:
@@ -185,7 +224,7 @@ _REF = re.compile(rb'"\$ref":"#/definitions/([^"]+)"')
 @functools.cache
 def _direct_refs(minor: int, name: str) -> frozenset[str]:
     # the compact JSON text holds every $ref: a regex over it is much faster than walking the tree
-    return frozenset(m.decode() for m in _REF.findall(orjson.dumps(definitions(minor)[name])))
+    return frozenset(m.decode() for m in _REF.findall(orjson.dumps(_definitions(minor)[name])))
 
 
 def schema_props(minor: int, apiextensions: str) -> set[str]:

@@ -77,3 +77,38 @@ def test_version_parsing():
             assert "1.MINOR" in str(err)
         else:
             raise AssertionError(bad)
+
+
+def test_a_run_over_built_in_kinds_reads_only_their_index_and_closures(tmp_path):
+    """With the schema cache warm, checking a Deployment reads the release's kind index and the
+    Deployment's closure from the cache, not the release's whole document, and the verdict (a
+    finding deep in the pod template) is the one derived from the document."""
+    import os
+    import subprocess
+    import sys
+
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  selector: {matchLabels: {a: b}}\n"
+        "  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers:\n"
+        "        - {name: c, image: i, ports: [{containerPort: web}]}\n"
+    )
+    code = (
+        "import sys; from generator import kube, validate; "
+        "report = validate.validate_files([sys.argv[1]], validate.ObjectChecker(37)); "
+        "found = [(f.line, f.finding.path, f.finding.message) for f in report.findings]; "
+        "print(kube._definitions.cache_info().currsize, found)"
+    )
+    repo = Path(__file__).resolve().parent.parent
+    outputs = []
+    for cache in ("off", str(tmp_path / "cache"), str(tmp_path / "cache")):
+        env = {**os.environ, "PADDLEJOB_MANIFESTS_CACHE": cache, "PYTHONPATH": str(repo)}
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(manifest)], capture_output=True, text=True, env=env, cwd=repo, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    derived, _, warm = outputs
+    read = [output.partition(" ")[0] for output in outputs]
+    assert read == ["1", "1", "0"], "releases whose whole document each run read"
+    assert "containerPort" in warm and derived.partition(" ")[2] == warm.partition(" ")[2]
