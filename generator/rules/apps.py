@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from ..findings import Finding
-from .base import as_dict, as_int, enforced, error, nonnegative
+from .base import as_dict, as_int, enforced, error, nonnegative, nonnegative_fields
 from .selector import is_empty, selector_findings
 
 _PERCENT = re.compile(r"^[0-9]+%$")  # validation.IsValidPercent
@@ -32,9 +32,7 @@ def int_or_percent(value, path: str, rule: str) -> tuple[int | None, list[Findin
 
 def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[Finding]:
     """The bounds every controller shares, and a selector that must be set and not empty."""
-    out = []
-    for field in fields:
-        out += nonnegative(spec.get(field), f"spec.{field}", rule)
+    out = nonnegative_fields(spec, fields, "spec", rule)
     selector = spec.get("selector")
     if isinstance(selector, dict):
         out += selector_findings(selector, "spec.selector")

@@ -32,7 +32,7 @@ def dig(value, *keys):
 
 
 def as_int(value) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if isinstance(value, int) and type(value) is not bool else None  # bool has no subclasses
 
 
 def json_text(value) -> str:
@@ -42,9 +42,10 @@ def json_text(value) -> str:
 def unique_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:
     """Each item's name is a DNS-1123 label, and no two items share one."""
     out, seen = [], set()
+    spelled = f"{what} name (DNS-1123 label)"
     for i, item in enumerate(items):
-        name = as_dict(item).get("name")
-        problem = name_problem(name, DNS1123_LABEL, 63, f"{what} name (DNS-1123 label)")
+        name = item.get("name") if isinstance(item, dict) else None
+        problem = name_problem(name, DNS1123_LABEL, 63, spelled)
         if problem:
             out.append(error(path_of(i), bad_rule, problem))
         elif name in seen:
@@ -69,3 +70,14 @@ def nonnegative(value, path: str, rule: str, what: str | None = None) -> list[Fi
             error(path, rule, f"{what or path.rpartition('.')[2]} must be greater than or equal to 0, got {number}")
         ]
     return []
+
+
+def nonnegative_fields(obj: dict, fields: tuple[str, ...], parent: str, rule: str) -> list[Finding]:
+    """``nonnegative`` for each of ``fields`` of ``obj`` at ``parent``: a path is built only for
+    a finding (most fields are absent or fine)."""
+    out = []
+    for field in fields:
+        number = as_int(obj.get(field))
+        if number is not None and number < 0:
+            out += nonnegative(number, f"{parent}.{field}", rule)
+    return out

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import functools
 import re
-import zoneinfo
 
 from ..findings import Finding
-from .base import as_dict, as_int, as_list, enforced, error, nonnegative, warning
+from .base import as_dict, as_int, as_list, enforced, error, nonnegative_fields, warning
 from .selector import expression_matches, mismatches
 
 COMPLETION_MODES = ("NonIndexed", "Indexed")
@@ -50,9 +49,8 @@ def _matches_generated(obj: dict, selector: dict) -> bool:
 
 def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateJobSpec (also for a CronJob's jobTemplate, ValidateJobTemplateSpec)."""
-    out = []
-    for field in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
-        out += nonnegative(spec.get(field), f"{path}.{field}", "job")
+    counts = ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished")
+    out = nonnegative_fields(spec, counts, path, "job")
     mode = spec.get("completionMode")
     if isinstance(mode, str) and enforced(releases, INDEXED_SINCE):
         if mode not in COMPLETION_MODES:
@@ -68,8 +66,7 @@ def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[
         if spec.get("maxFailedIndexes") is not None and spec.get("backoffLimitPerIndex") is None:
             message = "maxFailedIndexes requires backoffLimitPerIndex"
             out.append(error(f"{path}.maxFailedIndexes", "job", message))
-        for field in ("backoffLimitPerIndex", "maxFailedIndexes"):
-            out += nonnegative(spec.get(field), f"{path}.{field}", "job")
+        out += nonnegative_fields(spec, ("backoffLimitPerIndex", "maxFailedIndexes"), path, "job")
     out += _paddle_parallelism(spec, path)
     restart = as_dict(as_dict(spec.get("template")).get("spec")).get("restartPolicy")
     if spec.get("podFailurePolicy") is not None and enforced(releases, POD_FAILURE_POLICY_SINCE) and restart != "Never":
@@ -112,8 +109,8 @@ def cronjob_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     if isinstance(policy, str) and policy not in CONCURRENCY_POLICIES:
         message = f"concurrencyPolicy {policy!r} is not one of {', '.join(CONCURRENCY_POLICIES)}"
         out.append(error("spec.concurrencyPolicy", "cronjob", message))
-    for field in ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"):
-        out += nonnegative(spec.get(field), f"spec.{field}", "cronjob")
+    counts = ("startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit")
+    out += nonnegative_fields(spec, counts, "spec", "cronjob")
     job = as_dict(spec.get("jobTemplate")).get("spec")
     if isinstance(job, dict):
         out += job_spec_findings(job, "spec.jobTemplate.spec", releases)
@@ -128,6 +125,8 @@ def time_zone_problem(zone: str) -> str | None:
         return "timeZone must be an explicit IANA time zone (e.g. Europe/Berlin), not Local"
     if not _have_time_zones():  # no database here (no /usr/share/zoneinfo, no tzdata): cannot judge
         return None
+    import zoneinfo  # here, not at the top: only a CronJob's timeZone needs it, and it slows every start-up
+
     try:
         if zone != zone.strip() or "\\" in zone or ".." in zone:
             raise ValueError
@@ -139,6 +138,8 @@ def time_zone_problem(zone: str) -> str | None:
 
 @functools.cache
 def _have_time_zones() -> bool:
+    import zoneinfo  # see time_zone_problem
+
     try:
         zoneinfo.ZoneInfo("Etc/UTC")
     except (zoneinfo.ZoneInfoNotFoundError, OSError):

@@ -8,7 +8,6 @@ import base64
 import binascii
 import ipaddress
 import json
-import re
 
 from ..findings import Finding, child
 from .base import as_dict, as_int, as_list, enforced, error
@@ -16,6 +15,7 @@ from .grammar import (
     DNS1123_LABEL,
     DNS1123_SUBDOMAIN,
     PROTOCOLS,
+    config_key_problem,
     label_key_problem,
     name_problem,
     parse_quantity,
@@ -147,22 +147,7 @@ def _is_ip(text: str) -> bool:
 
 # -- ConfigMap and Secret ------------------------------------------------------------------------
 
-_CONFIG_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
-
 MAX_DATA_SIZE = 1024 * 1024  # core.MaxSecretSize, also the ConfigMap limit
-
-
-def config_key_problem(key) -> str | None:
-    """IsConfigMapKey (apimachinery util/validation): a file name for a volume."""
-    if not isinstance(key, str) or not key:
-        return "a key must not be empty"
-    if len(key) > 253:
-        return f"key {key[:40]!r}... is {len(key)} characters; at most 253"
-    if not _CONFIG_KEY.match(key):
-        return f"key {key!r} must be letters, digits, '-', '_' or '.'"
-    if key in (".", "..") or key.startswith(".."):
-        return f"key {key!r} must not be '.' or '..' or start with '..'"
-    return None
 
 
 def _key_findings(data, path: str, rule: str) -> list[Finding]:

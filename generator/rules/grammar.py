@@ -9,7 +9,15 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
+
+
+def lazy_pattern(text: str) -> Callable[[], re.Pattern]:
+    """A regex compiled on its first use: for grammars only some kinds need (compiling them all
+    would slow every start-up). Call it for the pattern: ``_IANA_SVC_NAME().match(name)``."""
+    return functools.cache(lambda: re.compile(text))
+
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
@@ -56,15 +64,15 @@ PROTOCOLS = ("TCP", "UDP", "SCTP")
 def parse_quantity(text) -> Decimal | None:
     """A Kubernetes quantity ('100m', '1.5Gi', '2e3', '1Ei', 4) as a number; None if it is not one
     (or its exponent is beyond ±1000, which no resource needs and Decimal arithmetic would choke on)."""
+    if isinstance(text, str):  # the usual case first
+        return _parse_quantity_text(text)
     if isinstance(text, bool):
         return None
     if isinstance(text, float) and not math.isfinite(text):
         return None
     if isinstance(text, int | float):
         return Decimal(str(text))
-    if not isinstance(text, str):
-        return None
-    return _parse_quantity_text(text)
+    return None
 
 
 @functools.lru_cache(maxsize=4096)  # quantities repeat across documents ('500m', '1Gi'); Decimal is immutable
@@ -118,14 +126,14 @@ def _image_text_problem(image: str) -> str | None:
     return None
 
 
-_DOMAIN_PATH = re.compile(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")  # apimachinery httpPathFmt
+_DOMAIN_PATH = lazy_pattern(r"^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$")  # apimachinery httpPathFmt
 
 
 def is_domain_prefixed_path(value: str) -> bool:
     """apimachinery's validation.IsDomainPrefixedPath: `<DNS-1123 subdomain>/<HTTP path>`, as an
     IngressClass's controller or a TrainJob's runtime-patch manager (e.g. acme.io/foo)."""
     host, slash, path = value.partition("/")
-    return bool(slash and path and DNS1123_SUBDOMAIN.match(host) and _DOMAIN_PATH.match(path))
+    return bool(slash and path and DNS1123_SUBDOMAIN.match(host) and _DOMAIN_PATH().match(path))
 
 
 def quantity_message(value) -> str:
@@ -189,7 +197,23 @@ def label_key_problem(key, what: str = "label") -> str | None:
     return None
 
 
-_IANA_SVC_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+_CONFIG_KEY = lazy_pattern(r"^[-._a-zA-Z0-9]+$")
+
+
+def config_key_problem(key) -> str | None:
+    """IsConfigMapKey (apimachinery util/validation): a file name for a volume."""
+    if not isinstance(key, str) or not key:
+        return "a key must not be empty"
+    if len(key) > 253:
+        return f"key {key[:40]!r}... is {len(key)} characters; at most 253"
+    if not _CONFIG_KEY().match(key):
+        return f"key {key!r} must be letters, digits, '-', '_' or '.'"
+    if key in (".", "..") or key.startswith(".."):
+        return f"key {key!r} must not be '.' or '..' or start with '..'"
+    return None
+
+
+_IANA_SVC_NAME = lazy_pattern(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 
 
 def port_name_problem(name: str) -> str | None:
@@ -197,7 +221,7 @@ def port_name_problem(name: str) -> str | None:
     '-', a letter among them, no '--', no '-' at either end)."""
     if len(name) > 15:
         return f"port name {name!r} is {len(name)} characters; at most 15"
-    if not _IANA_SVC_NAME.match(name) or "--" in name:
+    if not _IANA_SVC_NAME().match(name) or "--" in name:
         return f"port name {name!r} must be lower-case letters, digits and single '-', not at either end"
     if name.isdigit():
         return f"port name {name!r} must contain a letter: digits alone would read as a port number"

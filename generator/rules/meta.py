@@ -132,22 +132,21 @@ def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | 
             out.append(error("metadata.namespace", "name", problem))
     out += label_findings(meta.get("labels"), "metadata.labels")
     for key in as_dict(meta.get("annotations")):
-        out += _key_findings("metadata.annotations", key, "annotation")
+        problem = label_key_problem(key, "annotation")
+        if problem:  # the path is built only for a finding: most keys have none
+            out.append(error(child("metadata.annotations", key), "annotation-key", problem))
     return out
-
-
-def _key_findings(parent: str, key: str, what: str) -> list[Finding]:
-    """The key's problem as a label or annotation key, at ``parent``'s child ``key`` (a path
-    built only for a finding: most keys have none)."""
-    problem = label_key_problem(key, what)
-    return [error(child(parent, key), f"{what}-key", problem)] if problem else []
 
 
 def label_findings(labels, path: str) -> list[Finding]:
     """Label keys and values of a labels mapping at ``path``."""
+    if not isinstance(labels, dict):
+        return []
     out = []
-    for key, value in as_dict(labels).items():
-        out += _key_findings(path, key, "label")
+    for key, value in labels.items():
+        problem = label_key_problem(key, "label")
+        if problem:
+            out.append(error(child(path, key), "label-key", problem))
         problem = label_value_problem(value, key) if isinstance(value, str) else None
         if problem:
             out.append(error(child(path, key), "label-value", problem))

@@ -219,12 +219,16 @@ def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]
                         f"shorten the job name to at most {63 - len(pod) + len(job_name)}",
                     )
                 )
-    containers = _containers_of(spec, role)
-    if not isinstance(as_dict(rs.get("template")).get("spec"), dict):
+    pod_spec = as_dict(rs.get("template")).get("spec")
+    if not isinstance(pod_spec, dict):
         out.append(
             error(f"spec.{role}", "paddlejob-containers", f"{role} needs template.spec with the containers to run")
         )
-    elif (
+        return out
+    if len(as_list(pod_spec.get("containers"))) < 2:  # the common case: one container, first by itself
+        return out
+    containers = _containers_of(spec, role)
+    if (
         containers
         and isinstance(containers[0].get("name"), str)
         and containers[0]["name"] != "paddle"

@@ -4,18 +4,19 @@ validation): containers, images, ports, mounts, resources and GPUs, restart poli
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .. import kube
 from ..findings import Finding, child, joined
-from .base import as_dict, as_int, as_list, enforced, error, json_text, nonnegative, unique_names, warning
-from .core import config_key_problem
+from .base import as_dict, as_int, as_list, enforced, error, json_text, nonnegative_fields, unique_names, warning
 from .grammar import (
     DNS1123_LABEL,
     DNS_POLICIES,
     PROTOCOLS,
     PULL_POLICIES,
     RESTART_POLICIES,
+    config_key_problem,
     image_problem,
     name_problem,
     parse_quantity,
@@ -51,10 +52,9 @@ def pod_spec_findings(
     containers = spec.get("containers")
     if isinstance(containers, list) and not containers:
         out.append(error(f"{path}.containers", "containers", "a pod needs at least one container"))
-    volumes = {
-        v.get("name") for v in as_list(spec.get("volumes")) if isinstance(v, dict) and isinstance(v.get("name"), str)
-    } | claims
-    seen: dict[str, str] = {}
+    volume_list = as_list(spec.get("volumes"))
+    volumes = {v.get("name") for v in volume_list if isinstance(v, dict) and isinstance(v.get("name"), str)} | claims
+    seen: dict[str, str] = {}  # container name -> the path of the first container with it
     for group in ("initContainers", "containers"):
         for i, c in enumerate(as_list(spec.get(group))):
             if not isinstance(c, dict):
@@ -69,10 +69,10 @@ def pod_spec_findings(
                         error(
                             f"{here}.name",
                             "container-name",
-                            f"container name {name!r} is used twice (also at {seen[name]})",
+                            f"container name {name!r} is used twice (also at {seen[name]}.name)",
                         )
                     )
-                seen.setdefault(name, f"{here}.name")
+                seen.setdefault(name, here)
     policy = spec.get("restartPolicy")
     if isinstance(policy, str) and policy not in RESTART_POLICIES:
         out.append(
@@ -83,21 +83,25 @@ def pod_spec_findings(
     dns = spec.get("dnsPolicy")
     if isinstance(dns, str) and dns not in DNS_POLICIES:
         out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
-    out += label_findings(spec.get("nodeSelector"), f"{path}.nodeSelector")  # ValidateLabels, as pod labels
+    node_selector = spec.get("nodeSelector")
+    if node_selector:  # ValidateLabels, as pod labels
+        out += label_findings(node_selector, f"{path}.nodeSelector")
     deadline = as_int(spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= 2**31 - 1:  # ValidatePodSpec
         message = f"activeDeadlineSeconds {deadline} must be between 1 and 2147483647"
         out.append(error(f"{path}.activeDeadlineSeconds", "pod-bounds", message))
-    volumes = as_list(spec.get("volumes"))
-    out += unique_names(volumes, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
+    if volume_list:
+        out += unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
     return out
 
 
 def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
     out = []
-    problem = name_problem(c.get("name"), DNS1123_LABEL, 63, "container name (DNS-1123 label)")
-    if problem and c.get("name") is not None:  # a missing name is the schema's finding
-        out.append(error(f"{here}.name", "name", problem))
+    name = c.get("name")
+    if name is not None:  # a missing name is the schema's finding
+        problem = name_problem(name, DNS1123_LABEL, 63, "container name (DNS-1123 label)")
+        if problem:
+            out.append(error(f"{here}.name", "name", problem))
     image = c.get("image")
     problem = image_problem(image) if image is not None else "image is required"
     if problem:
@@ -109,8 +113,33 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
                 f"{here}.imagePullPolicy", "enum", f"imagePullPolicy {pull!r} is not one of {', '.join(PULL_POLICIES)}"
             )
         )
-    for j, port in enumerate(as_list(c.get("ports"))):
-        port = as_dict(port)
+    # each list below is often absent: skip its loop rather than walk an empty one
+    ports = c.get("ports")
+    if isinstance(ports, list):
+        out += _port_findings(ports, here)
+    mounts = c.get("volumeMounts")
+    if isinstance(mounts, list):
+        out += _mount_findings(mounts, here, volumes)
+    env_list = c.get("env")
+    if isinstance(env_list, list):
+        env_names: set = set()
+        for j, env in enumerate(env_list):
+            name = env.get("name") if isinstance(env, dict) else None
+            if isinstance(name, str):
+                if name in env_names:
+                    out.append(warning(f"{here}.env[{j}].name", "env-duplicate", env_duplicate_message(name)))
+                env_names.add(name)
+    resources = c.get("resources")
+    if isinstance(resources, dict) and resources:
+        out += _resource_findings(resources, here)
+    return out
+
+
+def _port_findings(ports: list, here: str) -> list[Finding]:
+    out = []
+    for j, port in enumerate(ports):
+        if not isinstance(port, dict):
+            continue
         for field in ("containerPort", "hostPort"):
             number = as_int(port.get(field))
             if number is not None and not 1 <= number <= 65535:
@@ -125,10 +154,16 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
             out.append(
                 error(f"{here}.ports[{j}].protocol", "enum", f"protocol {protocol!r} is not one of TCP, UDP, SCTP")
             )
+    return out
+
+
+def _mount_findings(mounts: list, here: str, volumes: set) -> list[Finding]:
+    out = []
     mount_paths: dict[str, int] = {}
-    for j, mount in enumerate(as_list(c.get("volumeMounts"))):
-        name = as_dict(mount).get("name")
-        mount_path = as_dict(mount).get("mountPath")
+    for j, mount in enumerate(mounts):
+        if not isinstance(mount, dict):
+            continue
+        name, mount_path = mount.get("name"), mount.get("mountPath")
         if isinstance(mount_path, str):
             if mount_path in mount_paths:
                 out.append(
@@ -148,25 +183,28 @@ def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
                     f"volumeMount {name!r} names no volume of the pod; add it to volumes or fix the name",
                 )
             )
-    env_names: set = set()
-    for j, env in enumerate(as_list(c.get("env"))):
-        name = as_dict(env).get("name")
-        if isinstance(name, str):
-            if name in env_names:
-                out.append(warning(f"{here}.env[{j}].name", "env-duplicate", env_duplicate_message(name)))
-            env_names.add(name)
-    resources = as_dict(c.get("resources"))
+    return out
+
+
+def _resource_findings(resources: dict, here: str) -> list[Finding]:
+    """Quantities that parse, the extended resources' rules, and no request above its limit."""
+    out = []
     parsed = {}
     for kind in ("requests", "limits"):
-        for resource, quantity in as_dict(resources.get(kind)).items():
+        amounts = resources.get(kind)
+        if not isinstance(amounts, dict):
+            continue
+        for resource, quantity in amounts.items():
             value = parse_quantity(quantity)
             if value is None and isinstance(quantity, str):  # another type: the schema's finding
                 out.append(error(child(f"{here}.resources.{kind}", resource), "quantity", quantity_message(quantity)))
             parsed[(kind, resource)] = value
     out += _extended_resource_findings(resources, parsed, here)
     for (kind, resource), value in parsed.items():
+        if kind != "requests" or value is None:
+            continue
         limit = parsed.get(("limits", resource))
-        if kind == "requests" and value is not None and limit is not None and value > limit:
+        if limit is not None and value > limit:
             out.append(
                 error(
                     child(f"{here}.resources.requests", resource),
@@ -186,7 +224,7 @@ def _is_extended(resource: str) -> bool:
 def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> list[Finding]:
     """The apiserver's rules for extended resources (GPUs): whole numbers, a limit, request = limit."""
     out = []
-    names = {r for (_, r) in parsed if isinstance(r, str) and _is_extended(r)}
+    names = {r for (_, r) in parsed if isinstance(r, str) and "/" in r and _is_extended(r)}  # "/": the quick test
     for resource in sorted(names):
         request, limit = parsed.get(("requests", resource)), parsed.get(("limits", resource))
         for kind, value in (("requests", request), ("limits", limit)):
@@ -219,9 +257,9 @@ def _templates(obj: dict) -> list[tuple[str, dict]]:
         return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
     if api.startswith("batch.paddlepaddle.org/"):
         return [
-            (f"spec.{r}.template", as_dict(as_dict(spec.get(r)).get("template")))
+            (f"spec.{r}.template", as_dict(role.get("template")))
             for r in PADDLE_ROLES
-            if isinstance(spec.get(r), dict)
+            if isinstance(role := spec.get(r), dict)
         ]
     if api.startswith("batch.volcano.sh/"):
         return [
@@ -276,6 +314,8 @@ _ALWAYS_RESTART = {"Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Repl
 
 _JOB_KINDS = {"Job", "CronJob"}
 
+_CONTROLLER_KINDS = _ALWAYS_RESTART | _JOB_KINDS
+
 
 def _is_builtin(obj: dict) -> bool:
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
@@ -284,11 +324,10 @@ def _is_builtin(obj: dict) -> bool:
 
 def _controller_findings(obj: dict) -> list[Finding]:
     """What the apiserver checks between a built-in controller and its pod template."""
-    kind, spec = obj.get("kind"), as_dict(obj.get("spec"))
-    if not _is_builtin(obj):
+    kind = obj.get("kind")
+    if kind not in _CONTROLLER_KINDS or not _is_builtin(obj):
         return []  # custom resources have their operators' own rules
-    if kind not in _ALWAYS_RESTART | _JOB_KINDS:
-        return []
+    spec = as_dict(obj.get("spec"))
     out = []
     template_path = "spec.jobTemplate.spec.template" if kind == "CronJob" else "spec.template"
     template = (
@@ -326,15 +365,17 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
     claims = frozenset(
         name for t in _claim_templates(obj) if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
     )
-    builtin = obj.get("kind") in _ALWAYS_RESTART | _JOB_KINDS and _is_builtin(obj)
+    kind = obj.get("kind")
+    builtin = kind in _CONTROLLER_KINDS and _is_builtin(obj)
     for path, template in _templates(obj):
         spec_path = joined(path, "spec")
-        if obj.get("kind") == "Pod" and not isinstance(template.get("spec"), dict):
+        if kind == "Pod" and not isinstance(template.get("spec"), dict):
             # `spec:` left empty: the apiserver's Required spec.containers (ValidatePodSpec)
             out.append(error("spec", "containers", "a Pod needs spec.containers (at least one container)"))
             continue
-        if path and not builtin:  # a built-in controller's template labels: _controller_findings
-            out += label_findings(as_dict(template.get("metadata")).get("labels"), f"{path}.metadata.labels")
+        labels = as_dict(template.get("metadata")).get("labels")
+        if path and not builtin and labels:  # a built-in controller's template labels: _controller_findings
+            out += label_findings(labels, f"{path}.metadata.labels")
         if ".replicatedJobs[" in path:  # a Job's pod template, which the JobSet controller submits
             policy = as_dict(template.get("spec")).get("restartPolicy")
             if policy == "Always":  # unset: the JobSet webhook's OnFailure; not an enum value: the schema's
@@ -375,7 +416,7 @@ def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[F
                 out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
     env_list = c.get("env")
     if isinstance(env_list, list):
-        names = _ENV_NAME if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) else _RELAXED_ENV_NAME
+        names = _env_name_grammar(releases)
         for j, env in enumerate(env_list):
             if isinstance(env, dict):
                 name = env.get("name")
@@ -383,6 +424,12 @@ def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[F
                     continue  # the common case: a valid name and a plain value
                 out += _env_findings(env, f"{here}.env[{j}]", names)
     return out
+
+
+@functools.cache  # a checker's releases: one tuple for every document
+def _env_name_grammar(releases: tuple[int, ...]) -> re.Pattern:
+    """The env name grammar of the strictest targeted release."""
+    return _ENV_NAME if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) else _RELAXED_ENV_NAME
 
 
 def _handler_findings(handler: dict, path: str, kinds: tuple, what: str) -> list[Finding]:
@@ -416,8 +463,7 @@ def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
     """validateProbe: one handler, counts >= 0 (0 is defaulted), and a liveness or startup
     probe's successThreshold 1 (validateContainers)."""
     out = _handler_findings(probe, path, PROBE_HANDLERS, probe_kind)
-    for field in _PROBE_COUNTS:
-        out += nonnegative(probe.get(field), f"{path}.{field}", "probe")
+    out += nonnegative_fields(probe, _PROBE_COUNTS, path, "probe")
     threshold = as_int(probe.get("successThreshold"))
     if probe_kind != "readinessProbe" and threshold not in (None, 0, 1):
         message = f"a {probe_kind}'s successThreshold must be 1, got {threshold}"

@@ -10,7 +10,7 @@ matched"): an error there, and a warning in the releases where it is deprecated 
 from __future__ import annotations
 
 from ..findings import Finding, child, joined
-from .base import as_dict, as_list, error, warning
+from .base import as_dict, error, warning
 from .pod import _templates as templates  # every pod template a kind holds
 
 # volume field -> (deprecated since, non-functional since): the minors of warnings.go's messages
@@ -54,8 +54,10 @@ def in_tree_volume_findings(obj: dict, releases: list[int]) -> list[Finding]:
     if obj.get("kind") == "PersistentVolume" and obj.get("apiVersion") == "v1":
         out += _source_findings(as_dict(obj.get("spec")), "spec", releases)
     for path, template in templates(obj):  # (path of the template, the template: metadata and spec)
-        spec_path = joined(path, "spec")
-        for i, volume in enumerate(as_list(as_dict(as_dict(template).get("spec")).get("volumes"))):
-            if isinstance(volume, dict):
-                out += _source_findings(volume, f"{spec_path}.volumes[{i}]", releases)
+        volumes = as_dict(template.get("spec")).get("volumes")
+        if not isinstance(volumes, list):
+            continue
+        for i, volume in enumerate(volumes):
+            if isinstance(volume, dict) and not IN_TREE.keys().isdisjoint(volume):  # most volumes: none of these
+                out += _source_findings(volume, f"{joined(path, 'spec')}.volumes[{i}]", releases)
     return out
