@@ -601,7 +601,9 @@ def iter_documents(source) -> Iterator[Document]:
         return
     global _read_so_far
     index = 0
-    screen = yamlfast.screen if fast_reader is not None else None
+    # Screening pays off only where the fast reader reads: not a small stream in a run's first bytes
+    fast_ahead = _read_so_far + sum(len(text) for text, _, _ in head) > FAST_AFTER
+    screen = yamlfast.screen if fast_reader is not None and fast_ahead else None
     for chunk in _chunks(itertools.chain(head, blocks), screen):
         if chunk.problem is not None:
             yield Document(index + 1, None, [chunk.problem], line_offset=chunk.first_line)
