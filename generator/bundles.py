@@ -9,13 +9,11 @@ import json
 from dataclasses import dataclass
 
 from . import crdschema, engine, kube
-from .crdschema import Target
+from .crdschema import FIRST_V1, Target
 from .paths import OPERATOR_LIB
 
 BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 
-# apiextensions.k8s.io/v1 is served from Kubernetes 1.16; v1beta1 bundles are for the releases before.
-FIRST_V1 = 16
 FIRST_V1BETA1 = 11
 # The default v1 bundle is for the clusters people run: from 1.19 the pod securityContext has the
 # seccompProfile field that Pod Security admission checks. `--kube-version 1.16` (1.17, 1.18)

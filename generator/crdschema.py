@@ -28,6 +28,9 @@ import yaml
 from . import kube, schemacache
 from .paths import KUBE_SCHEMA_DIR, PADDLEJOB_SCHEMA
 
+# apiextensions.k8s.io/v1 is served from Kubernetes 1.16; v1beta1 bundles are for the releases before.
+FIRST_V1 = 16
+
 KUBE_REF = "kubernetes#/definitions/"
 LOCAL_REF = "#/definitions/"
 

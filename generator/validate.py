@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import admission, bundles, crdschema, discover, kube, parallel, provenance, schemasource, structural, thirdparty
+from . import admission, crdschema, discover, kube, parallel, provenance, schemasource, thirdparty
 from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -165,7 +165,7 @@ class ObjectChecker:
 
     @functools.cached_property
     def target(self) -> crdschema.Target:
-        apiextensions = "v1" if self.minor >= bundles.FIRST_V1 else "v1beta1"
+        apiextensions = "v1" if self.minor >= crdschema.FIRST_V1 else "v1beta1"
         return crdschema.Target(apiextensions, self.minor, self.minor)
 
     def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
@@ -261,6 +261,8 @@ class ObjectChecker:
         out += builtin_findings(obj, tuple(self.releases))
         out += in_tree_volume_findings(obj, self.releases)
         if obj["kind"] == "CustomResourceDefinition":
+            from . import structural  # here: only a CRD needs the structural-schema rules
+
             out += structural.crd_findings(obj, self.minor)
         return out
 
