@@ -11,6 +11,7 @@ read. `--ignore PATTERN` skips paths that match a regular expression, as kubecon
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,12 +129,30 @@ def _not_a_manifest(path: Path) -> str | None:
     return None
 
 
+def _files_below(root: Path) -> list[Path]:
+    """The files below ``root`` (links to files too; linked folders are not walked into, as
+    Path.rglob), without hidden files and folders, which are not even walked (.git can hold
+    more files than the rest). A directory entry knows whether it is a file or a folder: no
+    system call per file."""
+    files, folders = [], [root]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(folder / entry.name)
+                    elif entry.is_file():
+                        files.append(folder / entry.name)
+        except PermissionError:  # as rglob: a folder this user cannot list holds nothing
+            continue
+    return files
+
+
 def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
-    candidates = sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+    candidates = sorted(_files_below(root))
     charts = {p.parent for p in candidates if p.name == "Chart.yaml"}
     patches: set[Path] = set()
     for p in candidates:
@@ -147,7 +166,7 @@ def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
                 out.skipped.append((str(chart), "a Helm chart: render it first (helm template CHART | validate -)"))
         elif p.name in KUSTOMIZATIONS:
             out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
-        elif p.resolve() in patches:
+        elif patches and p.resolve() in patches:  # resolve() costs a system call per folder of the path
             out.skipped.append((text, "a kustomize patch or plugin configuration, applied by the build"))
         elif HELM_VALUES.match(p.name):
             out.skipped.append((text, "Helm values or chart metadata, not a manifest"))

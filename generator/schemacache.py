@@ -11,7 +11,6 @@ The cache is an optimisation only: a folder that cannot be read or written means
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,16 @@ from pathlib import Path
 import orjson
 
 from . import __version__
+
+# The interpreter's own SHA-256 (the same digests as hashlib's): importing hashlib loads OpenSSL,
+# a thirtieth of a small file's run (`validate` of one file names its cache entries by it).
+try:
+    from _sha2 import sha256  # CPython 3.12 and later
+except ImportError:
+    try:
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:  # an interpreter without them
+        from hashlib import sha256
 
 
 def directory() -> Path | None:
@@ -38,7 +47,7 @@ def cached(name: str, inputs: list[Path], derive: Callable[[], object], content:
     folder = directory()
     if folder is None:
         return derive()
-    digest = hashlib.sha256(__version__.encode())
+    digest = sha256(__version__.encode())
     for path in inputs:
         stat = path.stat()
         digest.update(f"{path.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())

@@ -3,6 +3,10 @@ in every output format and where --max-errors stops reading."""
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import pytest
 
 from generator import outputs, parallel, validate
@@ -55,33 +59,106 @@ def test_enough_work_goes_to_every_core_and_little_stays_here(folder):
     assert parallel.workers(folder[-1:] * 8, 2) == 1  # too few bytes
 
 
-@pytest.mark.parametrize("max_errors", [0, 1000, 30])
+@pytest.mark.parametrize("max_errors", [0, 1000, 30, 5])
 def test_workers_give_the_report_one_process_gives(folder, checker, max_errors):
     one = validate.validate_files(folder, checker, max_errors, jobs=1)
     many = validate.validate_files(folder, checker, max_errors, jobs=2)
-    assert one.errors >= 30 and one.documents > 0
+    assert one.errors >= min(max_errors or 30, 30) and one.documents > 0
+    assert len({item.file for item in one.findings}) > 1  # findings in several files
     assert (many.documents, many.truncated) == (one.documents, one.truncated)
     for name, output in outputs.FORMATS.items():
         assert output(many, colour=False) == output(one, colour=False), name
 
 
-def _sigterm_action(_) -> object:
-    import signal
+@pytest.mark.parametrize("max_errors", [0, 7])
+def test_three_processes_and_silenced_rules_give_the_same_report(folder, checker, max_errors):
+    skip = frozenset({"yaml-syntax"})
+    one = validate.validate_files(folder, checker, max_errors, skip)
+    report = validate.Report(max_errors=max_errors, skip_rules=skip)
+    parallel.validate_files(folder, checker, report, 3)
+    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
+    assert (report.documents, report.truncated) == (one.documents, one.truncated)
+    assert outputs.text(report) == outputs.text(one)
 
-    return signal.getsignal(signal.SIGTERM)
+
+def test_a_run_no_process_took_is_checked_here_if_the_report_needs_it(folder, checker):
+    """Processes stop taking runs once the files checked hold --max-errors errors; the merge
+    does not rely on it: a run without a report is checked where the merge needs it."""
+    one = validate.validate_files(folder, checker, 30, jobs=1)
+    report = validate.Report(max_errors=30)
+    parallel._merge([[name] for name in folder], {}, checker, report)
+    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
+    assert outputs.text(report) == outputs.text(one)
 
 
-def test_workers_end_on_sigterm_whatever_handler_the_parent_installed():
-    """Pool.terminate ends busy workers with SIGTERM once the report is full. A library loaded in
-    the parent may handle SIGTERM itself: Paddle's libpaddle prints a traceback, which deadlocked
-    a worker interrupted inside malloc (seen in this suite, where test_local imports paddle), and
-    the parent then waited for it for ever. Workers start with the default action."""
-    import multiprocessing
-    import signal
+def _log_checks(monkeypatch, tmp_path, then=None):
+    """validate_file, in every process, appends the file's name to a log (then calls ``then``)."""
+    log = tmp_path / "checked"
+    check = validate.validate_file
 
-    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    def logged(name, checker, report):
+        with open(log, "a") as out:  # one write per line, in append mode: lines do not mix
+            out.write(name + "\n")
+        if then is not None:
+            then(name)
+        check(name, checker, report)
+
+    monkeypatch.setattr(validate, "validate_file", logged)
+    return log
+
+
+def test_no_run_is_taken_once_the_files_checked_hold_max_errors(folder, checker, monkeypatch, tmp_path):
+    log = _log_checks(monkeypatch, tmp_path)
+    report = validate.validate_files(folder, checker, max_errors=20, jobs=2)
+    assert report.truncated and report.errors == 20
+    assert len(log.read_text().splitlines()) < len(folder) / 2
+
+
+def _no_child_left() -> bool:
     try:
-        with multiprocessing.get_context("fork").Pool(1, initializer=parallel._worker_start) as pool:
-            assert pool.map(_sigterm_action, [0]) == [signal.SIG_DFL]
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_an_exception_in_a_worker_is_raised_here(folder, checker, monkeypatch, tmp_path):
+    parent = os.getpid()
+
+    def fail_in_workers(name):
+        if os.getpid() != parent:
+            raise ValueError(f"no: {name}")
+
+    _log_checks(monkeypatch, tmp_path, fail_in_workers)
+    with pytest.raises(ValueError, match="no: "):
+        validate.validate_files(folder, checker, jobs=2)
+    assert _no_child_left()
+
+
+def test_workers_end_on_sigterm_whatever_handler_the_parent_installed(folder, checker, monkeypatch, tmp_path):
+    """When this process fails or is interrupted, it ends the busy workers with SIGTERM. A library
+    loaded here may handle SIGTERM itself: Paddle's libpaddle prints a traceback, which deadlocked
+    a worker interrupted inside malloc (seen in this suite, where test_local imports paddle), and
+    this process then waited for it for ever. Workers start with the default action."""
+    parent = os.getpid()
+
+    def stall_workers_fail_here(name):
+        if os.getpid() != parent:
+            time.sleep(60)
+        time.sleep(0.2)  # the workers are asleep by now
+        raise ValueError("stop")
+
+    _log_checks(monkeypatch, tmp_path, stall_workers_fail_here)
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    alarm = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("a worker outlived SIGTERM"))
+    signal.alarm(30)
+    try:
+        started = time.monotonic()
+        with pytest.raises(ValueError, match="stop"):
+            validate.validate_files(folder, checker, jobs=2)
+        assert time.monotonic() - started < 10
     finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, alarm)
         signal.signal(signal.SIGTERM, previous)
+    assert _no_child_left()

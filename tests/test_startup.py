@@ -150,11 +150,25 @@ def test_the_console_script_and_python_m_run_the_same_entry(tmp_path):
     )
     assert done.returncode == 1 and "image" in done.stdout
     script = (
-        "import sys, gc\nfrom generator.cli import entry_point\nsys.argv = ['x', '--version']\n"
-        "code = entry_point()\nprint(code, gc.get_threshold()[0], gc.get_freeze_count() > 0)"
+        "import gc, sys\nfrom generator import cli\n"
+        "cli.main = lambda: print(gc.get_threshold()[0], end=' ') or 3\n"
+        "cli.entry_point()\nprint('after')"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
-    assert done.stdout.split()[-3:] == ["0", str(cli.GC_THRESHOLDS[0]), "True"]
+    # the process ends in entry_point, with main's code and its output written
+    assert (done.returncode, done.stdout) == (3, f"{cli.GC_THRESHOLDS[0]} ")
+
+
+def test_the_process_ends_as_python_ends_it_when_more_is_left_to_do(tmp_path):
+    """entry_point ends the process without the interpreter's teardown, unless something
+    registered with atexit (a library's) or another thread would run then."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    script = (
+        "import atexit, sys\nfrom generator import cli\ncli.main = lambda: 4\n"
+        "atexit.register(lambda: print('at exit'))\nsys.exit(cli.entry_point())"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert (done.returncode, done.stdout) == (4, "at exit\n")
 
 
 @pytest.mark.parametrize(

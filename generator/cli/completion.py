@@ -11,6 +11,8 @@ import sys
 
 import argcomplete
 
+from . import flags
+
 SHELLS = ("bash", "zsh", "fish")
 EXAMPLE = """\
 examples:
@@ -26,7 +28,7 @@ def add_parser(sub) -> None:
         help="print the shell code for tab completion",
         description="Print the code that makes SHELL complete paddlejob-manifests' subcommands and flags.",
         epilog=EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument("shell", choices=SHELLS, help="the shell to write the completion code for")
     p.set_defaults(func=cmd_completion)

@@ -50,7 +50,7 @@ def add_parser(sub) -> None:
         "write the job for --to; each field mapped, and each one that could not be, is listed on stderr.",
         epilog="example:\n  paddlejob-manifests convert old-job.yaml > job.yaml\n"
         "  paddlejob-manifests convert job.yaml --to volcano > volcano-job.yaml",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=flags.RawDescriptionHelpFormatter,
     )
     c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
     c.add_argument(

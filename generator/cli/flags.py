@@ -5,8 +5,42 @@ with what to write here instead."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 MANIFEST_FORMATS = ("yaml", "json")
+
+
+def _terminal_columns() -> int:
+    """shutil.get_terminal_size().columns, without importing shutil: argparse makes a formatter
+    for every flag a parser gets (to check its metavar), and the default one imports shutil, with
+    the compression modules shutil imports, to ask for the width: 3 ms of every run."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _TerminalWidth:
+    """A formatter as wide as the terminal, less 2, as argparse's (see _terminal_columns)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        width = _terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class HelpFormatter(_TerminalWidth, argparse.HelpFormatter):
+    """argparse.HelpFormatter; every parser here has this one or the next."""
+
+
+class RawDescriptionHelpFormatter(_TerminalWidth, argparse.RawDescriptionHelpFormatter):
+    """argparse.RawDescriptionHelpFormatter (a subcommand's examples keep their lines)."""
 
 
 def kube_release(value: str) -> int:

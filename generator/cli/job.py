@@ -193,7 +193,7 @@ def add_parser(sub) -> None:
         description="Render one training job for a runtime, validated. Per-role details (env, pod "
         "template fields) are for the jsonnet library or the Python API.",
         epilog=JOB_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument("name", metavar="NAME", help="job name: a DNS-1035 label; pods are NAME-ROLE-INDEX")
     p.add_argument("--image", required=True, help="container image of every role (REGISTRY/PATH:TAG)")

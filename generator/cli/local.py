@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
         "network namespace of the run's own: "
         "does the distributed job wire up, before it spends GPU hours?",
         epilog=EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="FILE", help="the job's manifests (YAML or JSON), or - for stdin")
     p.add_argument("--explain", action="store_true", help="print each pod's command and environment; run nothing")

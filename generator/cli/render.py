@@ -97,7 +97,7 @@ def add_parser(sub) -> None:
         help="render and validate deploy/v1 and deploy/v1beta1",
         description="Render the operator install bundles, validate every object, write them atomically.",
         epilog=RENDER_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "file",

@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
         description="Check Kubernetes, PaddleJob, Volcano and Kubeflow manifests the way the "
         "apiserver and the operators would, and report each problem with its file, line and field.",
         epilog=VALIDATE_EXAMPLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="file, directory (recursive) or - for stdin")
     flags.add_kube_version(
