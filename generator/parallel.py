@@ -12,6 +12,13 @@ report is the one a single process gives.
   Once the files checked so far hold --max-errors errors, no process takes another run: those
   left come after the place where the report stops, as runs are taken in order.
 
+A big file is cut into parts at its document separators (`---` lines), and a part is checked
+like a file: its findings' lines and document numbers are moved by what comes before it in the
+file. Only a file whose parts read exactly as they do in the whole file is cut (_parts): UTF-8
+throughout, YAML (not a JSON stream), no separator line kubectl refuses (reading stops there),
+no document over the size limit, and no Namespace, whose Pod Security level applies to the
+objects after it (rules/podsecurity.py: state that crosses documents).
+
 Workers are forked once this process has checked the first run: they share the modules and the
 checker as they are (nothing is pickled on the way out), with what the first run loaded and
 compiled; each compiles the schemas of the other kinds it meets. Where fork is not available,
@@ -20,10 +27,14 @@ and for stdin or too little work, one process does it all.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import dataclasses
 import os
+import re
 import signal
 import struct
+from typing import NamedTuple
 
 MIN_BYTES = 256 * 1024  # less work than this: starting workers costs more than it saves
 MIN_FILES = 4
@@ -32,13 +43,24 @@ MIN_FILES = 4
 _MAX_RUNS = 1024
 
 
+# A file this big is cut into parts (when _parts can): the first one small, as this process
+# checks it alone before forking, the others of about _PART_BYTES
+SPLIT_BYTES = 512 * 1024
+_FIRST_PART = 64 * 1024
+_PART_BYTES = 256 * 1024
+
+
 def workers(names: list[str], jobs: int | None = None) -> int:
-    """How many processes to use for ``names``: 1 unless it pays off (``jobs``: at most this many)."""
-    if "-" in names or len(names) < MIN_FILES or not hasattr(os, "fork"):
+    """How many processes to use for ``names``: 1 unless it pays off (``jobs``: at most this many):
+    enough bytes in enough files, or a file big enough to be cut into parts."""
+    if "-" in names or not hasattr(os, "fork"):
+        return 1
+    sizes = _sizes(names)
+    if len(names) < MIN_FILES and max(sizes, default=0) < SPLIT_BYTES:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    count = min(cores, jobs or cores, len(names))
-    if count < 2 or sum(_sizes(names)) < MIN_BYTES:
+    count = min(cores, jobs or cores)
+    if count < 2 or sum(sizes) < MIN_BYTES:
         return 1
     return count
 
@@ -54,16 +76,88 @@ def _sizes(names: list[str]) -> list[int]:
     return sizes
 
 
-def _runs(names: list[str], count: int) -> list[list[str]]:
-    """``names`` cut into at most ``count`` consecutive runs of about equal size (bytes), in order:
-    a file bigger than the mean run is a run alone."""
-    sizes = _sizes(names)
-    target = sum(sizes) / count
+class _Unit(NamedTuple):
+    """What a process checks at once: a file, or a part of a big one (bytes start to end)."""
+
+    name: str
+    size: int
+    start: int = 0
+    end: int | None = None  # None: the whole file
+    lines: int = 0  # lines of the file before the part
+
+
+def _units(names: list[str]) -> list[_Unit]:
+    """The files, each big one cut into parts where it can be (_parts)."""
+    units = []
+    for name, size in zip(names, _sizes(names), strict=True):
+        parts = _parts(name) if size >= SPLIT_BYTES else None
+        units += parts or [_Unit(name, size)]
+    return units
+
+
+# A separator line with more than a comment after `---` (what _chunks stops reading at), or
+# something it might be (whitespace str.strip removes that these do not: a false alarm only
+# keeps the file whole)
+_BAD_SEPARATOR = re.compile(rb"^---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]", re.M)
+
+
+def _parts(name: str) -> list[_Unit] | None:
+    """``name`` cut at separator lines into parts (each starts with its `---` line), or None
+    when a part might read otherwise than in the whole file (the module's docstring) or the
+    file is too small to cut. Read in blocks: the memory does not grow with the file."""
+    from .yamlload import MAX_DOCUMENT_BYTES
+
+    cuts = [(0, 0)]  # (byte offset, lines before it) of each part
+    decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
+    data, offset, lines = b"", 0, 0  # the file from the last cut on (so far), and where that is
+    want = _FIRST_PART
+    try:
+        with open(name, "rb") as stream:
+            while True:
+                block = stream.read(1 << 20)
+                text = decoder.decode(block, final=not block)  # UnicodeDecodeError: not UTF-8
+                if offset == 0 and not data:
+                    head = text.lstrip(" \t\r\n")
+                    if not head or head.startswith("{"):  # blank, or a JSON stream (yamlload)
+                        return None
+                # what is new, with the last line of what came before (a pattern may span them)
+                seen = len(data)
+                fresh = data[data.rfind(b"\n", 0, seen) + 1 :] + block
+                if b"Namespace" in fresh or b"\\" in fresh or _BAD_SEPARATOR.search(fresh):
+                    return None  # a Namespace, or an escape that might spell one (`"\x4eamespace"`)
+                data += block
+                complete = len(data) if not block else data.rfind(b"\n") + 1  # whole lines only
+                while (at := data.find(b"\n---", max(want - offset - 1, 0), complete)) >= 0:
+                    cut = at + 1
+                    lines += data.count(b"\n", 0, cut)
+                    if cut >= MAX_DOCUMENT_BYTES:
+                        return None  # a part this big may hold a document over the limit
+                    offset, data = offset + cut, data[cut:]
+                    complete -= cut
+                    cuts.append((offset, lines))
+                    want = offset + _PART_BYTES
+                if len(data) >= MAX_DOCUMENT_BYTES:
+                    return None
+                if not block:
+                    break
+    except (OSError, UnicodeDecodeError):
+        return None  # read whole, where the reader reports it
+    if len(cuts) < 2:
+        return None
+    ends = [start for start, _ in cuts[1:]] + [offset + len(data)]
+    return [_Unit(name, end - start, start, end, before) for (start, before), end in zip(cuts, ends, strict=True)]
+
+
+def _runs(units: list[_Unit], count: int) -> list[list[_Unit]]:
+    """``units`` cut into at most ``count`` consecutive runs of about equal size (bytes), in
+    order: a unit bigger than the mean run is a run alone, and so is the first part of a file
+    (this process checks the first run alone, before forking)."""
+    target = sum(unit.size for unit in units) / count
     runs, current, size = [], [], 0
-    for name, bytes_ in zip(names, sizes, strict=True):
-        current.append(name)
-        size += bytes_
-        if size >= target:
+    for unit in units:
+        current.append(unit)
+        size += unit.size
+        if size >= target or (unit.end is not None and unit.start == 0):
             runs.append(current)
             current, size = [], 0
     if current:
@@ -77,7 +171,8 @@ def validate_files(names: list[str], checker, report, count: int) -> None:
     import gc
     import mmap
 
-    runs = _runs(names, min(len(names), _MAX_RUNS))
+    units = _units(names)
+    runs = _runs(units, min(len(units), _MAX_RUNS))
     queue, queue_end = os.pipe()
     os.write(queue_end, b"".join(_RUN.pack(index) for index in range(1, len(runs))))
     os.close(queue_end)  # at the end of the queue, a read returns nothing
@@ -152,17 +247,29 @@ class _Shared:
         return total >= self.max_errors
 
 
-def _check_run(shared: _Shared, index: int, slot: int) -> list[tuple[int, list, int]]:
-    """The documents, findings and errors of each file of run ``index``, each file read whole."""
-    from .validate import Report, validate_file
+def _check_run(shared: _Shared, index: int, slot: int) -> list[tuple[int, list, int, int]]:
+    """The documents, findings, errors and documents read (a part's) of each unit of run
+    ``index``, each read whole."""
+    from .validate import Report
 
-    files = []
-    for name in shared.runs[index]:
+    found = []
+    for unit in shared.runs[index]:
         one = Report(skip_rules=shared.skip_rules)
-        validate_file(name, shared.checker, one)
-        files.append((one.documents, one.findings, one.errors))
+        read = _check_unit(unit, shared.checker, one)
+        found.append((one.documents, one.findings, one.errors, read))
         shared.add_errors(slot, one.errors)
-    return files
+    return found
+
+
+def _check_unit(unit: _Unit, checker, report) -> int:
+    """Check a file, or a part of one, into ``report``; for a part, how many documents it read
+    (a file's: 0)."""
+    from .validate import validate_file, validate_part
+
+    if unit.end is None:
+        validate_file(unit.name, checker, report)
+        return 0
+    return validate_part(unit.name, unit.start, unit.end, checker, report)
 
 
 def _check_runs(shared: _Shared, slot: int) -> dict[int, list[tuple[int, list, int]]]:
@@ -232,23 +339,33 @@ def _status(status: int) -> str:
     return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
 
-def _merge(runs: list[list[str]], checked: dict, checker, report) -> None:
-    """The reports of the files, in file order, into ``report``, stopping where one process stops."""
-    from .validate import validate_file
+def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
+    """The reports of the units, in file order, into ``report``, stopping where one process
+    stops: a part's findings are moved by the lines and documents before it in its file."""
+    from .validate import Report
 
+    documents_before: dict[str, int] = {}  # documents read in the parts of a file so far
     for index, run in enumerate(runs):
         # None: a run no process took, the files checked holding --max-errors errors; it comes
         # after the place where the report stops, and if it does not, it is checked here.
         found = checked.get(index)
-        for position, name in enumerate(run):
+        for position, unit in enumerate(run):
             if report.full:
                 return
-            if found is None:
-                validate_file(name, checker, report)
-                continue
-            documents, findings, errors = found[position]
-            if report.max_errors and report.errors + errors >= report.max_errors:
-                validate_file(name, checker, report)  # stops where one process stops
-                continue
+            if found is None or (report.max_errors and report.errors + found[position][2] >= report.max_errors):
+                # checked here, reading only as far as one process would
+                budget = report.max_errors and report.max_errors - report.errors
+                one = Report(max_errors=budget, skip_rules=report.skip_rules)
+                read = _check_unit(unit, checker, one)
+                documents, findings = one.documents, one.findings
+            else:
+                documents, findings, _, read = found[position]
+            before = documents_before.get(unit.name, 0)
+            if before or unit.lines:
+                findings = [
+                    dataclasses.replace(item, document=item.document + before, line=item.line + unit.lines)
+                    for item in findings
+                ]
             report.documents += documents
             report.findings += findings
+            documents_before[unit.name] = before + read

@@ -473,12 +473,25 @@ def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) 
     validate_stream(name, text, checker, report)
 
 
-def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> None:
-    """Check every document of ``source`` (text, bytes or a binary file) into ``report``."""
+def validate_part(name: str, start: int, end: int, checker: ObjectChecker, report: Report) -> int:
+    """Check bytes ``start`` to ``end`` of file ``name``, a part of it that starts at a document
+    separator (parallel.py cuts big files), into ``report``, as if it were the whole file: the
+    caller moves the findings' lines and documents. Returns how many documents it read."""
+    with open(name, "rb") as stream:
+        checker = _checker_for(stream, checker)  # what the file's head says, for every part
+        stream.seek(start)
+        return validate_stream(name, stream.read(end - start), checker, report)
+
+
+def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> int:
+    """Check every document of ``source`` (text, bytes or a binary file) into ``report``;
+    returns how many documents it read."""
     namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
+    read = 0
     for doc in iter_documents(source):
         if report.full:
-            return
+            return read
+        read = doc.index
         if doc.data is not None:
             report.documents += 1
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
@@ -496,6 +509,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         for finding in findings:
             if finding.path not in explained:
                 report.add(_locate(finding, doc, name, ident))
+    return read
 
 
 def _shortened(path: list, keep: int = 12) -> list:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -86,7 +87,7 @@ def test_a_run_no_process_took_is_checked_here_if_the_report_needs_it(folder, ch
     does not rely on it: a run without a report is checked where the merge needs it."""
     one = validate.validate_files(folder, checker, 30, jobs=1)
     report = validate.Report(max_errors=30)
-    parallel._merge([[name] for name in folder], {}, checker, report)
+    parallel._merge([[parallel._Unit(name, 0)] for name in folder], {}, checker, report)
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     assert outputs.text(report) == outputs.text(one)
 
@@ -162,3 +163,72 @@ def test_workers_end_on_sigterm_whatever_handler_the_parent_installed(folder, ch
         signal.signal(signal.SIGALRM, alarm)
         signal.signal(signal.SIGTERM, previous)
     assert _no_child_left()
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory):
+    """One file of about 800 KiB: 2,000 documents, some with errors (a schema error, a duplicate
+    key, a YAML syntax error, an unknown kind), comments and empty documents between them."""
+    docs = []
+    for i in range(2000):
+        volume = "shm" if i % 37 == 0 else "dshm"
+        doc = JOB.format(i=i, replicas=1 + i % 3, volume=volume)
+        if i % 101 == 5:
+            doc = doc.replace("  name: job-", "  name: job-\n  name: job-dup-")
+        if i % 151 == 9:
+            doc += "  oops: [\n"
+        if i % 97 == 3:
+            doc = "# only a comment\n"
+        if i % 89 == 1:
+            doc = doc.replace("kind: PaddleJob", "kind: PaddleJobb")
+        docs.append(doc)
+    path = tmp_path_factory.mktemp("big") / "big.yaml"
+    path.write_text("---\n".join(docs) + "--- # the end\n")
+    return str(path)
+
+
+def test_a_big_file_is_cut_into_parts_at_its_separators(big_file):
+    parts = parallel._parts(big_file)
+    assert parts is not None and len(parts) > 3
+    data = Path(big_file).read_bytes()
+    assert parts[0].start == 0 and parts[-1].end == len(data)
+    for before, after in zip(parts, parts[1:], strict=False):
+        assert before.end == after.start and data[after.start : after.start + 4] == b"---\n"
+        assert after.lines == data.count(b"\n", 0, after.start)
+    assert parallel.workers([big_file], 2) == 2
+
+
+@pytest.mark.parametrize("max_errors", [0, 1000, 40, 3])
+def test_the_parts_of_a_big_file_give_the_report_one_process_gives(big_file, checker, max_errors):
+    one = validate.validate_files([big_file], checker, max_errors, jobs=1)
+    many = validate.validate_files([big_file], checker, max_errors, jobs=2)
+    assert one.errors >= min(max_errors or 40, 40)
+    assert max(item.line for item in one.findings) > 10_000 or max_errors == 3
+    assert (many.documents, many.truncated) == (one.documents, one.truncated)
+    for name, output in outputs.FORMATS.items():
+        assert output(many, colour=False) == output(one, colour=False), name
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda text: text.replace(
+            "job-1300\n", "job-1300\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n"
+        ),
+        lambda text: text.replace("job-1300", '"job-\\x33"'),  # an escape might spell Namespace
+        lambda text: text.replace(
+            "---\napiVersion: batch.paddlepaddle.org/v1\nkind: PaddleJob\nmetadata:\n  name: job-1300", "--- x\n"
+        ),
+        lambda text: "\n" + text.replace("job-1300", "job-\udcff"),  # not UTF-8
+        lambda text: '{"apiVersion": "v1"}\n' + text,  # a JSON stream
+        lambda text: text.replace(
+            "job-1300\n", "job-1300\nbig: " + "x" * (3 << 20) + "\n"
+        ),  # a document over the limit
+    ],
+    ids=["namespace", "escape", "bad-separator", "not-utf8", "json", "huge-document"],
+)
+def test_a_big_file_is_read_whole_where_a_part_might_read_otherwise(big_file, tmp_path, change):
+    text = change(Path(big_file).read_text(encoding="utf-8"))
+    path = tmp_path / "changed.yaml"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    assert parallel._parts(str(path)) is None
