@@ -385,7 +385,9 @@ def _chunks(blocks, screen=None) -> Iterator[_Chunk]:
             if end == len(pending) and not final:
                 break  # the line may go on in the next block
             body = pending[start:begin]
-            if not skipping:
+            if not skipping and len(body) > MAX_DOCUMENT_BYTES:  # came whole within a block
+                yield _Chunk("", first_line, _size_problem(first_line))
+            elif not skipping:
                 yield _Chunk(body, first_line, screened=_clean(hits, start, begin))
             first_line += body.count("\n") + 1
             skipping = False
@@ -396,13 +398,14 @@ def _chunks(blocks, screen=None) -> Iterator[_Chunk]:
             start = end + 1
         pending = pending[start:]
         if len(pending) > MAX_DOCUMENT_BYTES and not skipping:
-            message = f"a document is larger than {MAX_DOCUMENT_BYTES:,} bytes, the apiserver's request limit; split it"
-            yield _Chunk("", first_line, Problem(first_line + 1, 1, "yaml-size", message))
+            yield _Chunk("", first_line, _size_problem(first_line))
             skipping = True
-        if skipping:  # keep only the last, possibly unfinished, line (one character of it when long)
+        if skipping:
+            # Keep only the last, possibly unfinished, line; of a line that started in an earlier
+            # block, a space: what comes next is no line's start (a `---` there is no separator).
             cut = pending.rfind("\n") + 1
             first_line += pending.count("\n", 0, cut)
-            pending = pending[cut:] if cut else pending[-1:]
+            pending = pending[cut:] if cut or not pending else " "
         if final:
             if not skipping and problem is None:  # a document cut by a bad byte is not parsed
                 screened = _clean(hits, start, start + len(pending))
@@ -414,6 +417,11 @@ def _chunks(blocks, screen=None) -> Iterator[_Chunk]:
             if problem is not None:
                 yield _Chunk("", problem.line - 1, problem)
             return
+
+
+def _size_problem(first_line: int) -> Problem:
+    message = f"a document is larger than {MAX_DOCUMENT_BYTES:,} bytes, the apiserver's request limit; split it"
+    return Problem(first_line + 1, 1, "yaml-size", message)
 
 
 def _clean(hits: list[int] | None, start: int, end: int) -> bool:

@@ -252,3 +252,38 @@ def test_the_separator_search_finds_what_the_pattern_did():
     ]
     for text in texts:
         assert list(yamlload._separator_lines(text)) == [m.span() for m in pattern.finditer(text)], repr(text)
+
+
+def _sizes_and_rules(source) -> list[tuple]:
+    return [(doc.index, sorted(p.rule for p in doc.problems), doc.data) for doc in yamlload.iter_documents(source)]
+
+
+@pytest.mark.parametrize("form", ["file", "bytes", "text"])
+def test_every_document_over_the_size_limit_is_refused_however_it_is_read(form, monkeypatch):
+    """The apiserver refuses a body over 3 MiB: a document that big is a yaml-size error whether
+    it comes whole within one block of the reader or spans several, and from a file, bytes or
+    text (a document that came whole within a block was once read as if it were small)."""
+    import io
+
+    monkeypatch.setattr(yamlload, "MAX_DOCUMENT_BYTES", 1000)
+    text = "a: 1\n---\nb: " + "x" * 1500 + "\n---\nc: 2\n---\nd: " + "y" * 3000 + "\n"
+    source = {"file": io.BytesIO(text.encode()), "bytes": text.encode(), "text": text}[form]
+    found = _sizes_and_rules(source)
+    assert [(rules, data) for _, rules, data in found] == [
+        ([], {"a": 1}),
+        (["yaml-size"], None),
+        ([], {"c": 2}),
+        (["yaml-size"], None),
+    ]
+
+
+def test_a_separator_inside_a_skipped_long_line_is_no_separator(monkeypatch):
+    """While a document over the limit is skipped, the reader keeps only the end of a long line:
+    a `---` of that line split across two blocks is not a line of its own."""
+    import io
+
+    monkeypatch.setattr(yamlload, "_BLOCK_SIZE", 8)
+    monkeypatch.setattr(yamlload, "MAX_DOCUMENT_BYTES", 10)
+    data = b"a: " + b"x" * 12 + b"---y\nb: 1\n---\nc: 2\n"
+    found = _sizes_and_rules(io.BytesIO(data))
+    assert [(rules, data) for _, rules, data in found] == [(["yaml-size"], None), ([], {"c": 2})]
