@@ -97,8 +97,10 @@ def _units(names: list[str]) -> list[_Unit]:
 
 # A separator line with more than a comment after `---` (what _chunks stops reading at), or
 # something it might be (whitespace str.strip removes that these do not: a false alarm only
-# keeps the file whole)
-_BAD_SEPARATOR = re.compile(rb"^---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]", re.M)
+# keeps the file whole): at the start of a text, or after a newline (a pattern that starts with
+# one is found by a substring search, not tried at every position as `^` in multiline mode is)
+_BAD_SEPARATOR_AT_START = re.compile(rb"---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]")
+_BAD_SEPARATOR = re.compile(rb"\n---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]")
 
 
 def _parts(name: str) -> list[_Unit] | None:
@@ -123,19 +125,24 @@ def _parts(name: str) -> list[_Unit] | None:
                 # what is new, with the last line of what came before (a pattern may span them)
                 seen = len(data)
                 fresh = data[data.rfind(b"\n", 0, seen) + 1 :] + block
-                if b"Namespace" in fresh or b"\\" in fresh or _BAD_SEPARATOR.search(fresh):
+                if (
+                    b"Namespace" in fresh
+                    or b"\\" in fresh
+                    or _BAD_SEPARATOR_AT_START.match(fresh)  # fresh starts a line
+                    or _BAD_SEPARATOR.search(fresh)
+                ):
                     return None  # a Namespace, or an escape that might spell one (`"\x4eamespace"`)
                 data += block
                 complete = len(data) if not block else data.rfind(b"\n") + 1  # whole lines only
-                while (at := data.find(b"\n---", max(want - offset - 1, 0), complete)) >= 0:
+                part = 0  # where in data the part being cut starts
+                while (at := data.find(b"\n---", max(want - offset - 1, part), complete)) >= 0:
                     cut = at + 1
-                    lines += data.count(b"\n", 0, cut)
-                    if cut >= MAX_DOCUMENT_BYTES:
+                    if cut - part >= MAX_DOCUMENT_BYTES:
                         return None  # a part this big may hold a document over the limit
-                    offset, data = offset + cut, data[cut:]
-                    complete -= cut
-                    cuts.append((offset, lines))
-                    want = offset + _PART_BYTES
+                    lines += data.count(b"\n", part, cut)
+                    cuts.append((offset + cut, lines))
+                    part, want = cut, offset + cut + _PART_BYTES
+                offset, data = offset + part, data[part:]
                 if len(data) >= MAX_DOCUMENT_BYTES:
                     return None
                 if not block:
