@@ -367,7 +367,7 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
                 documents, findings = one.documents, one.findings
             else:
                 documents, findings, _, read = found[position]
-            before = documents_before.get(unit.name, 0)
+            before = documents_before.get(unit.name, 0) if unit.start else 0  # a file named twice: anew
             if before or unit.lines:
                 findings = [
                     dataclasses.replace(item, document=item.document + before, line=item.line + unit.lines)

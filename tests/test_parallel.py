@@ -209,6 +209,12 @@ def test_the_parts_of_a_big_file_give_the_report_one_process_gives(big_file, che
         assert output(many, colour=False) == output(one, colour=False), name
 
 
+def test_a_big_file_named_twice_is_reported_twice_as_one_process_does(big_file, checker):
+    one = validate.validate_files([big_file, big_file], checker, jobs=1)
+    many = validate.validate_files([big_file, big_file], checker, jobs=2)
+    assert outputs.text(many) == outputs.text(one)
+
+
 @pytest.mark.parametrize(
     "change",
     [
