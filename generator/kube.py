@@ -100,7 +100,7 @@ def definitions(minor: int) -> dict:
 
 @functools.cache
 def _definitions(minor: int) -> dict:
-    defs = orjson.loads(gzip.decompress(_release_file(minor).read_bytes()))["definitions"]
+    defs = _read(_release_file(minor).name)["definitions"]
     _tighten_schema_unions(defs)
     # A Quantity decodes from a JSON string or any JSON number on every release (its
     # UnmarshalJSON); the documents of 1.24 and before say string or integer, which made

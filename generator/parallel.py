@@ -99,8 +99,9 @@ def _units(names: list[str]) -> list[_Unit]:
 # something it might be (whitespace str.strip removes that these do not: a false alarm only
 # keeps the file whole): at the start of a text, or after a newline (a pattern that starts with
 # one is found by a substring search, not tried at every position as `^` in multiline mode is)
-_BAD_SEPARATOR_AT_START = re.compile(rb"---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]")
-_BAD_SEPARATOR = re.compile(rb"\n---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]")
+_BAD_SEPARATOR_LINE = rb"---[ \t\r\x0b\x0c]*[^ \t\r\x0b\x0c#\n]"
+_BAD_SEPARATOR_AT_START = re.compile(_BAD_SEPARATOR_LINE)
+_BAD_SEPARATOR = re.compile(b"\n" + _BAD_SEPARATOR_LINE)
 
 
 def _parts(name: str) -> list[_Unit] | None:
@@ -123,8 +124,7 @@ def _parts(name: str) -> list[_Unit] | None:
                     if not head or head.startswith("{"):  # blank, or a JSON stream (yamlload)
                         return None
                 # what is new, with the last line of what came before (a pattern may span them)
-                seen = len(data)
-                fresh = data[data.rfind(b"\n", 0, seen) + 1 :] + block
+                fresh = data[data.rfind(b"\n") + 1 :] + block
                 if (
                     b"Namespace" in fresh
                     or b"\\" in fresh

@@ -55,7 +55,8 @@ _INT64 = 1 << 63
 # line breaks and rapidyaml does not.
 _SLOW_CHARS = re.compile(r"[&*!%\\\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 # `...` document ends; a line that starts with a flow end (libyaml fails, rapidyaml reads a scalar)
-_SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
+_SLOW_LINE = r"[ ]*[\]}]|\.\.\."
+_SLOW_LINES = re.compile(rf"\n(?:{_SLOW_LINE})")
 # a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
 # comment (`>  - name: x`): libyaml fails, rapidyaml reads on
 _BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
@@ -70,7 +71,7 @@ _LONGEST_KEY = 1000
 # What _slow_path looks for besides the characters, as patterns for screen()
 _RARE = re.compile(r"<<|\?")
 _COLON_BEFORE_FLOW_END = re.compile(r":[\]},]")
-_SLOW_LINE_START = re.compile(r"[ ]*[\]}]|\.\.\.")
+_SLOW_LINE_START = re.compile(_SLOW_LINE)
 # The ASCII characters _SLOW_CHARS does not match: deleting them from a text leaves the ones it does
 _CLEAN_ASCII = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)))
 
