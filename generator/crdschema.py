@@ -23,8 +23,6 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from . import kube, schemacache
 from .paths import KUBE_SCHEMA_DIR, PADDLEJOB_SCHEMA
 
@@ -83,6 +81,8 @@ class SchemaError(ValueError):
 @functools.cache
 def api_source(path: Path = PADDLEJOB_SCHEMA) -> dict:
     """An API file: group, version, names, openAPIV3Schema and its local definitions."""
+    import yaml  # here: validate reads these files from the schema cache
+
     with open(path, encoding="utf-8") as fh:
         source = yaml.load(fh, Loader=yaml.CSafeLoader)
     source["_file"] = path.name

@@ -26,9 +26,6 @@ import re
 import struct
 from decimal import Decimal
 
-from yaml.nodes import ScalarNode
-from yaml.resolver import Resolver
-
 STR, INT, FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
 BOOL, NULL, TIMESTAMP = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp"
 BINARY, MERGE = "tag:yaml.org,2002:binary", "tag:yaml.org,2002:merge"
@@ -210,8 +207,6 @@ def key_string(value) -> str:
 
 # -- writing -------------------------------------------------------------------------------------
 
-_PYYAML = Resolver()
-
 
 def plain_tag(value: str) -> str:
     """The tag a plain scalar gets: str only when both kubectl and YAML 1.1 tools read a string.
@@ -226,8 +221,18 @@ def _plain_tag_cached(value: str) -> str:
     return _plain_tag(value)
 
 
+@functools.cache
+def _pyyaml_resolver():
+    """PyYAML's YAML 1.1 resolver (imported here: reading manifests with rapidyaml needs no PyYAML)."""
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    resolver = Resolver()
+    return functools.partial(resolver.resolve, ScalarNode)
+
+
 def _plain_tag(value: str) -> str:
-    ours = _PYYAML.resolve(ScalarNode, value, (True, False))
+    ours = _pyyaml_resolver()(value, (True, False))
     if ours != STR:
         return ours
     go, _ = resolve_plain(value)

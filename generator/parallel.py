@@ -50,12 +50,13 @@ _FIRST_PART = 64 * 1024
 _PART_BYTES = 256 * 1024
 
 
-def workers(names: list[str], jobs: int | None = None) -> int:
-    """How many processes to use for ``names``: 1 unless it pays off (``jobs``: at most this many):
-    enough bytes in enough files, or a file big enough to be cut into parts."""
+def workers(names: list[str], jobs: int | None = None, sizes: list[int] | None = None) -> int:
+    """How many processes to use for ``names`` (of ``sizes``: file_sizes): 1 unless it pays off
+    (``jobs``: at most this many): enough bytes in enough files, or a file big enough to be cut
+    into parts."""
     if "-" in names or not hasattr(os, "fork"):
         return 1
-    sizes = _sizes(names)
+    sizes = sizes or file_sizes(names)
     if len(names) < MIN_FILES and max(sizes, default=0) < SPLIT_BYTES:
         return 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -65,7 +66,7 @@ def workers(names: list[str], jobs: int | None = None) -> int:
     return count
 
 
-def _sizes(names: list[str]) -> list[int]:
+def file_sizes(names: list[str]) -> list[int]:
     """Bytes of each file (1 for one that cannot be read: the worker reports it as validate does)."""
     sizes = []
     for name in names:
@@ -89,7 +90,7 @@ class _Unit(NamedTuple):
 def _units(names: list[str]) -> list[_Unit]:
     """The files, each big one cut into parts where it can be (_parts)."""
     units = []
-    for name, size in zip(names, _sizes(names), strict=True):
+    for name, size in zip(names, file_sizes(names), strict=True):
         parts = _parts(name) if size >= SPLIT_BYTES else None
         units += parts or [_Unit(name, size)]
     return units

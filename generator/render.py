@@ -21,8 +21,9 @@ from .provenance import Provenance
 from .publish import pretty_json
 from .structural import APPLY_ANNOTATION_LIMIT, compact_size
 from .validate import Located, ObjectChecker
+from .yamlcompose import compose, locate
 from .yamlio import dump_documents
-from .yamlload import compose, iter_documents, locate, read_documents
+from .yamlload import iter_documents, read_documents
 
 SIZE_WARNING_SHARE = 0.8
 MAX_REPORTED = 20

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import admission, crdschema, discover, kube, parallel, provenance, schemasource, thirdparty
+from . import admission, crdschema, discover, kube, parallel, provenance, schemasource, thirdparty, yamlload
 from .crvalidate import CustomResourceValidator, prune_nulls
 from .findings import Finding, dotted, joined, split_path
 from .kubevalidate import KubeValidator
@@ -25,7 +25,7 @@ from .rules.builtin import builtin_findings
 from .rules.meta import metadata_findings
 from .rules.pod import workload_findings
 from .rules.volumes import in_tree_volume_findings
-from .yamlload import Document, Problem, implicit_type_note, iter_documents
+from .yamlload import Document, Problem, iter_documents
 
 EXTENSIONS = discover.EXTENSIONS
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -418,7 +418,9 @@ def validate_files(
     dropped (and do not count towards ``max_errors``). Many files are checked in ``jobs`` worker
     processes (None: as many as pay off; the same report: parallel.py)."""
     report = Report(max_errors=max_errors, skip_rules=skip_rules)
-    workers = parallel.workers(names, jobs)
+    sizes = parallel.file_sizes(names)
+    yamlload.plan(sum(sizes))
+    workers = parallel.workers(names, jobs, sizes)
     if workers > 1:
         parallel.validate_files(names, checker, report, workers)
     else:
@@ -530,6 +532,8 @@ def _identity(data) -> tuple:
 
 
 def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
+    from .yamlcompose import implicit_type_note  # loaded already: the position came from its tree
+
     (line, column), target = doc.position(split_path(finding.path))
     if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error
         note = implicit_type_note(target)

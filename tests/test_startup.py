@@ -11,7 +11,7 @@ import sys
 import jsonschema_rs
 import pytest
 
-from generator import bundles, cli, crdschema, crvalidate, kube, schemacache
+from generator import bundles, cli, crdschema, crvalidate, kube, schemacache, yamlfast, yamlload
 from generator.schemaerrors import describe
 
 from .conftest import FIXTURES, REPO
@@ -65,6 +65,24 @@ def test_validate_imports_no_jsonnet_engine():
     seen = probe("validate", str(FIXTURES / "validate" / "good"))
     assert not [m for m in seen["modules"] if "jsonnet" in m]
     assert seen["opened"]  # it did read the fixtures
+
+
+@pytest.mark.skipif(not yamlfast.AVAILABLE, reason="rapidyaml is not installed")
+def test_a_big_file_is_read_without_pyyaml_unless_a_finding_needs_a_position(tmp_path):
+    """A run of more than FAST_AFTER bytes is rapidyaml's from the first byte: PyYAML, the
+    libyaml reader's, is not even imported. A finding's line comes from libyaml's tree."""
+    service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web-{i}\nspec:\n  ports: [{{port: 80}}]\n"
+    count = yamlload.FAST_AFTER // len(service) + 10
+    good = tmp_path / "good.yaml"
+    good.write_text("---\n".join(service.format(i=i) for i in range(count)))
+    assert good.stat().st_size > yamlload.FAST_AFTER
+    seen = probe("validate", "--jobs", "1", str(good))
+    assert not [m for m in seen["modules"] if m == "yaml" or m.startswith(("yaml.", "generator.yamlcompose"))]
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(good.read_text().replace("port: 80", "port: eighty", 1))
+    seen = probe("validate", "--jobs", "1", str(bad))
+    assert "yaml" in seen["modules"]
 
 
 def test_the_cached_schema_is_the_derived_one(tmp_path, monkeypatch):
