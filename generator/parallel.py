@@ -46,8 +46,8 @@ _MAX_RUNS = 1024
 # A file this big is cut into parts (when _parts can): the first one small, as this process
 # checks it alone before forking, the others of about _PART_BYTES
 SPLIT_BYTES = 512 * 1024
-_FIRST_PART = 64 * 1024
-_PART_BYTES = 256 * 1024
+_FIRST_PART = 16 * 1024
+_PART_BYTES = 128 * 1024
 
 
 def workers(names: list[str], jobs: int | None = None, sizes: list[int] | None = None) -> int:
