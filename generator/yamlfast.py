@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+from collections.abc import Iterator
 
 from . import kubeyaml
 
@@ -55,23 +56,25 @@ _INT64 = 1 << 63
 # line breaks and rapidyaml does not.
 _SLOW_CHARS = re.compile(r"[&*!%\\\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 # `...` document ends; a line that starts with a flow end (libyaml fails, rapidyaml reads a scalar)
-_SLOW_LINE = r"[ ]*[\]}]|\.\.\."
-_SLOW_LINES = re.compile(rf"\n(?:{_SLOW_LINE})")
+_SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
 # a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
-# comment (`>  - name: x`): libyaml fails, rapidyaml reads on
-_BAD_BLOCK_HEADER = re.compile(r"(?:^[ ]*|[:-][ ]+)[|>](?![0-9+-]*[ ]*(?:#[^\n]*)?$)", re.M)
+# comment (`>  - name: x`): libyaml fails, rapidyaml reads on. The indicator starts a line's
+# text or follows `: ` or `- `; what may follow it is the lookahead (_block_headers).
+_BAD_HEADER_TAIL = r"(?![0-9+-]*[ ]*(?:#[^\n]*)?$)"
+_PIPE_THEN = re.compile(r"\|" + _BAD_HEADER_TAIL, re.M)
+_FOLD_THEN = re.compile(r">" + _BAD_HEADER_TAIL, re.M)
 # a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
 # (`- "a"   - "b"`): libyaml fails, rapidyaml reads on. The scalar starts a line or follows one
-# of ` [{,`: the lookbehind after the opening quote says so (before it, it would be tried at
-# every character instead of at quotes alone).
-_QUOTED_THEN = re.compile(r"(?:\"(?<![^ \[{,\n].)[^\"\n]*\"|'(?<![^ \[{,\n].)[^'\n]*')(?:[ ]+[^ \n#]|[^ \n#:,\]}])")
+# of ` [{,`: the lookbehind after the opening quote says so.
+_THEN = r"(?:[ ]+[^ \n#]|[^ \n#:,\]}])"
+_DOUBLE_QUOTED_THEN = re.compile(r"\"(?<![^ \[{,\n].)[^\"\n]*\"" + _THEN)
+_SINGLE_QUOTED_THEN = re.compile(r"'(?<![^ \[{,\n].)[^'\n]*'" + _THEN)
+# Each pattern above starts with one fixed character, which the regex engine skips to with a
+# fast scan; a pattern that starts with a choice of characters (`["']`) is tried at every
+# position instead, five to ten times slower.
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000
-# What _slow_path looks for besides the characters, as patterns for screen()
-_RARE = re.compile(r"<<|\?")
-_COLON_BEFORE_FLOW_END = re.compile(r":[\]},]")
-_SLOW_LINE_START = re.compile(_SLOW_LINE)
 # The ASCII characters _SLOW_CHARS does not match: deleting them from a text leaves the ones it does
 _CLEAN_ASCII = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)))
 
@@ -90,36 +93,75 @@ def _slow_path(text: str) -> bool:
         or ":}" in text
         or ":," in text
         or _SLOW_LINES.search("\n" + text)
-        or (("|" in text or ">" in text) and _BAD_BLOCK_HEADER.search(text))
+        or next(_block_headers(text), None) is not None
         or _after_quoted(text)
     )
 
 
 def _after_quoted(text: str) -> bool:
-    return _QUOTED_THEN.search(text) is not None
+    return ('"' in text and _DOUBLE_QUOTED_THEN.search(text) is not None) or (
+        "'" in text and _SINGLE_QUOTED_THEN.search(text) is not None
+    )
+
+
+def _block_headers(text: str) -> Iterator[int]:
+    """Where a bad block scalar header's indicator is: what `(?:^[ ]*|[:-][ ]+)[|>]` followed by
+    the tail would match (multiline), found from the indicators, which are rarer than the
+    line starts, colons and dashes it would be tried at."""
+    for indicator, pattern in (("|", _PIPE_THEN), (">", _FOLD_THEN)):
+        if indicator not in text:
+            continue
+        for match in pattern.finditer(text):
+            at = match.start()
+            lead = text[text.rfind("\n", 0, at) + 1 : at]  # the line up to the indicator
+            bare = lead.rstrip(" ")
+            if not bare or (bare[-1] in ":-" and len(bare) < len(lead)):
+                yield at
+
+
+def _found(text: str, needle: str) -> list[int]:
+    """Where ``needle`` is in ``text``, by substring search."""
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
 
 
 def screen(text: str) -> list[int]:
     """Where in ``text``, a stretch of many documents, _slow_path may find something: sorted
-    positions, each at or just before (a line's newline) what a document's own scan would find.
-    A document whose span holds none needs no scan of its own (read's ``screened``); the scans
-    here cost the same per character, but each runs once per stretch, and those for rare
-    characters only where they occur at all."""
+    positions, each on the line of what a document's own scan would find (a flow end or `...`
+    that starts a line: on that line or its newline). A document whose span holds none needs
+    no scan of its own (read's ``screened``). Each thing is found by the cheapest scan: a
+    substring search for fixed text and rare characters (the characters a text holds at all
+    come from one byte translation), a pattern that starts with a fixed character otherwise;
+    what only looks like a find (a `}` after text, a `?` not before a space) is a false alarm,
+    which only sends a document to its own scan."""
     hits: list[int] = []
-    if not text.isascii() or text.encode().translate(None, _CLEAN_ASCII):
+    if not text.isascii():
         hits += [m.start() for m in _SLOW_CHARS.finditer(text)]
-    if "?" in text or "<<" in text:
-        hits += [m.start() for m in _RARE.finditer(text)]
-    if ":" in text:
-        hits += [m.start() for m in _COLON_BEFORE_FLOW_END.finditer(text)]
-    if "]" in text or "}" in text or "..." in text:
-        if _SLOW_LINE_START.match(text):
-            hits.append(0)
-        hits += [m.start() for m in _SLOW_LINES.finditer(text)]
-    if "|" in text or ">" in text:
-        hits += [m.start() for m in _BAD_BLOCK_HEADER.finditer(text)]
-    if '"' in text or "'" in text:
-        hits += [m.start() for m in _QUOTED_THEN.finditer(text)]
+    else:
+        for char in set(text.encode().translate(None, _CLEAN_ASCII)):
+            hits += _found(text, chr(char))
+    if "<" in text and "<<" in text:
+        hits += _found(text, "<<")
+    for needle in ("?", ":,", "\n..."):
+        if needle in text:
+            hits += _found(text, needle)
+    if text.startswith("..."):
+        hits.append(0)
+    for flow_end in "]}":
+        if flow_end in text:
+            for at in _found(text, flow_end):
+                # after a colon (`{a:}`), or first on its line (most follow a value: `{a: b}`)
+                before = text[at - 1] if at else "\n"
+                if before in "\n:" or (before == " " and not text[text.rfind("\n", 0, at) + 1 : at].strip(" ")):
+                    hits.append(at)
+    hits += _block_headers(text)
+    if '"' in text:
+        hits += [m.start() for m in _DOUBLE_QUOTED_THEN.finditer(text)]
+    if "'" in text:
+        hits += [m.start() for m in _SINGLE_QUOTED_THEN.finditer(text)]
     hits.sort()
     return hits
 
