@@ -168,6 +168,19 @@ def test_the_fast_reader_reads_plain_manifests_as_kubectl_does():
     assert differences(text) == []
 
 
+def test_a_document_whose_json_outgrows_the_reused_buffer_reads_whole():
+    """The JSON is emitted into a buffer reused for every document; a bigger document gets one of
+    its own, and the reused one stays as it was (its memory does not grow with the input)."""
+    yamlfast.read("a: 1\n", yamlload.MAX_DEPTH)  # the reused buffer exists
+    kept = len(yamlfast._json)
+    text = "".join(f"key-{i}: value-{i}\n" for i in range(kept // 10))
+    data, _ = yamlfast.read(text, yamlload.MAX_DEPTH)
+    assert data == {f"key-{i}": f"value-{i}" for i in range(kept // 10)}
+    assert len(yamlfast._json) == kept
+    assert yamlfast.read("- a\n", yamlload.MAX_DEPTH) is None  # no mapping: libyaml says so
+    assert yamlfast.read("# only a comment\n", yamlload.MAX_DEPTH) is None
+
+
 def test_a_fast_document_composes_its_tree_only_when_a_position_is_asked(monkeypatch):
     monkeypatch.setattr(yamlload, "FAST_AFTER", 0)
     docs = list(yamlload.iter_documents("x: 0\n---\na:\n  b: [1, 2]\n"))
