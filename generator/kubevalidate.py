@@ -9,8 +9,6 @@ twenty releases costs about as much as checking it against the few that differ.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 import jsonschema_rs
 
 from . import kube
@@ -23,7 +21,7 @@ _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 class KubeValidator:
     def __init__(self) -> None:
         # definition -> [(closure, validator)]: releases with an equal closure share a validator
-        self._compiled: dict[str, list[tuple[dict, object]]] = defaultdict(list)
+        self._compiled: dict[str, list[tuple[dict, object]]] = {}
         self._by_version_kind: dict[tuple[int, str], object] = {}
 
     def _validator(self, minor: int, definition: str):
@@ -31,7 +29,7 @@ class KubeValidator:
         key = (minor, definition)
         if key not in self._by_version_kind:
             closure = kube.closure(minor, definition)
-            known = self._compiled[definition]
+            known = self._compiled.setdefault(definition, [])
             # dict equality runs in C and stops at the first difference
             validator = next((v for seen, v in known if seen == closure), None)
             if validator is None:
@@ -53,18 +51,20 @@ class KubeValidator:
     def validate(self, obj: dict, minors: list[int]) -> list[Finding]:
         """Findings for ``obj`` on each release in ``minors``, merged across releases."""
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
-        problems: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+        problems: dict[tuple[str, str, str], list[int]] = {}
         verdicts: dict[object, list[tuple[str, str, str]]] = {}  # per shared validator: it runs once
         for minor in minors:
             definition = kube.kinds(minor).get((api_version, kind))
             if definition is None:
-                problems[("apiVersion", "kind-not-served", f"{api_version} {kind} is not served")].append(minor)
-                continue
-            validator = self._validator(minor, definition)
-            if validator not in verdicts:
-                verdicts[validator] = [found for error in validator.iter_errors(obj) for found in describe(error)]
-            for problem in verdicts[validator]:
-                problems[problem].append(minor)
+                found = [("apiVersion", "kind-not-served", f"{api_version} {kind} is not served")]
+            else:
+                validator = self._validator(minor, definition)
+                found = verdicts.get(validator)
+                if found is None:  # is_valid first: it stops at the first error, and most objects have none
+                    errors = () if validator.is_valid(obj) else validator.iter_errors(obj)
+                    found = verdicts[validator] = [problem for error in errors for problem in describe(error)]
+            for problem in found:
+                problems.setdefault(problem, []).append(minor)
         findings = []
         for (path, rule, message), where in problems.items():
             scope = "" if len(minors) == 1 else f" (on {version_span(where)})"
