@@ -87,10 +87,10 @@ class _Unit(NamedTuple):
     lines: int = 0  # lines of the file before the part
 
 
-def _units(names: list[str]) -> list[_Unit]:
-    """The files, each big one cut into parts where it can be (_parts)."""
+def _units(names: list[str], sizes: list[int]) -> list[_Unit]:
+    """The files (of ``sizes``), each big one cut into parts where it can be (_parts)."""
     units = []
-    for name, size in zip(names, file_sizes(names), strict=True):
+    for name, size in zip(names, sizes, strict=True):
         parts = _parts(name) if size >= SPLIT_BYTES else None
         units += parts or [_Unit(name, size)]
     return units
@@ -173,13 +173,13 @@ def _runs(units: list[_Unit], count: int) -> list[list[_Unit]]:
     return runs
 
 
-def validate_files(names: list[str], checker, report, count: int) -> None:
-    """Check ``names`` in ``count`` processes (this one and ``count - 1`` forked workers) into
-    ``report``, as one process would."""
+def validate_files(names: list[str], checker, report, count: int, sizes: list[int] | None = None) -> None:
+    """Check ``names`` (of ``sizes``: file_sizes) in ``count`` processes (this one and
+    ``count - 1`` forked workers) into ``report``, as one process would."""
     import gc
     import mmap
 
-    units = _units(names)
+    units = _units(names, sizes or file_sizes(names))
     runs = _runs(units, min(len(units), _MAX_RUNS))
     queue, queue_end = os.pipe()
     os.write(queue_end, b"".join(_RUN.pack(index) for index in range(1, len(runs))))
@@ -280,7 +280,7 @@ def _check_unit(unit: _Unit, checker, report) -> int:
     return validate_part(unit.name, unit.start, unit.end, checker, report)
 
 
-def _check_runs(shared: _Shared, slot: int) -> dict[int, list[tuple[int, list, int]]]:
+def _check_runs(shared: _Shared, slot: int) -> dict[int, list[tuple[int, list, int, int]]]:
     """Take runs from the queue until none is left (or the report is full) and check them:
     run number -> what _check_run found."""
     checked = {}
@@ -329,7 +329,7 @@ def _read(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _unpickle(data: bytes, pid: int) -> dict[int, list[tuple[int, list, int]]]:
+def _unpickle(data: bytes, pid: int) -> dict[int, list[tuple[int, list, int, int]]]:
     """What the worker ``pid`` checked, from what it sent; the exception it sent is raised here."""
     import pickle
 

@@ -422,7 +422,7 @@ def validate_files(
     yamlload.plan(sum(sizes))
     workers = parallel.workers(names, jobs, sizes)
     if workers > 1:
-        parallel.validate_files(names, checker, report, workers)
+        parallel.validate_files(names, checker, report, workers, sizes)
     else:
         for name in names:
             if report.full:

@@ -113,10 +113,15 @@ def _block_headers(text: str) -> Iterator[int]:
             continue
         for match in pattern.finditer(text):
             at = match.start()
-            lead = text[text.rfind("\n", 0, at) + 1 : at]  # the line up to the indicator
+            lead = _line_before(text, at)
             bare = lead.rstrip(" ")
             if not bare or (bare[-1] in ":-" and len(bare) < len(lead)):
                 yield at
+
+
+def _line_before(text: str, at: int) -> str:
+    """The text of the line that holds position ``at``, up to it."""
+    return text[text.rfind("\n", 0, at) + 1 : at]
 
 
 def _found(text: str, needle: str) -> list[int]:
@@ -155,7 +160,7 @@ def screen(text: str) -> list[int]:
             for at in _found(text, flow_end):
                 # after a colon (`{a:}`), or first on its line (most follow a value: `{a: b}`)
                 before = text[at - 1] if at else "\n"
-                if before in "\n:" or (before == " " and not text[text.rfind("\n", 0, at) + 1 : at].strip(" ")):
+                if before in "\n:" or (before == " " and not _line_before(text, at).strip(" ")):
                     hits.append(at)
     hits += _block_headers(text)
     if '"' in text:
