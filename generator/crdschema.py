@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from . import kube, schemacache
 from .paths import KUBE_SCHEMA_DIR, PADDLEJOB_SCHEMA
@@ -52,17 +52,16 @@ _COPIED = ("enum", "pattern", "minimum", "maximum", "minItems", "maxItems", "min
 _MARKERS = ("x-kubernetes-list-type", "x-kubernetes-list-map-keys", "x-kubernetes-map-type")
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One CRD flavour: an apiextensions version for a range of Kubernetes releases."""
 
     apiextensions: str  # "v1" or "v1beta1"
     min_minor: int  # oldest release served: decides which schema fields may appear
     max_minor: int  # newest release served: the pod template is derived from it
 
-    @functools.cached_property
+    @property
     def allowed(self) -> frozenset[str]:
-        return frozenset(kube.schema_props(self.min_minor, self.apiextensions))
+        return _schema_props(self.min_minor, self.apiextensions)
 
     @property
     def defaults(self) -> bool:
@@ -72,6 +71,12 @@ class Target:
     @property
     def int_or_string(self) -> bool:
         return "x-kubernetes-int-or-string" in self.allowed
+
+
+@functools.cache
+def _schema_props(minor: int, apiextensions: str) -> frozenset[str]:
+    """The fields a CRD schema may use on release ``minor`` (Target.allowed)."""
+    return frozenset(kube.schema_props(minor, apiextensions))
 
 
 class SchemaError(ValueError):

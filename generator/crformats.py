@@ -8,6 +8,8 @@ import base64
 import datetime
 import re
 
+from .rules.grammar import lazy_pattern
+
 _FORMAT_PATTERNS = {
     "uuid": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
     "uuid3": r"(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
@@ -27,10 +29,10 @@ _FORMAT_PATTERNS = {
 
 
 def _matches(name: str):
-    pattern = re.compile(_FORMAT_PATTERNS[name])
+    pattern = lazy_pattern(_FORMAT_PATTERNS[name])  # most CRDs use no format: compiled when one does
     if name == "hostname":
-        return lambda text: not text.isascii() or bool(pattern.match(text))
-    return lambda text: bool(pattern.match(text))
+        return lambda text: not text.isascii() or bool(pattern().match(text))
+    return lambda text: bool(pattern().match(text))
 
 
 def _is_ip(version: int):
@@ -89,13 +91,13 @@ FORMATS = {
 }
 
 
-_DATETIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$")
+_DATETIME = lazy_pattern(r"^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})?$")
 
 
 def parse_datetime(text: str) -> datetime.datetime | None:
     """strfmt's date-time (RFC 3339, with or without the zone) as an aware datetime (UTC when
     no zone is given, as the apiserver's CEL environment has DefaultUTCTimeZone)."""
-    match = _DATETIME.match(text) if isinstance(text, str) else None
+    match = _DATETIME().match(text) if isinstance(text, str) else None
     if not match:
         return None
     year, month, day, hour, minute, second, fraction, zone = match.groups()
@@ -112,7 +114,7 @@ def parse_datetime(text: str) -> datetime.datetime | None:
 
 
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d|w)")
+_DURATION = lazy_pattern(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h|d|w)")
 
 
 def parse_duration(text: str) -> datetime.timedelta | None:
@@ -123,7 +125,7 @@ def parse_duration(text: str) -> datetime.timedelta | None:
     if body == "0":
         return datetime.timedelta(0)
     seconds, position = 0.0, 0
-    for match in _DURATION.finditer(body):
+    for match in _DURATION().finditer(body):
         if match.start() != position:
             return None
         seconds += float(match.group(1)) * _DURATION_UNITS[match.group(2)]

@@ -34,6 +34,7 @@ import jsonschema_rs
 from . import crformats, schemacache
 from .crformats import FORMATS
 from .findings import Finding, child, dotted, joined
+from .rules.grammar import lazy_pattern
 from .schemaerrors import describe
 
 
@@ -630,13 +631,13 @@ class Marked:
 
 # hasBlockingErr in apiextensions-apiserver pkg/registry/customresource/strategy.go: these field
 # errors (TypeInvalid, Required, NotSupported, TooLong, TooMany) stop the CEL rules.
-_BLOCKING_MESSAGE = re.compile(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
+_BLOCKING_MESSAGE = lazy_pattern(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
 
 
 def _blocking(finding: Finding) -> bool:
     if finding.rule in ("type", "type-string", "required", "enum"):
         return True
-    return finding.rule == "schema" and bool(_BLOCKING_MESSAGE.search(finding.message))
+    return finding.rule == "schema" and bool(_BLOCKING_MESSAGE().search(finding.message))
 
 
 # -- defaults ----------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from .cliargs import UsageError
 from .yamlload import read_documents
@@ -62,10 +62,9 @@ _KUSTOMIZE_INPUTS = (
 )
 
 
-@dataclass
-class Found:
-    files: list[str] = field(default_factory=list)
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+class Found(NamedTuple):
+    files: list[str]  # the files to read, in order
+    skipped: list[tuple[str, str]]  # (path, why)
 
 
 def _kustomize_inputs(kustomization: Path) -> set[Path]:
@@ -92,7 +91,7 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
         patterns = [re.compile(p) for p in ignore or []]
     except re.error as err:
         raise UsageError(f"--ignore: not a regular expression: {err}") from None
-    out = Found()
+    out = Found([], [])
     for name in paths:
         if name == "-":
             out.files.append(name)

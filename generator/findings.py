@@ -4,21 +4,30 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import rulebook
+from .rules.grammar import lazy_pattern
+
+# The records on validate's path are NamedTuples and plain classes, not dataclasses: making a
+# dataclass runs generated code at import (about 1 ms each), and validate's start-up is what a
+# pre-commit run over one file waits for.
 
 
-@dataclass(frozen=True)
-class Finding:
+class _Fields(NamedTuple):
     severity: str  # "error" or "warning"
     path: str  # dotted, with indexes: spec.template.spec.containers[0].image
     rule: str  # an id of the rulebook (rulebook.py), e.g. "unknown-field", "crd-size"
     message: str
 
-    def __post_init__(self):
-        if not rulebook.is_known(self.rule, self.severity):  # a typo in a rule id is a bug here
-            raise ValueError(f"finding with rule {self.rule!r} ({self.severity}) is not in the rulebook")
+
+class Finding(_Fields):
+    __slots__ = ()
+
+    def __new__(cls, severity: str, path: str, rule: str, message: str):
+        if not rulebook.is_known(rule, severity):  # a typo in a rule id is a bug here
+            raise ValueError(f"finding with rule {rule!r} ({severity}) is not in the rulebook")
+        return super().__new__(cls, severity, path, rule, message)
 
     @property
     def is_error(self) -> bool:
@@ -29,7 +38,7 @@ class Finding:
 # name (dots, slashes, digits first: label keys, resource names, data keys) is quoted in
 # brackets, so the path stays unambiguous: metadata.labels["app.kubernetes.io/name"].
 _PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
-_TOKEN = re.compile(r'\.?([^.\[\]"]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+_TOKEN = lazy_pattern(r'\.?([^.\[\]"]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 
 
 def child(path: str, key) -> str:
@@ -62,7 +71,7 @@ def split_path(path: str) -> list:
     parts: list = []
     position = 0
     while position < len(path):
-        match = _TOKEN.match(path, position)
+        match = _TOKEN().match(path, position)
         if not match:  # not a path we wrote: keep the rest as one name rather than fail
             parts.append(path[position:].lstrip("."))
             break

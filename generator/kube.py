@@ -12,7 +12,6 @@ reads a few small files instead of the release's whole document (a tenth of a sm
 from __future__ import annotations
 
 import functools
-import gzip
 import re
 from pathlib import Path
 
@@ -73,6 +72,8 @@ def list_objects(documents: list) -> list:
 
 
 def _read(name: str) -> dict:
+    import gzip  # here: a run with a warm schema cache reads no release file
+
     return orjson.loads(gzip.decompress((KUBE_SCHEMA_DIR / name).read_bytes()))
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import dataclasses
 import os
 import re
 import signal
@@ -371,8 +370,7 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
             before = documents_before.get(unit.name, 0) if unit.start else 0  # a file named twice: anew
             if before or unit.lines:
                 findings = [
-                    dataclasses.replace(item, document=item.document + before, line=item.line + unit.lines)
-                    for item in findings
+                    item._replace(document=item.document + before, line=item.line + unit.lines) for item in findings
                 ]
             report.documents += documents
             report.findings += findings

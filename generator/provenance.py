@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MARKER = "# paddlejob-manifests: "
 HEAD_BYTES = 4096  # the comment block is at the very top; this is plenty
@@ -25,8 +25,7 @@ class ProvenanceError(ValueError):
     """A marker line that is not ours to read: hand-edited or from another tool."""
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(NamedTuple):
     render_args: tuple[str, ...]
     min_minor: int
     max_minor: int

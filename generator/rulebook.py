@@ -17,7 +17,7 @@ schema validators (object, schema) and structural.py (crd).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 OWNERS = {
     "yaml": "how kubectl reads the file (sigs.k8s.io/yaml over go-yaml v2)",
@@ -46,8 +46,7 @@ ERROR, WARNING = ("error",), ("warning",)
 EITHER = ("error", "warning")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     id: str
     owner: str
     severities: tuple[str, ...]  # what a finding of this rule may be; the first is the usual one

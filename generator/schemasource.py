@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from . import crdschema, discover, kube, thirdparty, yamlload
 from .crvalidate import CustomResourceValidator
+from .rules.grammar import lazy_pattern
 
 
-@dataclass(frozen=True)
-class Schema:
+class Schema(NamedTuple):
     """What a source knows of a kind: built in (checked by kubevalidate.py against the
     release's definitions), or a custom resource's openAPIV3Schema (loaded when first needed)."""
 
@@ -115,7 +114,7 @@ class CrdSource:
             raise CrdLoadError(f"{name}: cannot read the file: {err.strerror}") from None
         except UnicodeDecodeError:
             raise CrdLoadError(f"{name}: not UTF-8 text") from None
-        for document in _DOCUMENT_SEPARATOR.split(text):
+        for document in _DOCUMENT_SEPARATOR().split(text):
             if "CustomResourceDefinition" not in document:
                 continue
             key = _scan(document)
@@ -202,17 +201,17 @@ class CrdSource:
 
 
 # kubectl's YAML reader splits a stream at lines that start with `---`
-_DOCUMENT_SEPARATOR = re.compile(r"^---(?:[ \t].*)?$", re.MULTILINE)
-_CRD_KIND = re.compile(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*$", re.MULTILINE)
+_DOCUMENT_SEPARATOR = lazy_pattern(r"^---(?:[ \t].*)?$", re.MULTILINE)
+_CRD_KIND = lazy_pattern(r"^kind:[ \t]*([\"']?)CustomResourceDefinition\1[ \t]*$", re.MULTILINE)
 _SCALAR = r"[ \t]*([\"']?)([A-Za-z0-9][-A-Za-z0-9.]*)\{0}[ \t]*(?:#.*)?$"
-_GROUP = re.compile(r"group:" + _SCALAR.format(1))
-_KIND = re.compile(r"kind:" + _SCALAR.format(1))
+_GROUP = lazy_pattern(r"group:" + _SCALAR.format(1))
+_KIND = lazy_pattern(r"kind:" + _SCALAR.format(1))
 
 
 def _scan(text: str) -> tuple[str, str] | None:
     """(spec.group, spec.names.kind) of a CRD in block style, from its lines; None when the
     document has another layout (then it is parsed whole)."""
-    if not _CRD_KIND.search(text):
+    if not _CRD_KIND().search(text):
         return None
     spec = re.search(r"^spec:[ \t]*$", text, re.MULTILINE)
     if spec is None:
@@ -230,10 +229,10 @@ def _scan(text: str) -> tuple[str, str] | None:
             indent = width
         if width == indent:
             names = width if stripped.rstrip() == "names:" else None
-            match = _GROUP.fullmatch(stripped)
+            match = _GROUP().fullmatch(stripped)
             group = match.group(2) if match else group
         elif names is not None and width > names:
-            match = _KIND.fullmatch(stripped)
+            match = _KIND().fullmatch(stripped)
             kind = match.group(2) if match else kind
         if group and kind:
             return group, kind

@@ -11,7 +11,6 @@ picks a release; the default is the newest.
 from __future__ import annotations
 
 import functools
-import gzip
 
 import orjson
 
@@ -98,4 +97,6 @@ def project_schema(project: str, api_version: str, kind: str, release: tuple[int
     """The openAPIV3Schema of (apiVersion, kind) as ``project`` published it in ``release``."""
     name = f"{kind.lower()}_{api_version.rsplit('/', 1)[-1]}.json.gz"
     path = THIRDPARTY / project / f"{release[0]}.{release[1]}" / name
+    import gzip  # here: a run with a warm schema cache reads no project's file
+
     return orjson.loads(gzip.decompress(path.read_bytes()))

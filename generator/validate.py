@@ -12,7 +12,7 @@ import functools
 import re
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import admission, crdschema, discover, kube, parallel, provenance, schemasource, thirdparty, yamlload
 from .crvalidate import CustomResourceValidator, prune_nulls
@@ -51,8 +51,7 @@ LEGACY = {
 }
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """A finding with where it is: file, document (1-based), line and column (1-based)."""
 
     finding: Finding
@@ -81,14 +80,29 @@ class Located:
         }
 
 
-@dataclass
 class Report:
-    documents: int = 0
-    findings: list[Located] = field(default_factory=list)
-    max_errors: int = 0  # stop reading after this many errors (0: never)
-    truncated: bool = False
-    skip_rules: frozenset[str] = frozenset()  # rule ids the user silenced (--skip-rules)
-    strict: bool = False  # warnings fail too (--strict)
+    """What a run found: the documents read and the findings, in the order they were found."""
+
+    __slots__ = ("documents", "findings", "max_errors", "truncated", "skip_rules", "strict")
+
+    def __init__(
+        self,
+        documents: int = 0,
+        findings: list[Located] | None = None,
+        max_errors: int = 0,  # stop reading after this many errors (0: never)
+        truncated: bool = False,
+        skip_rules: frozenset[str] = frozenset(),  # rule ids the user silenced (--skip-rules)
+        strict: bool = False,  # warnings fail too (--strict)
+    ):
+        self.documents = documents
+        self.findings = [] if findings is None else findings
+        self.max_errors = max_errors
+        self.truncated = truncated
+        self.skip_rules = skip_rules
+        self.strict = strict
+
+    def __repr__(self) -> str:
+        return f"Report(documents={self.documents}, findings={len(self.findings)}, errors={self.errors})"
 
     def add(self, item: Located) -> None:
         if item.finding.rule not in self.skip_rules:

@@ -32,8 +32,8 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from . import kubeyaml, yamlfast
 
@@ -45,8 +45,7 @@ _MAX_JSON_BYTES = 64 * 1024 * 1024  # JSON is read whole: bounded
 _DEEP_BLOCK = re.compile(rf"^[ \t?:-]{{{_COMPOSE_SAFE}}}", re.M)
 
 
-@dataclass
-class Problem:
+class Problem(NamedTuple):
     line: int  # 1-based, in the file
     column: int  # 1-based
     rule: str
@@ -54,15 +53,31 @@ class Problem:
     severity: str = "error"
 
 
-@dataclass
 class Document:
-    index: int  # 1-based position in the file
-    data: object
-    problems: list[Problem] = field(default_factory=list)
-    node: object = None  # the composed tree (YAML), for turning field paths into positions
-    line_offset: int = 0  # lines of the file before this document
-    nulls: bool = True  # whether the data may hold a null (False: the reader saw none)
-    text: str | None = None  # read by rapidyaml: the tree is composed from this when needed
+    """One document of a stream: its data (None when it could not be read) and its problems."""
+
+    __slots__ = ("index", "data", "problems", "node", "line_offset", "nulls", "text")
+
+    def __init__(
+        self,
+        index: int,  # 1-based position in the file
+        data: object,
+        problems: list[Problem] | None = None,
+        node: object = None,  # the composed tree (YAML), for turning field paths into positions
+        line_offset: int = 0,  # lines of the file before this document
+        nulls: bool = True,  # whether the data may hold a null (False: the reader saw none)
+        text: str | None = None,  # read by rapidyaml: the tree is composed from this when needed
+    ):
+        self.index = index
+        self.data = data
+        self.problems = [] if problems is None else problems
+        self.node = node
+        self.line_offset = line_offset
+        self.nulls = nulls
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Document(index={self.index}, data={self.data!r}, problems={self.problems!r})"
 
     def tree(self):
         """The document's node tree; composed by libyaml on first use if rapidyaml read it."""
@@ -92,8 +107,7 @@ class Document:
 # -- splitting the stream ------------------------------------------------------------------------
 
 
-@dataclass
-class _Chunk:
+class _Chunk(NamedTuple):
     text: str
     first_line: int  # lines of the file before the chunk
     problem: Problem | None = None  # a problem of the chunk itself (size, encoding, separator)

@@ -102,6 +102,18 @@ def test_every_rule_of_the_rulebook_has_a_bad_and_a_good_fixture():
     assert without_good == set(), "rules without a good fixture (`# good-for:`)"
 
 
+def test_a_finding_refuses_a_rule_or_severity_the_rulebook_does_not_have():
+    from generator.findings import Finding
+
+    finding = Finding("error", "spec.replicas", "schema", "must be an integer")
+    assert finding.is_error and finding._replace(path="spec").path == "spec"
+    with pytest.raises(ValueError, match="'schema-typo' .* not in the rulebook"):
+        Finding("error", "spec", "schema-typo", "x")
+    warning_only = next(rule.id for rule in rulebook.RULES.values() if rule.severities == rulebook.WARNING)
+    with pytest.raises(ValueError, match="not in the rulebook"):
+        Finding("error", "spec", warning_only, "x")
+
+
 def test_every_rule_id_in_the_code_is_in_the_rulebook():
     """Rule ids are string literals in the checkers: each one written there is in the rulebook
     (findings.Finding refuses others at run time; this finds them before a user does)."""
