@@ -244,20 +244,21 @@ def _constant(value: dict) -> Callable[[], dict]:
 
 
 class Schemas:
-    """The sources composed: the first that knows a kind answers; each custom kind's validator is
-    compiled once (per Schemas, that is per run)."""
+    """The sources composed: the first that knows a kind answers; each kind is looked up and each
+    custom kind's validator compiled once (per Schemas, that is per run)."""
 
     def __init__(self, sources: list[Source], minor: int):
         self.sources = sources
         self.minor = minor
+        self._found: dict[tuple[str, str], Schema | None] = {}
         self._validators: dict[tuple[str, str], CustomResourceValidator] = {}
 
     def lookup(self, api_version: str, kind: str) -> Schema | None:
-        for source in self.sources:
-            found = source.lookup(api_version, kind)
-            if found is not None:
-                return found
-        return None
+        key = (api_version, kind)
+        if key not in self._found:
+            answers = (source.lookup(api_version, kind) for source in self.sources)
+            self._found[key] = next((found for found in answers if found is not None), None)
+        return self._found[key]
 
     def kinds(self) -> list[tuple[str, str]]:
         return [key for source in self.sources for key in source.kinds()]
