@@ -83,7 +83,6 @@ class _Unit(NamedTuple):
     size: int
     start: int = 0
     end: int | None = None  # None: the whole file
-    lines: int = 0  # lines of the file before the part
 
 
 def _units(names: list[str], sizes: list[int]) -> list[_Unit]:
@@ -110,18 +109,21 @@ def _parts(name: str) -> list[_Unit] | None:
     file is too small to cut. Read in blocks: the memory does not grow with the file."""
     from .yamlload import MAX_DOCUMENT_BYTES
 
-    cuts = [(0, 0)]  # (byte offset, lines before it) of each part
+    cuts = [0]  # the byte offset of each part
     decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
-    data, offset, lines = b"", 0, 0  # the file from the last cut on (so far), and where that is
+    ascii_so_far = True  # an ASCII block needs no decoding unless one before it was not ASCII
+    data, offset = b"", 0  # the file from the last cut on (so far), and where that is
     want = _FIRST_PART
     try:
         with open(name, "rb") as stream:
             while True:
                 block = stream.read(1 << 20)
-                text = decoder.decode(block, final=not block)  # UnicodeDecodeError: not UTF-8
+                if not (ascii_so_far and block.isascii()):
+                    ascii_so_far = False
+                    decoder.decode(block, final=not block)  # UnicodeDecodeError: not UTF-8
                 if offset == 0 and not data:
-                    head = text.lstrip(" \t\r\n")
-                    if not head or head.startswith("{"):  # blank, or a JSON stream (yamlload)
+                    head = block.removeprefix(codecs.BOM_UTF8).lstrip(b" \t\r\n")
+                    if not head or head.startswith(b"{"):  # blank, or a JSON stream (yamlload)
                         return None
                 # what is new, with the last line of what came before (a pattern may span them)
                 fresh = data[data.rfind(b"\n") + 1 :] + block
@@ -139,8 +141,7 @@ def _parts(name: str) -> list[_Unit] | None:
                     cut = at + 1
                     if cut - part >= MAX_DOCUMENT_BYTES:
                         return None  # a part this big may hold a document over the limit
-                    lines += data.count(b"\n", part, cut)
-                    cuts.append((offset + cut, lines))
+                    cuts.append(offset + cut)
                     part, want = cut, offset + cut + _PART_BYTES
                 offset, data = offset + part, data[part:]
                 if len(data) >= MAX_DOCUMENT_BYTES:
@@ -151,8 +152,8 @@ def _parts(name: str) -> list[_Unit] | None:
         return None  # read whole, where the reader reports it
     if len(cuts) < 2:
         return None
-    ends = [start for start, _ in cuts[1:]] + [offset + len(data)]
-    return [_Unit(name, end - start, start, end, before) for (start, before), end in zip(cuts, ends, strict=True)]
+    ends = [*cuts[1:], offset + len(data)]
+    return [_Unit(name, end - start, start, end) for start, end in zip(cuts, ends, strict=True)]
 
 
 def _runs(units: list[_Unit], count: int) -> list[list[_Unit]]:
@@ -254,32 +255,41 @@ class _Shared:
         return total >= self.max_errors
 
 
-def _check_run(shared: _Shared, index: int, slot: int) -> list[tuple[int, list, int, int]]:
-    """The documents, findings, errors and documents read (a part's) of each unit of run
-    ``index``, each read whole."""
+class _Checked(NamedTuple):
+    """What checking a unit found (a worker pickles it for this process)."""
+
+    documents: int
+    findings: list  # Located, with lines and document numbers as in the unit alone
+    errors: int
+    read: int  # a part's documents read: the next part's are numbered after them (a file's: 0)
+    lines: int  # a part's lines: the next part's start after them (a file's: 0)
+
+
+def _check_run(shared: _Shared, index: int, slot: int) -> list[_Checked]:
+    """What each unit of run ``index`` holds, each read whole."""
     from .validate import Report
 
     found = []
     for unit in shared.runs[index]:
         one = Report(skip_rules=shared.skip_rules)
-        read = _check_unit(unit, shared.checker, one)
-        found.append((one.documents, one.findings, one.errors, read))
+        read, lines = _check_unit(unit, shared.checker, one)
+        found.append(_Checked(one.documents, one.findings, one.errors, read, lines))
         shared.add_errors(slot, one.errors)
     return found
 
 
-def _check_unit(unit: _Unit, checker, report) -> int:
+def _check_unit(unit: _Unit, checker, report) -> tuple[int, int]:
     """Check a file, or a part of one, into ``report``; for a part, how many documents it read
-    (a file's: 0)."""
+    and how many lines it has (a file's: 0, 0)."""
     from .validate import validate_file, validate_part
 
     if unit.end is None:
         validate_file(unit.name, checker, report)
-        return 0
+        return 0, 0
     return validate_part(unit.name, unit.start, unit.end, checker, report)
 
 
-def _check_runs(shared: _Shared, slot: int) -> dict[int, list[tuple[int, list, int, int]]]:
+def _check_runs(shared: _Shared, slot: int) -> dict[int, list[_Checked]]:
     """Take runs from the queue until none is left (or the report is full) and check them:
     run number -> what _check_run found."""
     checked = {}
@@ -328,7 +338,7 @@ def _read(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _unpickle(data: bytes, pid: int) -> dict[int, list[tuple[int, list, int, int]]]:
+def _unpickle(data: bytes, pid: int) -> dict[int, list[_Checked]]:
     """What the worker ``pid`` checked, from what it sent; the exception it sent is raised here."""
     import pickle
 
@@ -352,6 +362,7 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
     from .validate import Report
 
     documents_before: dict[str, int] = {}  # documents read in the parts of a file so far
+    lines_before: dict[str, int] = {}  # and their lines
     for index, run in enumerate(runs):
         # None: a run no process took, the files checked holding --max-errors errors; it comes
         # after the place where the report stops, and if it does not, it is checked here.
@@ -359,19 +370,20 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
         for position, unit in enumerate(run):
             if report.full:
                 return
-            if found is None or (report.max_errors and report.errors + found[position][2] >= report.max_errors):
+            if found is None or (report.max_errors and report.errors + found[position].errors >= report.max_errors):
                 # checked here, reading only as far as one process would
                 budget = report.max_errors and report.max_errors - report.errors
                 one = Report(max_errors=budget, skip_rules=report.skip_rules)
-                read = _check_unit(unit, checker, one)
+                read, lines = _check_unit(unit, checker, one)
                 documents, findings = one.documents, one.findings
             else:
-                documents, findings, _, read = found[position]
-            before = documents_before.get(unit.name, 0) if unit.start else 0  # a file named twice: anew
-            if before or unit.lines:
+                documents, findings, _, read, lines = found[position]
+            # a file named twice is numbered anew
+            before, lines_above = (documents_before[unit.name], lines_before[unit.name]) if unit.start else (0, 0)
+            if before or lines_above:
                 findings = [
-                    item._replace(document=item.document + before, line=item.line + unit.lines) for item in findings
+                    item._replace(document=item.document + before, line=item.line + lines_above) for item in findings
                 ]
             report.documents += documents
             report.findings += findings
-            documents_before[unit.name] = before + read
+            documents_before[unit.name], lines_before[unit.name] = before + read, lines_above + lines

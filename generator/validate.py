@@ -489,14 +489,16 @@ def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) 
     validate_stream(name, text, checker, report)
 
 
-def validate_part(name: str, start: int, end: int, checker: ObjectChecker, report: Report) -> int:
+def validate_part(name: str, start: int, end: int, checker: ObjectChecker, report: Report) -> tuple[int, int]:
     """Check bytes ``start`` to ``end`` of file ``name``, a part of it that starts at a document
     separator (parallel.py cuts big files), into ``report``, as if it were the whole file: the
-    caller moves the findings' lines and documents. Returns how many documents it read."""
+    caller moves the findings' lines and documents. Returns how many documents it read and how
+    many lines the part has."""
     with open(name, "rb") as stream:
         checker = _checker_for(stream, checker)  # what the file's head says, for every part
         stream.seek(start)
-        return validate_stream(name, stream.read(end - start), checker, report)
+        part = stream.read(end - start)
+    return validate_stream(name, part, checker, report), part.count(b"\n")
 
 
 def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> int:

@@ -194,7 +194,6 @@ def test_a_big_file_is_cut_into_parts_at_its_separators(big_file):
     assert parts[0].start == 0 and parts[-1].end == len(data)
     for before, after in zip(parts, parts[1:], strict=False):
         assert before.end == after.start and data[after.start : after.start + 4] == b"---\n"
-        assert after.lines == data.count(b"\n", 0, after.start)
     assert parallel.workers([big_file], 2) == 2
 
 
@@ -226,15 +225,48 @@ def test_a_big_file_named_twice_is_reported_twice_as_one_process_does(big_file, 
             "---\napiVersion: batch.paddlepaddle.org/v1\nkind: PaddleJob\nmetadata:\n  name: job-1300", "--- x\n"
         ),
         lambda text: "\n" + text.replace("job-1300", "job-\udcff"),  # not UTF-8
+        lambda text: text + "# " + "x" * (1 << 20) + "\n# \udcff\n",  # not UTF-8 after an ASCII block
+        lambda text: text + "# " + "x" * ((1 << 20) - len(text) - 3) + "\udcc3\n# ascii\n",  # a cut character
         lambda text: '{"apiVersion": "v1"}\n' + text,  # a JSON stream
+        lambda text: '\ufeff {"apiVersion": "v1"}\n' + text,  # one after a byte-order mark
         lambda text: text.replace(
             "job-1300\n", "job-1300\nbig: " + "x" * (3 << 20) + "\n"
         ),  # a document over the limit
     ],
-    ids=["namespace", "escape", "bad-separator", "not-utf8", "json", "huge-document"],
+    ids=[
+        "namespace",
+        "escape",
+        "bad-separator",
+        "not-utf8",
+        "not-utf8-later",
+        "cut-character",
+        "json",
+        "json-after-bom",
+        "huge-document",
+    ],
 )
 def test_a_big_file_is_read_whole_where_a_part_might_read_otherwise(big_file, tmp_path, change):
     text = change(Path(big_file).read_text(encoding="utf-8"))
     path = tmp_path / "changed.yaml"
     path.write_bytes(text.encode("utf-8", "surrogateescape"))
     assert parallel._parts(str(path)) is None
+
+
+def test_a_big_file_of_utf8_text_is_cut_with_a_character_across_its_blocks(big_file, checker, tmp_path):
+    """The reader takes 1 MiB blocks: a character split between two of them is still UTF-8.
+    Non-ASCII text makes the blocks be decoded, ASCII ones are not (both ways are held here)."""
+    data = Path(big_file).read_bytes()
+    head = b"\xef\xbb\xbf# \xc3\xa9t\xc3\xa9\n"  # a byte-order mark, and a comment in UTF-8
+    padding = b"# " + b"x" * ((1 << 20) - len(head) - len(data) - 6) + b"\n"
+    text = head + data + padding + b"# \xe2\x9c\x93 checked\n" + data.replace(b"job-", b"job-b-")
+    assert text[(1 << 20) - 1 : (1 << 20) + 2] == b"\xe2\x9c\x93"  # the check mark spans the blocks
+    path = tmp_path / "utf8.yaml"
+    path.write_bytes(text)
+    assert parallel._parts(str(path)) is not None
+    plain = tmp_path / "ascii.yaml"
+    plain.write_bytes(data + padding + data.replace(b"job-", b"job-b-"))
+    assert parallel._parts(str(plain)) is not None
+    for name in (path, plain):
+        one = validate.validate_files([str(name)], checker, jobs=1)
+        many = validate.validate_files([str(name)], checker, jobs=2)
+        assert one.errors and outputs.text(many) == outputs.text(one)
