@@ -4,6 +4,7 @@ directories, the rendered bundles, and no crash on any input."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -262,6 +263,33 @@ def test_a_folder_with_charts_kustomizations_and_patches_checks_only_the_manifes
     # named (as pre-commit names every changed file), a patch is skipped by the same rule, with the note
     assert cli.main(["validate", str(overlay / "replicas.yaml")]) == 0
     assert "replicas.yaml: skipped: a kustomize patch" in capsys.readouterr().err
+
+
+def test_a_folder_walk_says_the_same_in_every_process(tmp_path):
+    """What a folder holds and skips is the same in every run: a subchart belongs to its
+    parent chart (rendering the parent renders it). A set of charts was once searched in the
+    order of its hashes, which each process draws anew: the subchart was named in some runs."""
+    for name in ("a/b.yaml", "a-b.yaml", "A.yaml", "chart/templates/x.yaml", "chart/charts/sub/templates/y.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+    for chart in ("chart", "chart/charts/sub"):
+        (tmp_path / chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    said = set()
+    for seed in range(8):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-m", "generator", "validate", "-o", "json", "."],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
+        said.add((done.stdout, done.stderr))
+    assert len(said) == 1
+    out, err = said.pop()
+    assert err == "chart: skipped: a Helm chart: render it first (helm template CHART | validate -)\n"
+    assert json.loads(out)["documents"] == 3
 
 
 def test_skip_kinds_and_ignore_as_kubeconform_has_them(tmp_path, capsys):
