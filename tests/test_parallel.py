@@ -58,6 +58,10 @@ def test_enough_work_goes_to_every_core_and_little_stays_here(folder):
     assert parallel.workers(folder[:3], 2) == 1  # too few files
     assert parallel.workers([*folder, "-"], 2) == 1  # stdin is read here
     assert parallel.workers(folder[-1:] * 8, 2) == 1  # too few bytes
+    # a file costs more than its bytes: 1,000 files of one small object each are worth sharing
+    small = 52  # `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n`
+    assert parallel.workers(["cm.yaml"] * 1000, 2, [small] * 1000) == 2
+    assert parallel.workers(["cm.yaml"] * 500, 2, [small] * 500) == 1
 
 
 @pytest.mark.parametrize("max_errors", [0, 1000, 30, 5])
