@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import io
 import itertools
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -121,11 +123,16 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
         yield source.removeprefix("\ufeff"), None, True
         return
     decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")  # a byte-order mark is allowed
-    read = (lambda: source.read(_BLOCK_SIZE)) if hasattr(source, "read") else iter([source, b""]).__next__
+    blocks = iter([source, b""]) if not hasattr(source, "read") else None
+    # A buffered stream (a file, stdin) gives less than it is asked for only at its end, and so do
+    # bytes: a small file is one block, not one and an empty one screened again.
+    short_is_last = blocks is not None or isinstance(source, io.BufferedReader | io.BytesIO)
+    want = _BLOCK_SIZE if blocks is not None else _first_read(source)
     lines = 0
     while True:
-        block = read()
-        final = not block
+        block = next(blocks) if blocks is not None else source.read(want)
+        final = not block or (short_is_last and len(block) < want)
+        want = _BLOCK_SIZE
         try:
             text = decoder.decode(block, final)
         except UnicodeDecodeError as err:
@@ -143,6 +150,19 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
         yield text, None, final
         if final:
             return
+
+
+def _first_read(source) -> int:
+    """How much to ask a stream for first: all that is left of a regular file smaller than a
+    block, and a byte more to see its end. Asking a small file for a whole block costs more
+    than reading it (the allocator makes and trims 1 MiB each time: 45 against 12 us a file)."""
+    try:
+        status = os.fstat(source.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            return _BLOCK_SIZE
+        return min(_BLOCK_SIZE, max(status.st_size - source.tell(), 0) + 1)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return _BLOCK_SIZE  # not a file (BytesIO, a pipe): blocks
 
 
 def _separator_problem(line: int, separator: str) -> Problem:

@@ -315,3 +315,56 @@ def test_a_separator_inside_a_skipped_long_line_is_no_separator(monkeypatch):
     data = b"a: " + b"x" * 12 + b"---y\nb: 1\n---\nc: 2\n"
     found = _sizes_and_rules(io.BytesIO(data))
     assert [(rules, data) for _, rules, data in found] == [(["yaml-size"], None), ([], {"c": 2})]
+
+
+@pytest.mark.parametrize("size", [127, 128, 129, 300, 600])
+def test_a_stream_reads_the_same_from_a_file_a_pipe_bytes_or_text(size, tmp_path, monkeypatch):
+    """A buffered stream is read in blocks, a file smaller than a block in one read of its size
+    and a byte more (a short read is its end), a pipe until it ends; around a block's size,
+    below it and above it, every way gives the same documents and problems, and the same lines."""
+    import io
+    import threading
+
+    monkeypatch.setattr(yamlload, "_BLOCK_SIZE", 128 if size < 300 else 512)
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# pad\n"
+    tail = "---\nkind: Secret\nkind: Secret\ndata: {b: 2}\n"  # a duplicate key: a problem with a line
+    pad = "#" * (size - len(head) - len(tail) - 1) + "\n"
+    text = head + pad + tail
+    assert len(text) == size
+    path = tmp_path / "stream.yaml"
+    path.write_text(text)
+
+    def piped(buffering: int) -> list:
+        """Through a pipe written in three pieces: unbuffered, a read returns what has come so
+        far, which is not the end."""
+        read, write = os.pipe()
+        data = text.encode()
+
+        def send():
+            for start in range(0, len(data), len(data) // 3 + 1):
+                os.write(write, data[start : start + len(data) // 3 + 1])
+                time.sleep(0.02)
+            os.close(write)
+
+        writer = threading.Thread(target=send)
+        writer.start()
+        with os.fdopen(read, "rb", buffering=buffering) as stream:
+            found = _positions(stream)
+        writer.join()
+        return found
+
+    expected = _positions(text)
+    assert [rule for _, problems, _ in expected for rule, _, _ in problems] == ["duplicate-key"]
+    with open(path, "rb") as stream:
+        assert _positions(stream) == expected
+    assert _positions(io.BytesIO(text.encode())) == expected
+    assert _positions(text.encode()) == expected
+    assert piped(-1) == expected
+    assert piped(0) == expected
+
+
+def _positions(source) -> list[tuple]:
+    return [
+        (doc.index, [(p.rule, p.line, p.column) for p in doc.problems], doc.data)
+        for doc in yamlload.iter_documents(source)
+    ]
