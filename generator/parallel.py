@@ -365,8 +365,7 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
     stops: a part's findings are moved by the lines and documents before it in its file."""
     from .validate import Report
 
-    documents_before: dict[str, int] = {}  # documents read in the parts of a file so far
-    lines_before: dict[str, int] = {}  # and their lines
+    before: dict[str, tuple[int, int]] = {}  # (documents read, lines) in the parts of a file so far
     for index, run in enumerate(runs):
         # None: a run no process took, the files checked holding --max-errors errors; it comes
         # after the place where the report stops, and if it does not, it is checked here.
@@ -382,12 +381,12 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
                 documents, findings = one.documents, one.findings
             else:
                 documents, findings, _, read, lines = found[position]
-            # a file named twice is numbered anew
-            before, lines_above = (documents_before[unit.name], lines_before[unit.name]) if unit.start else (0, 0)
-            if before or lines_above:
+            documents_above, lines_above = before[unit.name] if unit.start else (0, 0)  # a file named twice: anew
+            if documents_above or lines_above:
                 findings = [
-                    item._replace(document=item.document + before, line=item.line + lines_above) for item in findings
+                    item._replace(document=item.document + documents_above, line=item.line + lines_above)
+                    for item in findings
                 ]
             report.documents += documents
             report.findings += findings
-            documents_before[unit.name], lines_before[unit.name] = before + read, lines_above + lines
+            before[unit.name] = (documents_above + read, lines_above + lines)

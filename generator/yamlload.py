@@ -123,14 +123,15 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
         yield source.removeprefix("\ufeff"), None, True
         return
     decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")  # a byte-order mark is allowed
-    blocks = iter([source, b""]) if not hasattr(source, "read") else None
-    # A buffered stream (a file, stdin) gives less than it is asked for only at its end, and so do
-    # bytes: a small file is one block, not one and an empty one screened again.
-    short_is_last = blocks is not None or isinstance(source, io.BufferedReader | io.BytesIO)
-    want = _BLOCK_SIZE if blocks is not None else _first_read(source)
+    if not hasattr(source, "read"):
+        source = io.BytesIO(source)  # bytes are read as a file is (the buffer is shared, not copied)
+    # A buffered stream (a file, stdin, bytes) gives less than it is asked for only at its end: a
+    # small file is one block, not one and an empty one screened again.
+    short_is_last = isinstance(source, io.BufferedReader | io.BytesIO)
+    want = _first_read(source)
     lines = 0
     while True:
-        block = next(blocks) if blocks is not None else source.read(want)
+        block = source.read(want)
         final = not block or (short_is_last and len(block) < want)
         want = _BLOCK_SIZE
         try:
