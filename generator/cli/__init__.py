@@ -59,12 +59,96 @@ def entry_point() -> int:
     gc.set_threshold(*GC_THRESHOLDS)
     try:
         code = main()
+    except SystemExit as exit:  # argparse's: --help, a usage error (its message is said)
+        code = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
+        if isinstance(exit.code, str):
+            print(exit.code, file=sys.stderr)
     finally:
         # What is alive now lives until the process ends: the collection at exit need not walk
         # it (a fifth of a small file's time went there).
         gc.freeze()
+    code = _flush_stdout(code)
     _end_now(code)
     return code
+
+
+class OutputError(Exception):
+    """Standard output cannot be written: closed, a full disk (/dev/full), a reader that left."""
+
+    def __init__(self, cause: BaseException | None):
+        self.broken_pipe = isinstance(cause, BrokenPipeError)
+        why = getattr(cause, "strerror", None) or ("it is closed" if cause is None else str(cause))
+        super().__init__(f"cannot write to standard output: {why}")
+
+
+class _Stdout:
+    """sys.stdout while main runs: whatever a subcommand writes (print, sys.stdout.write, a
+    library's output), a failure to write it is an OutputError, which main says once for all."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if self.stream is None:  # started with stdout closed (`>&-`)
+            raise OutputError(None)
+        try:
+            return self.stream.write(text)
+        except (OSError, ValueError) as err:
+            raise OutputError(err) from None
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except (OSError, ValueError) as err:
+            raise OutputError(err) from None
+
+    def isatty(self) -> bool:
+        return self.stream is not None and self.stream.isatty()
+
+    def __getattr__(self, name: str):
+        if self.stream is None:
+            raise OutputError(None)
+        return getattr(self.stream, name)
+
+
+# Said already by main: what stays buffered is dropped at the end, not said again.
+_stdout_failed = False
+
+
+def _flush_stdout(code: int) -> int:
+    """What is left in stdout's buffer written before the process ends (where a failure can be
+    said and given exit 2), not at the interpreter's exit (a traceback, exit 120); after a
+    failure, stdout is pointed at the null device so that the exit has nothing to fail on."""
+    if sys.stdout is None:
+        return code
+    try:
+        sys.stdout.flush()
+        return code
+    except (OSError, ValueError) as err:
+        _drop_stdout()
+        if _stdout_failed:
+            return code
+        failure = OutputError(err)
+        if failure.broken_pipe:
+            return code or 1
+        print(f"paddlejob-manifests: error: {failure}", file=sys.stderr)
+        return 2
+
+
+def _drop_stdout() -> None:
+    """Output that could not be written is dropped: stdout's descriptor becomes the null device."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _end_now(code: int) -> None:
@@ -78,8 +162,9 @@ def _end_now(code: int) -> None:
     if getattr(atexit, "_ncallbacks", lambda: 1)() or (threading and threading.active_count() > 1):
         return
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
     except (OSError, ValueError):  # a closed pipe or stream: Python's exit says so, as ever
         return
     os._exit(code)
@@ -87,6 +172,25 @@ def _end_now(code: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    command = "paddlejob-manifests" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
+    global _stdout_failed
+    real = sys.stdout
+    sys.stdout = _Stdout(real)  # the one place that turns a failure to write stdout into exit 2
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # what is buffered fails here, where it can be said, not at exit
+        return code
+    except OutputError as err:
+        _stdout_failed = True
+        if err.broken_pipe:  # `... | head`: the reader left; nothing more to say
+            return 1
+        print(f"{command}: error: {err}", file=sys.stderr)
+        return 2
+    finally:
+        sys.stdout = real
+
+
+def _main(argv: list[str]) -> int:
     if argv in (["--version"], ["-v"]):  # what argparse's version action prints, without building a parser
         print(f"paddlejob-manifests {__version__}")
         return 0
@@ -109,9 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"paddlejob-manifests {args.subcommand}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        sys.stderr.close()  # `... | head`: the reader left; nothing more to say
-        return 1
+    except OutputError:
+        raise
     except Exception as err:  # noqa: BLE001 - the one place that turns a bug into exit 3
         import traceback  # here: a run that goes well never needs it
 
