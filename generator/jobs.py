@@ -228,6 +228,27 @@ def manifests_of(data) -> list:
     return sorted(found, key=lambda o: apply_order(o) if isinstance(o, dict) else ())
 
 
+def check_not_empty(data, manifests: list, name: str) -> None:
+    """Raise JobError if a jsonnet program's result (``data``, whose manifests_of is
+    ``manifests``) holds no Kubernetes object: null, {}, [], a List without items, or objects
+    and arrays holding nothing but those. Rendering nothing is a mistake (a wrong import, a
+    forgotten field), not a job; kubectl refuses it too ("no objects passed to apply")."""
+    if isinstance(data, dict) and data.get("kind") == "List" and data.get("items") in ([], None):
+        what = "a List with no items"
+    elif any(manifest is not None for manifest in manifests):
+        return
+    elif data is None:
+        what = "null"
+    elif data == {} or data == []:
+        what = f"an empty {'object {}' if data == {} else 'array []'}"
+    else:
+        what = f"{'an object' if isinstance(data, dict) else 'an array'} holding no Kubernetes object"
+    raise JobError(
+        f"{name}: evaluated to {what}: there is nothing to render; give a Kubernetes object (with apiVersion "
+        "and kind), an array of them, a List with items, or an object holding objects (as paddle.new(...) returns)"
+    )
+
+
 def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str]:
     """What `validate` warns of in ``manifests`` (a job the target may not run as meant), one
     line each: kind, name, field, message and rule id."""

@@ -1,8 +1,13 @@
 """Evaluate user-written jsonnet (`render FILE.jsonnet`, examples/) in a sandbox.
 
 A jsonnet file from a pull request must not read the CI machine's secrets, exhaust its memory
-or crash the tool. So user jsonnet runs in a child process (`python -m generator.sandbox`)
-with limits, and every import goes through a callback:
+or crash the tool. So user jsonnet runs in a child process with limits, and every import goes
+through a callback:
+
+- the child is an isolated Python (`python -I`: no current folder on sys.path, no user site,
+  no PYTHON* variables), started in `/` with an empty environment; it loads this package from
+  the parent's own location (not by searching sys.path), so no module beside the job or in the
+  current folder (`rjsonnet.py`, `json.py`, `generator/`) is ever imported;
 
 - imports resolve only inside the file's own folder tree, the library (libsonnet/) and the
   `-J` folders given; regular files only (no /dev/zero, /proc, FIFOs), each at most 16 MiB;
@@ -78,13 +83,20 @@ class Pending:
             self.child.kill()
             self.child.communicate()
             raise SandboxError(f"{self.paths[0]}: jsonnet did not finish within {CPU_SECONDS * 2} s") from None
-        if self.child.returncode < 0 or not stdout:
+        if self.child.returncode != 0 or not stdout:
             raise SandboxError(f"{self.paths[0]}: {_death(self.child.returncode, stderr)}")
+        try:
+            outcomes = json.loads(stdout)
+        except ValueError:
+            raise SandboxError(f"{self.paths[0]}: the sandbox's answer is not JSON: {stdout[:200]!r}") from None
         results = []
-        for path, outcome in zip(self.paths, json.loads(stdout), strict=False):
+        for path, outcome in zip(self.paths, outcomes, strict=False):
             if "error" in outcome:
                 raise SandboxError(f"{path}: {outcome['error']}")
             results.append(_output(path, outcome["json"]))
+        if len(results) < len(self.paths):
+            missing = self.paths[len(results)]
+            raise SandboxError(f"{missing}: the sandbox gave no result: {_death(self.child.returncode, stderr)}")
         return results
 
 
@@ -97,6 +109,8 @@ def start(
     """Start evaluating ``paths`` in a sandboxed child; ``.result()`` waits for the data."""
     for path in paths:
         _check_source_file(path)
+    for folder in jpath or []:
+        _check_utf8_path(Path(folder), "-J folder")
     request = {
         "files": [str(p.resolve()) for p in paths],
         "jpath": [str(LIBSONNET), *(str(Path(j).resolve()) for j in jpath or [])],
@@ -105,13 +119,45 @@ def start(
         "variables": {kind: dict((variables or {}).get(kind, {})) for kind in VARIABLE_KINDS},
     }
     child = subprocess.Popen(
-        [sys.executable, "-m", "generator.sandbox"],
+        child_command(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
+        cwd=os.sep,  # not the job's folder nor the caller's: nothing relative resolves there
+        env={},  # nothing of the caller's environment (PYTHON*, secrets) reaches the child
+        encoding="utf-8",
+        errors="replace",
     )
     return Pending(paths, child, json.dumps(request))
+
+
+# The child's first code: load this package from the file the parent loaded it from (argv:
+# package name, its __init__.py, this module's name), then run the child's side. Nothing is
+# looked up on sys.path but the standard library and the interpreter's site-packages.
+_BOOTSTRAP = """\
+import importlib, importlib.util, os, sys
+name, init, module, extra = sys.argv[1:5]
+spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=[os.path.dirname(init)])
+package = importlib.util.module_from_spec(spec)
+sys.modules[name] = package
+spec.loader.exec_module(package)
+if extra:
+    sys.path.append(extra)
+importlib.import_module(module)._child()
+"""
+
+
+def child_command() -> list[str]:
+    """The sandbox child's command line: an isolated interpreter (-I) in UTF-8 mode that loads
+    this package by its location. When the package is installed in a site folder (a venv, the
+    system, `pip install --user`), that folder goes last on the child's sys.path, for its
+    dependencies installed beside it (-I leaves out the user site); a source checkout does not
+    (files beside the package there are not dependencies)."""
+    package = sys.modules[__name__.split(".")[0]]
+    init = Path(package.__file__).resolve()
+    site_folder = init.parent.parent
+    extra = str(site_folder) if site_folder.name in ("site-packages", "dist-packages") else ""
+    return [sys.executable, "-I", "-X", "utf8", "-c", _BOOTSTRAP, package.__name__, str(init), __name__, extra]
 
 
 def _death(code: int, stderr: str) -> str:
@@ -146,7 +192,18 @@ def _refuse_constant(name: str):
 # -- checks shared by both sides -----------------------------------------------------------------
 
 
+def _check_utf8_path(path: Path, what: str) -> None:
+    """jsonnet names files in UTF-8 only; a name with other bytes cannot reach the engine."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise SandboxError(
+            f"{os.fsencode(path)!r}: the {what}'s path is not UTF-8; rename it (jsonnet takes UTF-8 names only)"
+        ) from None
+
+
 def _check_source_file(path: Path) -> None:
+    _check_utf8_path(path, "file")
     if not path.is_file():
         raise SandboxError(f"{path}: not a regular file")
     if path.stat().st_size > MAX_SOURCE_BYTES:
@@ -264,6 +321,13 @@ def _evaluate_one(file: str, request: dict) -> dict:
             )
     except RuntimeError as err:
         return {"error": "jsonnet failed:\n" + str(err).strip()}
+    except ImportError as err:
+        return {
+            "error": f"the jsonnet engine {engine!r} cannot be imported in the sandbox's isolated Python "
+            f"({sys.executable} -I): {err}; install it into that interpreter"
+        }
+    except Exception as err:  # noqa: BLE001 - an engine's own failure, said as the file's error
+        return {"error": f"the jsonnet engine failed: {type(err).__name__}: {str(err)[:300]}"}
     return {"json": out}
 
 

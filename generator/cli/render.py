@@ -305,8 +305,22 @@ def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
                 text = os.environ[name]
             if not name.isidentifier():
                 raise cliargs.UsageError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
+            _check_utf8(flag, name, text, "its environment variable" if not sep else "the value")
             out.setdefault(kind, {})[name] = text
     return out
+
+
+def _check_utf8(flag: str, name: str, text: str, what: str) -> None:
+    """A byte that is not UTF-8 on the command line (or in the environment) arrives as a lone
+    surrogate (surrogateescape); jsonnet's strings and code are Unicode, so it is refused here."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        byte = os.fsencode(text[err.start : err.end])[:1]
+        raise cliargs.UsageError(
+            f"{flag} {name}: {what} is not UTF-8 text (byte 0x{byte.hex()} at offset {err.start}); "
+            "give UTF-8 (jsonnet strings are Unicode), e.g. the bytes in base64 and std.base64Decode"
+        ) from None
 
 
 def cmd_render_file(args: argparse.Namespace) -> int:
@@ -324,9 +338,10 @@ def cmd_render_file(args: argparse.Namespace) -> int:
         return 1
     manifests = jobs.manifests_of(data)
     try:
+        jobs.check_not_empty(data, manifests, name=str(path))
         jobs.check_manifests(manifests, minor, name=str(path))
-    except jobs.JobError as err:
-        print(f"paddlejob-manifests render: error: {err}", file=sys.stderr, end="")
+    except jobs.JobError as err:  # one line, or the findings ending in a newline
+        print(f"paddlejob-manifests render: error: {str(err).rstrip()}", file=sys.stderr)
         return 1
     job.write_manifests(manifests, args.output)
     return 0
