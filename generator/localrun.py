@@ -17,7 +17,17 @@ The job's result is what its controller reports: Completed once every pod that f
 exited 0 (on paddle-operator every pod of every role, servers included; on Volcano the tasks
 that complete the job; the Indexed Job's pods); Failed as soon as any pod exits non-zero;
 Running when only parameter servers are left (they never exit, so paddle-operator never marks
-the job Completed) or at the timeout. Ctrl-C, a timeout or the verdict stops every process.
+the job Completed) or at the timeout. Ctrl-C, SIGTERM, SIGHUP (what a CI timeout sends), a
+timeout or the verdict stops every process: each pod runs in a process group of its own, and the
+whole group is stopped (what the pod's process started too); once a pod's main process exits,
+what it left running is killed, as the container runtime ends a container. A process that leaves
+its group itself (setsid) is out of reach.
+
+What local writes stays inside the work folder (--workdir): its state folder `.paddlejob-local`
+(python and python3 for PATH, each pod's PADDLE_LOG_DIR), made and opened without following a
+symbolic link; a PADDLE_LOG_DIR the job sets outside the work folder is refused (Refused, exit
+2). The pods' commands are the job's own code and run with the caller's rights: local is not a
+sandbox for them.
 """
 
 from __future__ import annotations
@@ -53,6 +63,19 @@ class LocalError(Exception):
     """The job cannot run locally; the message says why."""
 
 
+class Refused(LocalError):
+    """The input or the work folder asks local to do what it never does (write outside the work
+    folder, follow a link out of it, read a lone surrogate): a usage error, exit 2."""
+
+
+class Stopped(BaseException):  # noqa: N818 - like KeyboardInterrupt, not an error of the job
+    """A signal (SIGTERM, SIGHUP, SIGINT) stopped the run; every pod was stopped first."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
 class InvalidManifests(LocalError):
     """The manifests do not validate; ``report`` is validate's text report of why."""
 
@@ -63,6 +86,9 @@ class InvalidManifests(LocalError):
 
 EXPLAIN_BLOCK = "127.0.0"  # what --explain shows; a run takes a free block of its own
 MAX_INPUT = 16 << 20  # a job's manifests, read whole: they are checked before anything runs
+STATE = ".paddlejob-local"  # local's own folder in --workdir
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_GRACE = 5.0  # seconds a pod's process group has after SIGTERM, before SIGKILL
 
 
 def prepare(
@@ -78,16 +104,41 @@ def prepare(
     if len(data) > MAX_INPUT:
         raise LocalError(f"{name}: more than {MAX_INPUT >> 20} MiB: no job is that large")
     report = validate.Report()
-    validate.validate_stream(name, data, validate.ObjectChecker(kube.known_versions()[-1]), report)
+    try:
+        validate.validate_stream(name, data, validate.ObjectChecker(kube.known_versions()[-1]), report)
+    except UnicodeEncodeError:  # only a lone surrogate (JSON "\ud800") cannot be encoded
+        raise Refused(
+            f'{name}: a string holds a lone UTF-16 surrogate escape (such as "\\ud800"), which is no character '
+            "(kubectl reads it as U+FFFD); write the character itself, or \\ufffd"
+        ) from None
     if not report.valid:
         raise InvalidManifests(outputs.text(report))
     docs, _ = read_documents(data)
-    docs = [validate.without_nulls(doc) for doc in kube.list_objects(docs)]  # null is absent, as the apiserver reads it
+    # null is absent, as the apiserver reads it; a lone surrogate is U+FFFD, as Go decodes it
+    docs = [validate.without_nulls(doc) for doc in kube.list_objects(docs)]
+    if b"\\u" in data or b"\\U" in data:  # a surrogate is written only as an escape
+        docs = _no_surrogates(docs)
     try:
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
     return plan(found, services, python, workdir, block)
+
+
+def _no_surrogates(value):
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, as Go's
+    decoders read them: such a string can be neither printed nor passed to a process."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    return value
 
 
 @dataclass
@@ -301,7 +352,7 @@ def plan(
             argv[0] = python
         cluster = resolve_env(pod, ip)  # the values the launcher sees on a cluster (ip: the pod's IP)
         pod_ip = cluster.get("POD_IP")
-        env.setdefault("PADDLE_LOG_DIR", str(workdir / ".paddlejob-local" / pod.name / "log"))
+        env.setdefault("PADDLE_LOG_DIR", str(workdir / STATE / pod.name / "log"))
         env.setdefault("POD_IP", ip)
         processes.append(Process(pod, ip, env, argv, notes, pod_ip, _launcher_master(pod, cluster)))
     return processes
@@ -414,31 +465,52 @@ GRACE = 30.0  # seconds the pods that finish the job are given once only servers
 def run(
     processes: list[Process], workdir: Path, timeout: float, python: str, out=None, grace: float = GRACE
 ) -> Outcome:
-    """Start every pod, stream its output with its name, stop everything at the job's end."""
+    """Start every pod, stream its output with its name, stop everything at the job's end.
+    Refused, before anything is written or run, when a pod's PADDLE_LOG_DIR or local's state
+    folder would be outside ``workdir``; Stopped when a signal ended the run (every pod's
+    process group stopped first)."""
     out = out or sys.stdout
-    python_bin = _python_bin(workdir, python)
+    workdir = Path(os.path.abspath(workdir))
+    for proc in processes:
+        _check_strings(proc)
+    log_dirs = [_log_dir(proc, workdir) for proc in processes]  # every path checked before any is made
     width = max(len(p.pod.name) for p in processes)
     running: dict[int, tuple[Process, subprocess.Popen]] = {}
     selector = selectors.DefaultSelector()
     started = time.monotonic()
+    # A signal arriving while a pod starts is taken once it is in ``running``: no pod is lost.
+    # One that arrives while the pods are being stopped is taken once they are.
+    stop = {"launching": False, "stopping": False, "signal": None}
+
+    def on_signal(signum, _frame) -> None:
+        if stop["signal"] is None:
+            stop["signal"] = signum
+            if not stop["launching"] and not stop["stopping"]:
+                raise Stopped(signum)
 
     def launch(proc: Process) -> subprocess.Popen:
-        child = subprocess.Popen(
-            proc.argv,
-            cwd=workdir,
-            env={**_base_env(python_bin), **proc.env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: stopping it stops what it started
-        )
-        running[child.pid] = (proc, child)
-        selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
+        stop["launching"] = True
+        try:
+            child = subprocess.Popen(
+                proc.argv,
+                cwd=workdir,
+                env={**_base_env(python_bin), **proc.env},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: stopping it stops what it started
+            )
+            running[child.pid] = (proc, child)
+            selector.register(child.stdout, selectors.EVENT_READ, (proc.pod.name, bytearray()))
+        finally:
+            stop["launching"] = False
+        if stop["signal"] is not None:
+            raise Stopped(stop["signal"])
         return child
 
+    previous = _catch_signals(on_signal)
     try:
-        for proc in processes:
-            Path(proc.env["PADDLE_LOG_DIR"]).mkdir(parents=True, exist_ok=True)
+        python_bin = _make_state(workdir, python, log_dirs)
         pending = [proc for proc in processes if not _may_start(proc, running.values(), [])]
         for proc in processes:
             if proc not in pending:
@@ -448,9 +520,126 @@ def run(
                     return Outcome("Failed", cannot_start(proc, err))
         return _supervise(running, pending, selector, width, started, timeout, grace, out, launch)
     finally:
-        for _proc, child in running.values():
-            _stop(child)
-        selector.close()
+        stop["stopping"] = True
+        try:
+            _stop_all([child for _proc, child in running.values()])
+            selector.close()
+        finally:
+            _restore_signals(previous)
+            if stop["signal"] is not None and sys.exc_info()[0] is None:
+                raise Stopped(stop["signal"])  # a signal during the stop: the run still ends by it
+
+
+def _catch_signals(handler) -> dict:
+    """SIGINT, SIGTERM and SIGHUP call ``handler`` (the main thread only can catch signals);
+    the handlers they had, to restore."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.signal(signum, handler) for signum in STOP_SIGNALS}
+
+
+def _restore_signals(previous: dict) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def _check_strings(proc: Process) -> None:
+    """What no process can be given: a NUL byte in an argument or in the environment (exec takes
+    C strings), an environment variable without a name or with '=' in it."""
+    commands = len(proc.pod.container.get("command") or [])
+    for i, arg in enumerate(proc.argv):
+        if "\0" in arg:
+            where = f"command[{i}]" if i < commands else f"args[{i - commands}]"
+            raise Refused(f"pod {proc.pod.name}: {where} holds a NUL byte, which no process can be given")
+    for key, value in proc.env.items():
+        if not isinstance(key, str) or not key or "=" in key or "\0" in key:
+            raise Refused(f"pod {proc.pod.name}: env name {key!r} cannot be given to a process")
+        if "\0" in value:
+            raise Refused(f"pod {proc.pod.name}: env {key} holds a NUL byte, which no process can be given")
+
+
+def _log_dir(proc: Process, workdir: Path) -> tuple[str, ...]:
+    """The folders, from ``workdir`` down, of the pod's PADDLE_LOG_DIR (a relative one is in the
+    working directory, as in the container); Refused when it leaves ``workdir``."""
+    value = proc.env["PADDLE_LOG_DIR"]
+    where = "set by the job" if _in_spec(proc.pod, "PADDLE_LOG_DIR") else "local mode's default"
+    path = os.path.normpath(os.path.join(workdir, value)) if value and "\0" not in value else None
+    inside = path is not None and (path == str(workdir) or path.startswith(str(workdir).rstrip("/") + "/"))
+    if not inside:
+        raise Refused(
+            f"pod {proc.pod.name}: env PADDLE_LOG_DIR ({where}) is {value!r}, outside --workdir {workdir}: local "
+            f"mode makes each pod's log folder and writes nothing outside its work folder; drop PADDLE_LOG_DIR from "
+            f"the container's env (local mode then gives each pod {STATE}/<pod>/log) or give a path under --workdir"
+        )
+    return tuple(part for part in os.path.relpath(path, workdir).split("/") if part != ".")
+
+
+def _make_state(workdir: Path, python: str, log_dirs: list[tuple[str, ...]]) -> Path:
+    """Make local's state folder in ``workdir``, with bin/python and bin/python3 (for PATH), and
+    every pod's log folder; no symbolic link is followed and every folder made or met must be a
+    real one of this user's: a planted ``.paddlejob-local`` pointing out of the work folder is
+    refused, not written through. Returns the bin folder."""
+    try:
+        top = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as err:
+        raise Refused(f"--workdir {workdir}: cannot open the folder: {err.strerror}") from None
+    try:
+        bin_fd = _folder(top, (STATE, "bin"), workdir)
+        try:
+            for name in ("python", "python3"):  # scripts, not links: a venv's python finds its venv by its path
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=bin_fd)  # never write through what is there
+                text = f'#!/bin/sh\nexec {shlex.quote(str(Path(python).absolute()))} "$@"\n'
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                try:
+                    fd = os.open(name, flags, 0o755, dir_fd=bin_fd)
+                except OSError as err:
+                    raise Refused(f"{workdir / STATE / 'bin' / name}: cannot write it: {err.strerror}") from None
+                with os.fdopen(fd, "w") as script:
+                    os.fchmod(fd, 0o755)
+                    script.write(text)
+        finally:
+            os.close(bin_fd)
+        for parts in log_dirs:
+            os.close(_folder(top, parts, workdir))
+    finally:
+        os.close(top)
+    return workdir / STATE / "bin"
+
+
+def _folder(top: int, parts: tuple[str, ...], workdir: Path) -> int:
+    """An open descriptor of the folder ``parts`` under ``top`` (``workdir``), each part made if
+    missing and opened with O_NOFOLLOW: never a link, only a real folder owned by this user."""
+    fd = os.dup(top)
+    try:
+        for i, part in enumerate(parts):
+            where = workdir.joinpath(*parts[: i + 1])
+            if part in ("", ".", ".."):
+                raise Refused(f"{where}: not a folder name local mode makes")
+            try:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass  # opened below only if it is a real folder
+            except OSError as err:
+                raise Refused(f"{where}: cannot make the folder: {err.strerror}") from None
+            try:
+                child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            except OSError as err:
+                what = "a symbolic link" if os.path.islink(where) else err.strerror
+                raise Refused(
+                    f"{where}: {what}, not a folder: local mode writes only inside --workdir and follows no link "
+                    "there; remove it (local mode makes the folder)"
+                ) from None
+            os.close(fd)
+            fd = child
+            if os.fstat(fd).st_uid != os.geteuid():
+                raise Refused(f"{where}: owned by another user; local mode writes only in folders of its own user")
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def cannot_start(proc: Process, err: OSError) -> str:
@@ -478,18 +667,6 @@ def _base_env(python_bin: Path) -> dict[str, str]:
     env = {k: os.environ[k] for k in keep if k in os.environ}
     env["PATH"] = os.pathsep.join([str(python_bin), os.environ.get("PATH", os.defpath)])
     return env
-
-
-def _python_bin(workdir: Path, python: str) -> Path:
-    """A folder whose python and python3 are ``python``: `sh -c "python ..."` and scripts find it."""
-    folder = workdir / ".paddlejob-local" / "bin"
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in ("python", "python3"):  # scripts, not links: a venv's python finds its venv by its path
-        script = folder / name
-        script.unlink(missing_ok=True)  # never write through a link left there
-        script.write_text(f'#!/bin/sh\nexec {shlex.quote(str(Path(python).absolute()))} "$@"\n')
-        script.chmod(0o755)
-    return folder
 
 
 MAX_RESTARTS = 3  # restarts of a container here before the run reports its CrashLoopBackOff
@@ -544,7 +721,7 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
     while True:
         _pump(selector, width, out, wait=0.2)
         for pid, (proc, child) in list(running.items()):
-            code = None if pid in done else child.poll()
+            code = None if pid in done else _exited(child)
             if code is None:
                 continue
             done.add(pid)
@@ -689,13 +866,40 @@ def _describe(code: int) -> str:
     return f"exit code {code}"
 
 
-def _stop(child: subprocess.Popen) -> None:
-    if child.poll() is not None:
-        return
+def _signal_group(child: subprocess.Popen, signum: int) -> None:
+    """``signum`` to the pod's process group (its id is the pod's pid, held while the pod is not
+    yet reaped, so it names no other group)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signum)
+
+
+def _exited(child: subprocess.Popen) -> int | None:
+    """The pod's exit code once its process has exited, else None. What it left running in its
+    process group is killed first, as the container runtime ends a container whose main process
+    exits (and before the pid is reaped, so the group's id cannot be another's)."""
+    if child.returncode is not None:
+        return child.returncode
     try:
-        os.killpg(child.pid, signal.SIGTERM)
-        child.wait(timeout=5)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(child.pid, signal.SIGKILL)
-        child.wait()
+        info = os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped elsewhere
+        return child.wait()
+    if info is None:
+        return None
+    _signal_group(child, signal.SIGKILL)
+    return child.wait()
+
+
+def _stop_all(children: list[subprocess.Popen]) -> None:
+    """Stop every pod still running, as the kubelet does: SIGTERM to each one's process group,
+    STOP_GRACE seconds, then SIGKILL; return once every pod (and what it started) has ended."""
+    left = [child for child in children if child.returncode is None]
+    for child in left:
+        _signal_group(child, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE
+    while left:
+        left = [child for child in left if _exited(child) is None]
+        if left and time.monotonic() > deadline:
+            for child in left:
+                _signal_group(child, signal.SIGKILL)
+        if left:
+            time.sleep(0.02)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -16,7 +17,9 @@ examples:
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
 
-exit: 0 the job completed, 1 it failed, would stay Running, or cannot run locally; 2 usage error
+exit: 0 the job completed, 1 it failed, would stay Running, or cannot run locally; 2 usage error (also
+a PADDLE_LOG_DIR outside --workdir, or a link where local mode keeps its .paddlejob-local folder);
+128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP), every pod stopped first
 """
 
 
@@ -71,7 +74,7 @@ def cmd_local(args: argparse.Namespace) -> int:
         if isinstance(err, localrun.InvalidManifests):
             sys.stderr.write(err.report)
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(err, localrun.Refused) else 1
     if args.explain:
         sys.stdout.write(localrun.explain(processes))
         return 0
@@ -80,6 +83,14 @@ def cmd_local(args: argparse.Namespace) -> int:
     except localrun.LocalError as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 1
-    outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace)
+    try:
+        outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace)
+    except localrun.Refused as err:
+        print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
+        return 2
+    except localrun.Stopped as stopped:
+        name = signal.Signals(stopped.signum).name
+        print(f"paddlejob-manifests local: stopped by {name}: every pod was stopped", file=sys.stderr)
+        return 128 + stopped.signum
     print(f"paddlejob-manifests local: {outcome.phase}: {outcome.reason}", file=sys.stderr)
     return 0 if outcome.completed else 1

@@ -1,0 +1,183 @@
+"""`local` on hostile jobs and work folders: it writes nothing outside its work folder (no link
+is followed out of it, a job's PADDLE_LOG_DIR outside it is refused), it leaves no process behind
+when a CI timeout sends SIGTERM or SIGHUP, a pod's leftovers end with the pod, and input no
+process can be given ends in a clean error, never a traceback. Pods here are tiny sh scripts:
+no Paddle is needed."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+
+def job(command: str, pods: int = 1, env: list[dict] | None = None, extra: list[dict] | None = None) -> str:
+    """An Indexed Job of ``pods`` pods running ``sh -c command`` (JSON: the text as given)."""
+    container = {"name": "c", "image": "busybox", "command": ["sh", "-c", command], "env": env or []}
+    spec = {"restartPolicy": "Never", "containers": [container]}
+    obj = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "demo"},
+        "spec": {"completionMode": "Indexed", "completions": pods, "parallelism": pods, "template": {"spec": spec}},
+    }
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": [*(extra or []), obj]})
+
+
+def local(workdir: Path, stdin: str, *flags: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "30", *flags, "-"],
+        input=stdin, capture_output=True, text=True, cwd=REPO, timeout=timeout,
+    )  # fmt: skip
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def wait_until(predicate, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+def kill_all(pids) -> None:
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+# -- nothing written outside the work folder ------------------------------------------------------
+
+
+@pytest.mark.parametrize("link", [".paddlejob-local", ".paddlejob-local/bin", ".paddlejob-local/demo-0"])
+def test_a_planted_link_in_the_state_folder_is_refused_not_written_through(tmp_path, link):
+    workdir, outside = tmp_path / "work", tmp_path / "outside"
+    workdir.mkdir()
+    outside.mkdir()
+    (workdir / link).parent.mkdir(parents=True, exist_ok=True)
+    (workdir / link).symlink_to(outside)
+    done = local(workdir, job("touch ran"))
+    assert done.returncode == 2, done.stderr
+    assert f"{workdir / link}: a symbolic link, not a folder" in done.stderr
+    assert list(outside.iterdir()) == [], "nothing is written at the link's target"
+    assert not (workdir / "ran").exists(), "no pod runs"
+
+
+@pytest.mark.parametrize("value", ["{outside}/logs", "../outside/logs", "logs/../../outside/logs"])
+@pytest.mark.parametrize("source", ["env", "configmap"])
+def test_a_log_dir_outside_the_work_folder_is_refused_and_never_made(tmp_path, value, source):
+    workdir, outside = tmp_path / "work", tmp_path / "outside"
+    workdir.mkdir()
+    outside.mkdir()
+    value = value.format(outside=outside)
+    if source == "env":
+        text = job("touch ran", env=[{"name": "PADDLE_LOG_DIR", "value": value}])
+    else:
+        config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"},
+                  "data": {"PADDLE_LOG_DIR": value}}  # fmt: skip
+        text = job("touch ran", extra=[config]).replace('"env": []', '"envFrom": [{"configMapRef": {"name": "cfg"}}]')
+    done = local(workdir, text)
+    assert done.returncode == 2, done.stderr
+    assert "pod demo-0: env PADDLE_LOG_DIR (set by the job)" in done.stderr and "outside --workdir" in done.stderr
+    assert list(outside.iterdir()) == [] and not (workdir / "ran").exists()
+    assert not (workdir / ".paddlejob-local").exists(), "refused before anything is written"
+    # the same path under the work folder is made there, and the job runs
+    inside = local(workdir, job("touch ran", env=[{"name": "PADDLE_LOG_DIR", "value": "logs/../mine/logs"}]))
+    assert inside.returncode == 0, inside.stderr
+    assert (workdir / "mine" / "logs").is_dir() and (workdir / "ran").exists()
+
+
+# -- no process left behind -----------------------------------------------------------------------
+
+# Each pod writes its pid and that of a child that ignores SIGTERM (as a launcher's worker may),
+# then waits: both must be gone once local has been stopped. ($$$$: the kubelet reads $$ as $.)
+STUBBORN = ("echo $$$$ > pod-$JOB_COMPLETION_INDEX.tmp && mv pod-$JOB_COMPLETION_INDEX.tmp pod-$JOB_COMPLETION_INDEX; "
+            "(trap '' TERM; exec sleep 300) & echo $! > kid-$JOB_COMPLETION_INDEX.tmp && "
+            "mv kid-$JOB_COMPLETION_INDEX.tmp kid-$JOB_COMPLETION_INDEX; wait")  # fmt: skip
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_local_stops_every_pod_and_what_it_started(tmp_path, signum):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    run = subprocess.Popen(
+        [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "-"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        start_new_session=True,  # a signal for local alone, as a CI runner's timeout sends it
+    )  # fmt: skip
+    files = [workdir / f"{what}-{i}" for what in ("pod", "kid") for i in range(2)]
+    pids: list[int] = []
+    try:
+        run.stdin.write(job(STUBBORN, pods=2))
+        run.stdin.close()
+        assert wait_until(lambda: all(f.exists() for f in files), 20), "the pods started"
+        pids = [int(f.read_text()) for f in files]
+        assert all(alive(pid) for pid in pids)
+        run.send_signal(signum)
+        code = run.wait(timeout=10)  # SIGTERM at once; the kid ignores it and is killed at the grace's end
+        assert code == 128 + signum, run.stderr.read()
+        assert f"stopped by {signal.Signals(signum).name}" in run.stderr.read()
+        assert wait_until(lambda: not any(alive(pid) for pid in pids), 5), [p for p in pids if alive(p)]
+    finally:
+        kill_all(pids or [int(t) for f in files if f.exists() and (t := f.read_text().strip()).isdigit()])
+        with contextlib.suppress(OSError):
+            os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+
+
+def test_what_a_pod_leaves_running_ends_with_it(tmp_path):
+    """A container ends when its main process exits, and with it every process in it."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    command = "(trap '' TERM; exec sleep 300) > /dev/null 2>&1 & echo $! > kid; exit 0"
+    pids: list[int] = []
+    try:
+        done = local(workdir, job(command), timeout=30)
+        pids = [int((workdir / "kid").read_text())]
+        assert done.returncode == 0, done.stderr
+        assert wait_until(lambda: not alive(pids[0]), 5), "the pod's child outlived the pod"
+    finally:
+        kill_all(pids)
+
+
+# -- input no process can be given ---------------------------------------------------------------
+
+
+def test_a_lone_surrogate_in_json_on_stdin_is_read_as_kubectl_reads_it(tmp_path):
+    text = job("echo $X", env=[{"name": "X", "value": "a\ud800b"}])
+    assert "\\ud800" in text  # json.dumps writes the escape, as an attacker would
+    explained = local(tmp_path, text, "--explain")
+    assert explained.returncode == 0, explained.stderr
+    assert "X='a\ufffdb'" in explained.stdout
+    ran = local(tmp_path, text)
+    assert ran.returncode == 0, ran.stderr
+    assert "demo-0 | a\ufffdb" in ran.stdout
+    # one the checker meets first (a ConfigMap's size): a clean answer, never an internal error
+    config = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "\ud800"}})
+    checked = local(tmp_path, config, "--explain")
+    assert checked.returncode in (1, 2), checked.stderr
+    assert "internal error" not in checked.stderr and "Traceback" not in checked.stderr
+
+
+def test_a_nul_byte_in_a_command_is_refused_not_a_crash(tmp_path):
+    done = local(tmp_path, job("echo a\0b"))
+    assert done.returncode == 2, done.stderr
+    assert "pod demo-0: command[2] holds a NUL byte" in done.stderr
