@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from . import __version__, bundles, engine, kube
+from . import __version__, bundles, engine, params
 from .params import CHOICES, INT32_MAX, config_fields, own_labels
 from .paths import OPERATOR_LIB
 from .rules import grammar
@@ -270,7 +270,9 @@ def _block(node) -> str | None:
     if isinstance(node, str):
         match = _MARKER.fullmatch(node)
         if match and match.group(1) == "value" and isinstance(_field_default(match.group(2)), (dict, list)):
-            return _expression(match.group(2))
+            # a value Helm dropped (set to null) would render as null: refuse it instead
+            field = match.group(2)
+            return f"required {_go_string(f'{field} is required: see values.schema.json')} {_expression(field)}"
     if isinstance(node, list) and len(node) == 1:
         match = _MARKER.fullmatch(node[0]) if isinstance(node[0], str) else None
         if match and match.group(1) == "items":
@@ -344,7 +346,8 @@ def _list(items: list, indent: int, each: str | None) -> list[str]:
         if len(items) != 1 or len(ranged) != 1:
             raise ChartError(f"a list ranging over {sorted(ranged)} must hold one item")
         (field,) = ranged
-        return [f"{{{{- range {_expression(field)} }}}}", *_entry("-", items[0], indent, field), "{{- end }}"]
+        ranging = f"{{{{- range {_expression(field)} }}}}"
+        return [*_nonempty(field), ranging, *_entry("-", items[0], indent, field), "{{- end }}"]
     lines = []
     for item in items:
         conditions = ()
@@ -352,6 +355,18 @@ def _list(items: list, indent: int, each: str | None) -> list[str]:
             conditions, item = item.conditions, item.value
         lines += _wrap(conditions, _entry("-", item, indent, each))
     return lines
+
+
+def _nonempty(field: str) -> list[str]:
+    """A list the template always writes, made of a list value: an empty (or dropped) value would
+    leave it empty, and Kubernetes reads an empty list of ports, peers or rules as "all". The
+    template fails instead (values.schema.json refuses it first; this holds without the schema,
+    as with `helm template --skip-schema-validation`)."""
+    probe = PROBES.get(field.split(".")[0])
+    if probe is not None and probe.condition is not None:  # the part is left out when the list is empty
+        return []
+    message = f"{field} must be a non-empty list: an empty one would make this list empty, which allows all"
+    return [f"{{{{- if not {_expression(field)} }}}}", f"{{{{- fail {_go_string(message)} }}}}", "{{- end }}"]
 
 
 def _template(obj, source: str) -> str:
@@ -428,14 +443,74 @@ def _strip(pattern: re.Pattern) -> str:
     return pattern.pattern.removeprefix("^").removesuffix("$")
 
 
-_QUANTITY = {"anyOf": [{"type": "string", "pattern": grammar.QUANTITY.pattern}, {"type": "number"}]}
+# A qualified name (label key, toleration key, extended resource): [DNS-1123 subdomain/]name.
+# The first pattern holds the lengths (a prefix of 253, a name of 63 at most: neither holds a
+# '/'), the second the spelling.
+_QUALIFIED_NAME = f"^({_strip(grammar.DNS1123_SUBDOMAIN)}/)?{_strip(grammar.QUALIFIED_NAME)}$"
+_QUALIFIED_KEY = {"type": "string", "allOf": [{"pattern": "^([^/]{1,253}/)?[^/]{1,63}$"}, {"pattern": _QUALIFIED_NAME}]}
+_LABEL_VALUE = {"type": "string", "pattern": grammar.LABEL_VALUE.pattern, "maxLength": 63}
 _LABELS = {
     "type": "object",
-    "propertyNames": {
-        "pattern": f"^({_strip(grammar.DNS1123_SUBDOMAIN)}/)?{_strip(grammar.QUALIFIED_NAME)}$",
-        "maxLength": 253 + 1 + 63,
+    "propertyNames": _QUALIFIED_KEY,
+    "additionalProperties": _LABEL_VALUE,
+}
+# params.quantity_problem: not negative, finite
+_QUANTITY = {
+    "anyOf": [
+        {"type": "string", "pattern": params.QUANTITY_VALUE.pattern, "maxLength": params.QUANTITY_VALUE_LENGTH},
+        {"type": "number", "minimum": 0, "maximum": params.INT64_MAX},
+    ]
+}
+# params.resource_name_problem
+_RESOURCE_NAME = {
+    "type": "string",
+    "anyOf": [
+        {"enum": list(params.STANDARD_RESOURCES)},
+        {"pattern": params.HUGEPAGES.pattern},
+        {
+            "allOf": [
+                {"pattern": params.EXTENDED_RESOURCE_LENGTHS.pattern},
+                {"pattern": _QUALIFIED_NAME},
+                {"not": {"pattern": "kubernetes\\.io/"}},
+                {"not": {"pattern": "^requests\\."}},
+            ]
+        },
+    ],
+}
+
+
+def _implies(condition: dict, then: dict) -> dict:
+    return {"if": condition, "then": then}
+
+
+# params.toleration_problem, as JSON Schema
+_TOLERATION = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "key": {"anyOf": [{"type": "string", "enum": [""]}, _QUALIFIED_KEY]},
+        "operator": {"type": "string", "enum": list(params.TOLERATION_OPERATORS)},
+        "value": _LABEL_VALUE,
+        "effect": {"type": "string", "enum": list(params.TOLERATION_EFFECTS)},
+        "tolerationSeconds": {"type": "integer", "minimum": -params.INT64_MAX - 1, "maximum": params.INT64_MAX},
     },
-    "additionalProperties": {"type": "string", "pattern": grammar.LABEL_VALUE.pattern, "maxLength": 63},
+    "allOf": [
+        # an empty key tolerates every taint: only with Exists
+        _implies(
+            {"anyOf": [{"not": {"required": ["key"]}}, {"properties": {"key": {"const": ""}}}]},
+            {"required": ["operator"], "properties": {"operator": {"const": "Exists"}}},
+        ),
+        # Exists matches every value: a value with it is refused
+        _implies(
+            {"required": ["operator"], "properties": {"operator": {"const": "Exists"}}},
+            {"properties": {"value": {"const": ""}}},
+        ),
+        # tolerationSeconds: how long a pod stays once a NoExecute taint appears
+        _implies(
+            {"required": ["tolerationSeconds"]},
+            {"required": ["effect"], "properties": {"effect": {"const": "NoExecute"}}},
+        ),
+    ],
 }
 
 
@@ -443,7 +518,7 @@ def _constraints(field: str) -> dict:
     """What render's own check (params.py) demands of ``field``, as JSON Schema."""
     image = {"type": "string", "pattern": grammar.IMAGE_REFERENCE.pattern, "maxLength": 4096}
     namespace = {"type": "string", "pattern": grammar.DNS1123_LABEL.pattern, "maxLength": 63}
-    newest = kube.known_versions()[-1]
+    amounts = {"type": "object", "propertyNames": _RESOURCE_NAME, "additionalProperties": _QUANTITY}
     return {
         "watchNamespace": {"anyOf": [namespace, {"type": "string", "enum": [""]}]},
         "image": image,
@@ -452,9 +527,8 @@ def _constraints(field: str) -> dict:
         "resources": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {
-                kind: {"type": "object", "additionalProperties": _QUANTITY} for kind in ("limits", "requests")
-            },
+            "required": ["limits", "requests"],
+            "properties": {"limits": amounts, "requests": amounts},
         },
         "imagePullSecrets": {
             "type": "array",
@@ -463,8 +537,8 @@ def _constraints(field: str) -> dict:
         "nodeSelector": _LABELS,
         # a label on the selector's keys would take the controller's pods out of its Deployment
         "labels": {**_LABELS, "propertyNames": {**_LABELS["propertyNames"], "not": {"enum": _selector_keys()}}},
-        # the Kubernetes Toleration of the newest release the bundle serves (schemas/kubernetes/)
-        "tolerations": {"type": "array", "items": kube.definitions(newest)["io.k8s.api.core.v1.Toleration"]},
+        "tolerations": {"type": "array", "items": _TOLERATION},
+        # an empty list of ports in the NetworkPolicy's egress rule would allow every port
         "apiserverPorts": {
             "type": "array",
             "minItems": 1,
@@ -497,6 +571,9 @@ def values_schema() -> dict:
         "description": "Generated by `paddlejob-manifests render` from libsonnet/paddle-operator/config.libsonnet.",
         "type": "object",
         "additionalProperties": False,
+        # Helm drops a value set to null (`--set apiserverPorts=null`): every value is required, so
+        # none falls back to a template's "missing" (an empty egress rule allows everything)
+        "required": list(properties),
         "properties": properties,
     }
 
