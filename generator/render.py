@@ -3,15 +3,23 @@
 Nothing reaches the disk before every object of every bundle has passed
 validation; then atomic.replace swaps every output folder in at once, so a failed
 or killed render leaves deploy/ all old or all new.
+
+The output folder is locked (atomic.lock) from the recovery of an interrupted render,
+which `plan` does, to the end of `write` or `check`. `render --check` writes nothing of
+its own: it only finishes a swap an interrupted render committed, through a journal that
+atomic.read_journal accepts, or deletes that render's uncommitted staging folders; a
+journal it would not have written is refused (OutputRefused, exit 2) and nothing is touched.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import atomic, bundles, chart, crdschema, kube, provenance, publish, sandbox, upgrade
+from . import atomic, bundles, chart, cliargs, crdschema, kube, provenance, publish, sandbox, upgrade
 from .bundles import Bundle
 from .findings import split_path
 from .jobs import JobError, check_manifests
@@ -38,6 +46,11 @@ KUSTOMIZATION = "Kustomization"
 
 class RenderError(Exception):
     pass
+
+
+class OutputRefused(cliargs.UsageError):
+    """The output cannot be used as it is (a journal this tool did not write, another render
+    writing it, a path under a file): exit 2, nothing touched; the message says what to do."""
 
 
 @dataclass
@@ -157,19 +170,59 @@ def stream(bundle: Bundle, objects: list[dict], render_args: tuple[str, ...]) ->
 
 
 def recorded(out_dir: Path) -> list[str] | None:
-    """The flags the bundles in ``out_dir`` were rendered with (None: no file records any)."""
+    """The flags the bundles in ``out_dir`` were rendered with (None: no file records any), as
+    the folder stands once an interrupted render is recovered: through a committed journal each
+    bundle it swaps is read from its staged folder; staging and old folders are never read."""
+    if not out_dir.is_dir():
+        return None
+    try:
+        with atomic.lock(out_dir):
+            return _recorded(out_dir)
+    except (atomic.RefusedError, atomic.WriteError) as err:
+        raise OutputRefused(str(err)) from None
+
+
+def _recorded(out_dir: Path) -> list[str] | None:
+    entries = atomic.read_journal(out_dir, None) or []
+    swapped = {e.target: e.staged for e in entries if e.target.parent == out_dir and os.path.lexists(e.staged)}
+    folders = {out_dir / name for name in os.listdir(out_dir) if not name.startswith(".")} | set(swapped)
     found = {}
-    for path in sorted(out_dir.glob("*/*.yaml")):
-        with open(path, "rb") as f:
-            record = provenance.read(f.read(provenance.HEAD_BYTES))
-        if record is not None:
-            found[str(path)] = record.render_args
+    for folder in sorted(folders):
+        source = swapped.get(folder, folder)
+        if not _real_folder(source):
+            continue
+        for name in sorted(os.listdir(source)):
+            if name.endswith(".yaml"):
+                head = _head(source / name)
+                record = provenance.read(head) if head is not None else None
+                if record is not None:
+                    found[str(folder / name)] = record.render_args
     if len(set(found.values())) > 1:
         listing = "; ".join(f"{name}: {' '.join(args) or '(no flags)'}" for name, args in found.items())
         raise provenance.ProvenanceError(
             f"the files in {out_dir} were rendered with different flags ({listing}); give the flags to check against"
         )
     return list(next(iter(found.values()))) if found else None
+
+
+def _real_folder(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _head(path: Path) -> bytes | None:
+    """The first bytes of ``path`` if it is a regular file (a link or a FIFO is not opened as one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        try:
+            return f.read(provenance.HEAD_BYTES) if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else None
+        except OSError:
+            return None
 
 
 def start_examples(examples_dir: Path):
@@ -284,6 +337,11 @@ class Plan:
     out: Path
     rendered: Rendered
     outputs: list[tuple[Path, dict[str, str]]]
+    lock: atomic.Lock | None = None  # held on ``out`` from recovery until write or check is done
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
 
 
 def plan(
@@ -320,25 +378,75 @@ def plan(
         g.chart_out,
         g.job_lib_out,
     )
+    targets = all_targets(found)
+    _check_folders(out, targets)
+    held = None
     try:
-        atomic.recover(out, all_targets(found))
+        if out.is_dir():  # else there is nothing to recover, and write makes and locks it
+            held = atomic.lock(out)
+            atomic.recover(out, targets)
+    except (atomic.RefusedError, atomic.WriteError) as err:
+        if held is not None:
+            held.release()
+        raise OutputRefused(str(err)) from None
     except OSError as err:
+        if held is not None:
+            held.release()
         raise RenderError(f"cannot finish an interrupted render in {out}: {err}") from None
-    return Plan(out, rendered, found)
+    return Plan(out, rendered, found, held)
+
+
+def _check_folders(out: Path, targets) -> None:
+    """OutputRefused if ``out``, or the folder of an output, cannot be a folder: it, or a folder
+    above it, is a file."""
+    blocked = _file_on_the_way(out)
+    if blocked is not None:
+        where = "is a file" if blocked == out else f"is under {blocked}, which is a file"
+        raise OutputRefused(
+            f"--out {out}: {where}, not a folder; nothing was written; give --out a folder (made if missing)"
+        )
+    for target in targets:
+        blocked = _file_on_the_way(target.parent)
+        if blocked is not None:
+            raise OutputRefused(
+                f"{target}: {blocked} is a file, not a folder; nothing was written; "
+                "give an output path whose folders are folders"
+            )
+
+
+def _file_on_the_way(path: Path) -> Path | None:
+    """The first of ``path``'s folders (from the root down) and ``path`` itself that exists and
+    is not a folder; None if there is none."""
+    for folder in (*reversed(path.parents), path):
+        try:
+            if not stat.S_ISDIR(os.stat(folder).st_mode):
+                return folder
+        except FileNotFoundError:
+            return None
+        except OSError:
+            return None  # unreadable: the write says why
+    return None
 
 
 def check(planned: Plan, exact: bool = False) -> tuple[Drift, list[str]]:
     """How the disk differs from ``planned``, and for each CRD it changes whether the change is safe."""
-    drift = sum((diff_against_disk(base, files, exact) for base, files in planned.outputs), Drift())
-    return drift, (upgrade_notes(planned.out, planned.rendered) if drift.diff else [])
+    try:
+        drift = sum((diff_against_disk(base, files, exact) for base, files in planned.outputs), Drift())
+        return drift, (upgrade_notes(planned.out, planned.rendered) if drift.diff else [])
+    finally:
+        planned.release()
 
 
 def write(planned: Plan) -> list[str]:
     """Every file of ``planned``, swapped in at once (atomic.py); the paths written."""
     try:
         atomic.replace(planned.out, all_targets(planned.outputs))
+    except atomic.RefusedError as err:
+        raise OutputRefused(str(err)) from None
     except atomic.WriteError as err:
         raise RenderError(f"nothing was written: {err}") from None
+    finally:
+        planned.release()
     return [str(base / name) for base, files in planned.outputs for name in sorted(files)]
 
 
