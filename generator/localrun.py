@@ -21,7 +21,9 @@ the job Completed) or at the timeout. Ctrl-C, SIGTERM, SIGHUP (what a CI timeout
 timeout or the verdict stops every process: each pod runs in a process group of its own, and the
 whole group is stopped (what the pod's process started too); once a pod's main process exits,
 what it left running is killed, as the container runtime ends a container. A process that leaves
-its group itself (setsid) is out of reach.
+its group (setsid, a daemon) is adopted by the CLI's process (a child subreaper) once its parent
+ends, and ended with the run; one that leaves through another service (systemd-run, at, ssh) is
+out of reach.
 
 What local writes stays inside the work folder (--workdir): its state folder `.paddlejob-local`
 (python and python3 for PATH, each pod's PADDLE_LOG_DIR), made and opened without following a
@@ -523,11 +525,59 @@ def run(
         stop["stopping"] = True
         try:
             _stop_all([child for _proc, child in running.values()])
+            if _ADOPTING:
+                _end_orphans()
             selector.close()
         finally:
             _restore_signals(previous)
             if stop["signal"] is not None and sys.exc_info()[0] is None:
                 raise Stopped(stop["signal"])  # a signal during the stop: the run still ends by it
+
+
+_ADOPTING = False  # whether this process adopts its descendants' orphans (adopt_orphans)
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux's child subreaper): a
+    process a pod started that left the pod's process group (setsid, a daemon's double fork)
+    becomes this process's child once its parent ends, and ``run`` ends it with the pods. For a
+    process that starts nothing but the pods (the CLI): every child left at the end is ended.
+    False where the kernel refuses it."""
+    global _ADOPTING
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        _ADOPTING = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    return _ADOPTING
+
+
+def _children() -> list[int]:
+    """This process's children (from /proc: the pods are reaped by now, these are adopted)."""
+    me, found = os.getpid(), []
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                    if int(stat.rpartition(")")[2].split()[1]) == me:
+                        found.append(int(entry))
+    return found
+
+
+def _end_orphans() -> None:
+    """SIGKILL to every process the pods left that this process adopted, until none is left (one
+    that dies makes its own children ours); each is reaped."""
+    for _ in range(1000):  # a fork bomb cannot keep this loop for ever
+        orphans = _children()
+        if not orphans:
+            return
+        for pid in orphans:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in orphans:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def _catch_signals(handler) -> dict:

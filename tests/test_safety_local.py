@@ -143,6 +143,37 @@ def test_a_signal_to_local_stops_every_pod_and_what_it_started(tmp_path, signum)
         run.wait()
 
 
+def test_a_process_a_pod_detaches_with_setsid_ends_with_the_run(tmp_path):
+    """Out of the pod's process group, it is adopted by local once the pod ends, and ended."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    command = ("echo $$$$ > pod; setsid sh -c 'echo $$$$ > escaped.tmp && mv escaped.tmp escaped; exec sleep 300' "
+               "> /dev/null 2>&1 & sleep 300")  # fmt: skip
+    run = subprocess.Popen(
+        [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "-"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        start_new_session=True,
+    )  # fmt: skip
+    escaped = workdir / "escaped"
+    pids: list[int] = []
+    try:
+        run.stdin.write(job(command))
+        run.stdin.close()
+        assert wait_until(escaped.exists, 20), "the pod started"
+        pids = [int(escaped.read_text())]
+        assert alive(pids[0]) and os.getsid(pids[0]) == pids[0], "it left the pod's session"
+        run.send_signal(signal.SIGTERM)
+        assert run.wait(timeout=10) == 128 + signal.SIGTERM, run.stderr.read()
+        assert wait_until(lambda: not alive(pids[0]), 5), "the detached process outlived the run"
+    finally:
+        kill_all(pids)
+        with contextlib.suppress(OSError, ValueError):  # the pod itself, should local have left it
+            os.killpg(int((workdir / "pod").read_text()), signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(run.pid, signal.SIGKILL)
+        run.wait()
+
+
 def test_what_a_pod_leaves_running_ends_with_it(tmp_path):
     """A container ends when its main process exits, and with it every process in it."""
     workdir = tmp_path / "work"

@@ -83,6 +83,7 @@ def cmd_local(args: argparse.Namespace) -> int:
     except localrun.LocalError as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 1
+    localrun.adopt_orphans()  # what a pod starts and detaches (setsid) ends with the run too
     try:
         outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace)
     except localrun.Refused as err:
