@@ -615,8 +615,8 @@ def _log_dir(proc: Process, workdir: Path) -> tuple[str, ...]:
     working directory, as in the container); Refused when it leaves ``workdir``."""
     value = proc.env["PADDLE_LOG_DIR"]
     where = "set by the job" if _in_spec(proc.pod, "PADDLE_LOG_DIR") else "local mode's default"
-    path = os.path.normpath(os.path.join(workdir, value)) if value and "\0" not in value else None
-    inside = path is not None and (path == str(workdir) or path.startswith(str(workdir).rstrip("/") + "/"))
+    path = os.path.normpath(os.path.join(workdir, value))  # "" is the working directory
+    inside = path == str(workdir) or path.startswith(str(workdir).rstrip("/") + "/")
     if not inside:
         raise Refused(
             f"pod {proc.pod.name}: env PADDLE_LOG_DIR ({where}) is {value!r}, outside --workdir {workdir}: local "
@@ -639,13 +639,13 @@ def _make_state(workdir: Path, python: str, log_dirs: list[tuple[str, ...]]) -> 
         bin_fd = _folder(top, (STATE, "bin"), workdir)
         try:
             for name in ("python", "python3"):  # scripts, not links: a venv's python finds its venv by its path
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(name, dir_fd=bin_fd)  # never write through what is there
                 text = f'#!/bin/sh\nexec {shlex.quote(str(Path(python).absolute()))} "$@"\n'
                 flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
                 try:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(name, dir_fd=bin_fd)  # never write through what is there (a link)
                     fd = os.open(name, flags, 0o755, dir_fd=bin_fd)
-                except OSError as err:
+                except OSError as err:  # a folder of that name, a read-only folder
                     raise Refused(f"{workdir / STATE / 'bin' / name}: cannot write it: {err.strerror}") from None
                 with os.fdopen(fd, "w") as script:
                     os.fchmod(fd, 0o755)
