@@ -114,7 +114,7 @@ STUBBORN = ("echo $$$$ > pod-$JOB_COMPLETION_INDEX.tmp && mv pod-$JOB_COMPLETION
             "mv kid-$JOB_COMPLETION_INDEX.tmp kid-$JOB_COMPLETION_INDEX; wait")  # fmt: skip
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signal_to_local_stops_every_pod_and_what_it_started(tmp_path, signum):
     workdir = tmp_path / "work"
     workdir.mkdir()
