@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 
 from . import __version__, rulebook
@@ -28,13 +29,37 @@ def use_colour(stream) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
+# What a line of output must not hold as it is: control characters (a newline in a file name
+# makes a line of its own, an ESC sequence recolours or rewrites the terminal or CI log),
+# surrogates (a file name's bytes that are not UTF-8, which no encoder writes) and the code
+# points XML 1.0 forbids. Each is written as an escape: \x1b, \n, \xff (the byte), \ufffe.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    point = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= point <= 0xDCFF:  # a byte that was not UTF-8 (os.fsdecode's surrogateescape)
+        return f"\\x{point - 0xDC00:02x}"
+    return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` on one line, writable in any encoding this tool writes and in XML 1.0: control
+    characters, surrogates and non-characters as backslash escapes (the rest unchanged)."""
+    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+
+
 def _what(item: Located) -> str:
-    return f"{item.kind or '?'}/{item.name or '?'}"
+    return printable(f"{item.kind or '?'}/{item.name or '?'}")
 
 
 def finding_text(f: Finding) -> str:
     """A finding as every message of this tool shows it: PATH: message [rule]."""
-    return f"{f.path or '(document)'}: {f.message} [{f.rule}]"
+    return printable(f"{f.path or '(document)'}: {f.message} [{f.rule}]")
 
 
 def finding_line(item: Located, colour: bool = False) -> str:
@@ -42,7 +67,7 @@ def finding_line(item: Located, colour: bool = False) -> str:
     render's and the job library's errors use it too)."""
     f = item.finding
     severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
-    return f"{item.file}:{item.line}:{item.column}: {severity}: {_what(item)}: {finding_text(f)}"
+    return f"{printable(item.file)}:{item.line}:{item.column}: {severity}: {_what(item)}: {finding_text(f)}"
 
 
 def text(report: Report, colour: bool = False) -> str:
@@ -88,17 +113,16 @@ def junit(report: Report, colour: bool = False) -> str:
         suites, "testsuite", name="validate", tests=str(len(cases) + 1), failures=str(failed), errors="0", skipped="0"
     )
     for (file, document), items in sorted(cases.items()):
+        file = printable(file)  # noqa: PLW2901 - XML 1.0 holds no control character nor surrogate
         case = ElementTree.SubElement(
             suite, "testcase", classname=file, name=f"document {document}: {_what(items[0])}", file=file
         )
         errors = [i for i in items if i.finding.is_error]
-        body = "\n".join(
-            f"{i.line}:{i.column}: {i.finding.severity}: {i.finding.path}: {i.finding.message} [{i.finding.rule}]"
-            for i in items
-        )
+        body = "\n".join(f"{i.line}:{i.column}: {i.finding.severity}: {finding_text(i.finding)}" for i in items)
         if errors:
             first = errors[0].finding
-            failure = ElementTree.SubElement(case, "failure", message=f"{first.path}: {first.message}", type=first.rule)
+            message = printable(f"{first.path}: {first.message}")
+            failure = ElementTree.SubElement(case, "failure", message=message, type=printable(first.rule))
             failure.text = body
         else:
             ElementTree.SubElement(case, "system-out").text = body
@@ -124,7 +148,7 @@ def sarif(report: Report, colour: bool = False) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": item.file.lstrip("./") if item.file != "<stdin>" else "stdin"},
+                            "artifactLocation": {"uri": _uri(item.file)},
                             "region": {"startLine": item.line, "startColumn": item.column},
                         }
                     }
@@ -150,6 +174,26 @@ def sarif(report: Report, colour: bool = False) -> str:
         ],
     }
     return json.dumps(log, indent=2) + "\n"
+
+
+def _uri(file: str) -> str:
+    """A file's artifactLocation.uri: its path relative to the folder the run started in (no
+    leading ./), percent-encoded as a URI reference is (its bytes: a name that is not UTF-8 too);
+    a file outside that folder as a file: URI."""
+    if file == "<stdin>":
+        return "stdin"
+    from urllib.parse import quote  # here: only SARIF needs it
+
+    if os.path.isabs(file):  # relative to the folder the run started in when below it, else a file: URI
+        relative = os.path.relpath(file)
+        if relative == ".." or relative.startswith("../"):
+            from pathlib import Path
+
+            return Path(file).as_uri()
+        file = relative
+    while file.startswith("./"):
+        file = file[2:].lstrip("/")
+    return quote(os.fsencode(file), safe="/")
 
 
 def _sarif_rule(rule_id: str) -> dict:
@@ -190,10 +234,10 @@ def github(report: Report, colour: bool = False) -> str:
         f = item.finding
         command = "error" if f.is_error else "warning"
         properties = ",".join(
-            f"{key}={_escape_property(str(value))}"
+            f"{key}={_escape_property(printable(str(value)))}"
             for key, value in (("file", item.file), ("line", item.line), ("col", item.column), ("title", f.rule))
         )
-        message = f"{_what(item)}: {f.path or '(document)'}: {f.message}"
+        message = printable(f"{_what(item)}: {f.path or '(document)'}: {f.message}")
         lines.append(f"::{command} {properties}::{_escape_data(message)}")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
@@ -209,16 +253,24 @@ def tap(report: Report, colour: bool = False) -> str:
     lines = ["TAP version 13", f"1..{len(by_document) + 1}"]
     for number, ((file, document), items) in enumerate(by_document.items(), 1):
         failed = any(i.finding.is_error for i in items) or (report.strict and items)
-        lines.append(f"{'not ok' if failed else 'ok'} {number} - {file} document {document} {_what(items[0])}")
+        description = _tap_description(f"{printable(file)} document {document} {_what(items[0])}")
+        lines.append(f"{'not ok' if failed else 'ok'} {number} - {description}")
         lines += ["  ---", "  findings:"]
         for i in items:
             entry = {"severity": i.finding.severity, "line": i.line, "column": i.column, "rule": i.finding.rule}
-            entry |= {"path": i.finding.path or "(document)", "message": i.finding.message}
+            entry |= {"path": printable(i.finding.path or "(document)"), "message": printable(i.finding.message)}
             lines.append("    - " + json.dumps(entry, ensure_ascii=False))  # JSON is YAML: one line per finding
         lines.append("  ...")
     lines.append(f"ok {len(by_document) + 1} - {_count(clean, 'document')} without findings")
     lines.append(f"# {summary(report)}")
     return "\n".join(lines) + "\n"
+
+
+def _tap_description(text: str) -> str:
+    """A test point's description: a `#` would start a directive (`# SKIP` in a file name would
+    skip the test in tap.py, which knows no escape for it), so it is written as printable writes
+    a character it escapes."""
+    return text.replace("#", "\\x23")
 
 
 FORMATS: dict[str, Callable[..., str]] = {

@@ -9,7 +9,10 @@ Each schema is compiled once per run and reused for every document.
 from __future__ import annotations
 
 import functools
+import io
+import os
 import re
+import stat
 import sys
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -83,7 +86,17 @@ class Located(NamedTuple):
 class Report:
     """What a run found: the documents read and the findings, in the order they were found."""
 
-    __slots__ = ("documents", "findings", "max_errors", "truncated", "skip_rules", "strict")
+    __slots__ = (
+        "documents",
+        "findings",
+        "max_errors",
+        "truncated",
+        "skip_rules",
+        "strict",
+        "_counted",
+        "_counted_list",
+        "_errors",
+    )
 
     def __init__(
         self,
@@ -100,6 +113,12 @@ class Report:
         self.truncated = truncated
         self.skip_rules = skip_rules
         self.strict = strict
+        # The errors among findings[:_counted] of the list _counted_list: a finding is counted
+        # once, when it is added (or when the count is next asked for, after `findings +=`), not
+        # again at every document (a file with a finding on every document took quadratic time).
+        self._counted = 0
+        self._counted_list = self.findings
+        self._errors = 0
 
     def __repr__(self) -> str:
         return f"Report(documents={self.documents}, findings={len(self.findings)}, errors={self.errors})"
@@ -116,7 +135,13 @@ class Report:
 
     @property
     def errors(self) -> int:
-        return sum(1 for item in self.findings if item.finding.is_error)
+        findings = self.findings
+        if findings is not self._counted_list or len(findings) < self._counted:  # replaced, or cut
+            self._counted_list, self._counted, self._errors = findings, 0, 0
+        if len(findings) > self._counted:
+            self._errors += sum(1 for item in findings[self._counted :] if item.finding.is_error)
+            self._counted = len(findings)
+        return self._errors
 
     @property
     def warnings(self) -> int:
@@ -452,11 +477,77 @@ def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
         validate_stream("<stdin>", sys.stdin.buffer, _checker_for(sys.stdin.buffer, checker), report)
         return
     try:
-        with open(name, "rb") as stream:
+        with open_input(name) as stream:
             validate_stream(name, stream, _checker_for(stream, checker), report)
     except OSError as err:
-        problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror}")
+        problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror or err}")
         report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+
+
+# A named pipe (`validate <(kustomize build)`, a FIFO) has no size to bound it as a file has: at most
+# this much is read from it (the limit of a JSON stream, which is read whole), and it must give
+# something every PIPE_IDLE_SECONDS (a FIFO no process writes to would be waited on for ever).
+MAX_PIPE_BYTES = yamlload._MAX_JSON_BYTES
+PIPE_IDLE_SECONDS = 10.0
+
+
+def open_input(name: str):
+    """A binary stream of the file ``name``: a regular file, or a named pipe read as _Pipe reads
+    it. Opened without waiting for a writer; anything else (a device, a socket, a folder) is an
+    OSError that says what it is."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        if stat.S_ISFIFO(mode):
+            return io.BufferedReader(_Pipe(fd), 1 << 20)
+        raise OSError(f"not a regular file ({discover.file_type(mode)}): give - to read standard input")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _Pipe(io.RawIOBase):
+    """A named pipe read with limits: an OSError when nothing comes for PIPE_IDLE_SECONDS, or
+    when more than MAX_PIPE_BYTES come (as a file's size bounds what is read from a file)."""
+
+    def __init__(self, fd: int):
+        import select  # here: only a pipe needs it
+
+        self.fd = fd
+        self.total = 0
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def readinto(self, buffer) -> int:
+        if self.total > MAX_PIPE_BYTES:
+            raise OSError(
+                f"more than {MAX_PIPE_BYTES:,} bytes came through the pipe and it did not end; "
+                "save what writes to it to a file and check the file"
+            )
+        while True:
+            if not self.poller.poll(PIPE_IDLE_SECONDS * 1000):
+                raise OSError(f"nothing came through the pipe in {PIPE_IDLE_SECONDS:g} s: does a process write to it?")
+            try:
+                data = os.read(self.fd, min(len(buffer), MAX_PIPE_BYTES + 1 - self.total))
+            except BlockingIOError:
+                continue
+            buffer[: len(data)] = data
+            self.total += len(data)
+            return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.fd)
+        super().close()
 
 
 def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
@@ -478,10 +569,23 @@ def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
     would otherwise read as valid. A warning, or with ``fail`` an error."""
     if report.documents or report.findings:
         return
-    where = ", ".join(names) or "(no files)"
+    where = _some_names(names)
     severity = "error" if fail else "warning"
     message = f"no documents in {where}: nothing was checked"
     report.add(Located(Finding(severity, "", "empty", message), names[0] if names else "-", 1, 1, 1))
+
+
+# An empty repository of 100,000 files is one line that names a few of them, not a 2 MB line
+NAMES_SHOWN = 5
+
+
+def _some_names(names: list[str]) -> str:
+    """The files named, or the first few of them and how many more."""
+    if not names:
+        return "(no files)"
+    if len(names) <= NAMES_SHOWN:
+        return ", ".join(names)
+    return f"{len(names):,} files ({', '.join(names[:NAMES_SHOWN])} and {len(names) - NAMES_SHOWN:,} more)"
 
 
 def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:

@@ -93,7 +93,9 @@ class _Stdout:
             raise OutputError(None)
         try:
             return self.stream.write(text)
-        except (OSError, ValueError) as err:
+        except UnicodeError:  # text it cannot encode: the output's bug, not the stream's
+            raise
+        except (OSError, ValueError) as err:  # ValueError: a closed stream
             raise OutputError(err) from None
 
     def writelines(self, lines) -> None:

@@ -27,6 +27,13 @@ def cmd_convert(args: argparse.Namespace) -> int:
             print(f"{name}:{problem.line}:{problem.column}: error: {problem.message} [{problem.rule}]", file=sys.stderr)
         print("paddlejob-manifests convert: error: the input is not valid YAML as kubectl reads it", file=sys.stderr)
         return 1
+    if not docs:  # an empty file, or comments only: exit 0 with no output would pass for a conversion
+        print(
+            f"paddlejob-manifests convert: error: {name}: no document to convert (the input is empty "
+            "or holds only comments); give the file of the PaddleJob",
+            file=sys.stderr,
+        )
+        return 1
     manifests = []
     for doc in docs:
         try:

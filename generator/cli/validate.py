@@ -142,7 +142,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.UsageError(f"--jobs: expected 0 or more, got {args.jobs}")
     found = discover.find(args.paths, args.ignore)
     for path, why in found.skipped:
-        print(f"{path}: skipped: {why}", file=sys.stderr)
+        print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
     projects = {name: getattr(args, f"{name}_version") for name in thirdparty.VALIDATED}
     try:
