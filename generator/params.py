@@ -58,7 +58,9 @@ MAX_PARAMS_BYTES = 1 << 20
 # the Helm chart's values.schema.json states the same rules (generator/chart.py reads these).
 TOLERATION_FIELDS = ("key", "operator", "value", "effect", "tolerationSeconds")
 TOLERATION_OPERATORS = ("Exists", "Equal")
-TOLERATION_EFFECTS = ("", *EFFECTS)
+# an empty effect (or operator) is the apiserver's "not given": the Kubernetes OpenAPI enums, which
+# validate checks the rendered objects against, leave it out, so the value is left out instead
+TOLERATION_EFFECTS = EFFECTS
 INT64_MAX = 2**63 - 1
 # Container resources: the standard names, hugepages-<page size>, and extended resources
 # (DOMAIN/NAME outside kubernetes.io: validateContainerResourceName, IsExtendedResourceName).
@@ -269,16 +271,18 @@ def toleration_problem(toleration) -> tuple[tuple, str] | None:
         if problem:
             return ("key",), problem
     if operator not in TOLERATION_OPERATORS:
-        return ("operator",), f"{operator!r} is not one of {', '.join(TOLERATION_OPERATORS)}"
+        return ("operator",), f"{operator!r} is not one of {', '.join(TOLERATION_OPERATORS)} (left out: Equal)"
     if not key and operator != "Exists":
         return ("operator",), "must be Exists when the key is empty (which tolerates every taint)"
     if operator == "Exists" and value:
         return ("value",), "must be empty with operator Exists (it matches every value); use Equal"
     if value and grammar.label_value_problem(value, key):
         return ("value",), grammar.label_value_problem(value, key)
-    effect = toleration.get("effect", "")
-    if effect not in TOLERATION_EFFECTS:
-        return ("effect",), f"{effect!r} is not one of {', '.join(repr(e) for e in TOLERATION_EFFECTS)}"
+    effect = toleration.get("effect")
+    if effect is not None and effect not in TOLERATION_EFFECTS:
+        return ("effect",), (
+            f"{effect!r} is not one of {', '.join(TOLERATION_EFFECTS)}; leave effect out to tolerate every effect"
+        )
     if "tolerationSeconds" in toleration:
         seconds = toleration["tolerationSeconds"]
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not -INT64_MAX - 1 <= seconds <= INT64_MAX:
