@@ -222,8 +222,8 @@ def quantity_problem(amount) -> str | None:
             return None
         if grammar.parse_quantity(amount) is None:
             return grammar.quantity_message(amount)
-        if amount.startswith("-") and grammar.parse_quantity(amount) != 0:
-            return f"{amount!r} is negative; a resource amount is 0 or more"
+        if amount.startswith("-"):
+            return f"{amount!r} has a minus sign; a resource amount is 0 or more, written without one"
         return (
             f"{amount[:80]!r} is too large a quantity: at most {QUANTITY_VALUE_LENGTH} characters and an "
             "exponent of two digits (e.g. 1e9, 64Gi)"
