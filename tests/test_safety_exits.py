@@ -83,22 +83,17 @@ def test_a_closed_stdout_is_a_clean_usage_error(tmp_path, args):
     assert "cannot write to standard output: it is closed" in done.stderr
 
 
-def test_a_reader_that_leaves_ends_the_run_quietly(tmp_path):
-    """`validate ... | head -1`: the reader left; exit 1 and nothing on stderr, as before."""
-    for i in range(3000):
-        (tmp_path / f"p{i}.yaml").write_text(POD)
+@pytest.mark.parametrize("args", [["--version"], ["validate", "--list-rules"]])
+def test_a_reader_that_left_before_the_output_ends_the_run_quietly(args):
+    """`... | head -1` where the reader is gone before the output, small and buffered, is flushed
+    at the end: exit 1 and nothing said (Python's exit said "Exception ignored", exit 120)."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "generator", "validate", "--jobs", "1", "."],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=ENV,
-        cwd=tmp_path,
+        [sys.executable, "-m", "generator", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV
     )
-    child.stdout.readline()
-    child.stdout.close()
+    child.stdout.close()  # before the child has started: its output meets a pipe with no reader
     stderr = child.stderr.read().decode()
-    assert child.wait(timeout=120) == 1
-    assert "Traceback" not in stderr and "internal error" not in stderr
+    assert child.wait(timeout=60) == 1
+    assert stderr == ""
 
 
 # -- the file system: links, loops, pipes, devices, folders that cannot be listed ----------------
@@ -183,6 +178,15 @@ def test_a_named_pipe_in_a_folder_is_skipped_not_waited_for(tmp_path):
 
 
 def test_a_named_pipe_no_process_writes_to_is_an_error_not_a_hang(tmp_path):
+    done = subprocess.run(  # a pipe a process writes to is read as a file
+        ["bash", "-c", f'{sys.executable} -m generator validate <(printf "%s" "$0")', CONFIGMAP],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=60,
+    )
+    no_traceback(done)
+    assert done.returncode == 0 and "1 document: 0 errors" in done.stdout
     os.mkfifo(tmp_path / "pipe.yaml")
     started = time.monotonic()
     done = subprocess.run(
@@ -236,18 +240,6 @@ def test_a_named_pipe_that_never_ends_is_read_only_so_far(tmp_path):
     no_traceback(done)
     assert done.returncode == 1
     assert "more than 1,048,576 bytes came through the pipe" in done.stdout
-
-
-def test_a_pipe_with_a_writer_is_read_as_a_file(tmp_path):
-    done = subprocess.run(
-        ["bash", "-c", f'{sys.executable} -m generator validate <(printf "%s" "$0")', CONFIGMAP],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=60,
-    )
-    no_traceback(done)
-    assert done.returncode == 0 and "1 document: 0 errors" in done.stdout
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "link.yaml"])
@@ -372,19 +364,16 @@ def test_a_finding_on_every_document_costs_linear_time():
             f"---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {{name: w{i}}}\n" for i in range(documents)
         )
         report = validate.Report(max_errors=1000)
-        started = time.process_time()
+        started = time.thread_time()  # this thread's: not another test's leftover thread
         validate.validate_stream("many.yaml", text, checker, report)
-        took = time.process_time() - started
+        took = time.thread_time() - started
         assert report.warnings == documents and not report.truncated
         return took
 
     cpu(200)  # the schemas and readers loaded
     assert cpu(20_000) / cpu(5_000) < 8
-
-
-def test_the_error_count_follows_findings_added_any_way():
-    """The running count stays right when findings are added by the merge (`findings +=`), or
-    the list is replaced or cut."""
+    # the running count stays right when findings are added by the merge (`findings +=`), or
+    # the list is replaced or cut
     error = validate.Located(validate.Finding("error", "", "image", "m"), "f", 1, 1, 1)
     warning = validate.Located(validate.Finding("warning", "", "unknown-kind", "m"), "f", 1, 1, 1)
     report = validate.Report(max_errors=3)
