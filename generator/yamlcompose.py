@@ -16,9 +16,11 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 
 import yaml
-from yaml.events import CollectionEndEvent, CollectionStartEvent
+from yaml.composer import Composer, ComposerError
+from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, DocumentEndEvent, ScalarEvent
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from . import kubeyaml
@@ -176,12 +178,12 @@ class _Builder:
 
     def mapping(self, node) -> dict:
         out: dict = {}
-        merged: set = set()  # keys a `<<: *anchor` brought in may be overridden: that is merging
+        merged: set = set()  # keys a `<<` brought in may be overridden: that is merging
         for key_node, value_node in node.value:
             key = key_node.value
             if key_node.tag != kubeyaml.STR or key == "<<":  # the common case, a string key, skips both
                 if _is_merge(key_node):
-                    merged |= self.merge(out, value_node)
+                    self.merge(out, value_node, key_node, merged)
                     continue
                 key = self.key(key_node)
                 if key is None:
@@ -211,19 +213,31 @@ class _Builder:
             )
         return key
 
-    def merge(self, out: dict, value_node) -> set:
-        brought = set()
+    def merge(self, out: dict, value_node, key_node, merged: set) -> None:
+        """go-yaml v2's merge (decode.go): each mapping merged sets its keys, replacing what the
+        mapping holds so far (a key written before the `<<` too); a list of them is merged from
+        its last item to its first, so the first item wins. A key written after the `<<` wins."""
         sources = value_node.value if value_node.__class__ is SequenceNode else [value_node]
-        for source in sources:
+        replaced: list = []
+        for source in reversed(sources):
             values = self.build(source)
             if not isinstance(values, dict):
                 self.problem(source, "yaml-merge", "a merge key (<<) takes a mapping or a list of mappings")
                 continue
             for key, value in values.items():
-                if key not in out:
-                    out[key] = value
-                    brought.add(key)
-        return brought
+                if key in out and key not in merged:
+                    replaced.append(key)
+                out[key] = value
+                merged.add(key)
+        if replaced:
+            names = ", ".join(sorted({str(key) for key in replaced}))
+            self.problem(
+                key_node,
+                "yaml-merge",
+                f"this merge (<<) replaces {names} written before it: kubectl (go-yaml) sends the merged "
+                "value; put the merge first if the written value is meant",
+                "warning",
+            )
 
     def tag_ignored(self, node) -> None:
         self.problem(
@@ -272,12 +286,98 @@ def too_deep(text: str, line_offset: int) -> Problem | None:
     return None
 
 
+def too_many_nodes(text: str, line_offset: int, limit: int) -> Problem | None:
+    """A problem when the first document of ``text`` holds more than ``limit`` values, counted
+    from the parser's events (no tree is built: a tree of a million nodes is 500 MB), which
+    stop at the first one past the limit."""
+    from .yamlload import _too_many_message
+
+    loader = _Loader(text)
+    count = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if event.__class__ in _VALUE_EVENTS or isinstance(event, CollectionStartEvent):
+                count += 1
+                if count > limit:
+                    mark = event.start_mark
+                    return Problem(mark.line + 1 + line_offset, mark.column + 1, "yaml-size", _too_many_message(limit))
+            elif isinstance(event, DocumentEndEvent):
+                return None
+    except yaml.YAMLError:
+        return None  # the composer reports the syntax error
+    finally:
+        loader.dispose()
+    return None
+
+
+_VALUE_EVENTS = (ScalarEvent, AliasEvent)
+
+
+class _AnchorsLoader(_Loader):
+    """go-yaml lets an anchor be defined again, an alias meaning the latest definition; libyaml's
+    composer refuses that, so a document it refuses for it is composed again by PyYAML's Python
+    composer (over libyaml's events) with the check left out. Only such documents pay for it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.anchors = {}
+
+    check_node = Composer.check_node
+    get_node = Composer.get_node
+    compose_document = Composer.compose_document
+    compose_scalar_node = Composer.compose_scalar_node
+    compose_sequence_node = Composer.compose_sequence_node
+    compose_mapping_node = Composer.compose_mapping_node
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if not isinstance(event, AliasEvent) and event.anchor is not None:
+            self.anchors.pop(event.anchor, None)  # defined again: the new definition replaces the old
+        return Composer.compose_node(self, parent, index)
+
+
+def _compose(text: str):
+    """The first document's node tree, libyaml's composer first."""
+    loader = _Loader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except ComposerError as err:
+        if "found duplicate anchor" not in str(err):
+            raise
+    finally:
+        loader.dispose()
+    loader = _AnchorsLoader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    finally:
+        loader.dispose()
+
+
+# What YAML allows unprintable (libyaml's and go-yaml's is_printable): "control characters are not allowed"
+_NOT_PRINTABLE = re.compile(r"[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _reader_problem(text: str, offset: int) -> Problem | None:
+    """Where the first character YAML does not allow is, and what to do."""
+    found = _NOT_PRINTABLE.search(text)
+    if found is None:
+        return None
+    at = found.start()
+    line = text.count("\n", 0, at) + 1 + offset
+    column = at - text.rfind("\n", 0, at)
+    message = (
+        f"character U+{ord(found.group()):04X} is not allowed in YAML (kubectl: control characters are not "
+        "allowed); remove it, or write it as an escape in a double-quoted string"
+    )
+    return Problem(line, column, "yaml-syntax", message)
+
+
 def read(text: str, index: int, offset: int) -> Document | None:
     """Document ``index`` from ``text``, whose first line is line ``offset + 1`` of the file;
     None when the text holds only comments or nothing."""
-    loader = _Loader(text)
     try:
-        node = loader.get_node() if loader.check_node() else None  # kubectl decodes the first document
+        node = _compose(text)  # kubectl decodes the first document
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, column = (mark.line + 1 + offset, mark.column + 1) if mark else (offset + 1, 1)
@@ -288,19 +388,62 @@ def read(text: str, index: int, offset: int) -> Document | None:
             [Problem(line, column, "yaml-syntax", f"YAML syntax error: {err.problem or 'invalid YAML'}{context}")],
         )
     except yaml.YAMLError as err:
-        return Document(index, None, [Problem(offset + 1, 1, "yaml-syntax", f"YAML error: {err}")])
+        problem = _reader_problem(text, offset) or Problem(offset + 1, 1, "yaml-syntax", f"YAML error: {err}")
+        return Document(index, None, [problem])
+    except RecursionError:  # PyYAML's Python composer (a redefined anchor) in a very deep document
+        message = f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool"
+        return Document(index, None, [Problem(offset + 1, 1, "yaml-depth", message)])
     finally:
-        loader.dispose()
         if len(text) > _CACHE_CLEARING_SIZE:
             _resolve.cache_clear()  # no long scalar of this document stays cached
     if node is None:
         return None
+    if "\\/" in text:
+        problem = _slash_escape(node, text, offset)
+        if problem is not None:
+            return Document(index, None, [problem], node, offset)
     builder = _Builder(offset, aliases="*" in text)
     try:
         data = builder.build(node)
     except _Stop:
         data = None
     return Document(index, data, builder.problems, node, offset, builder.nulls)
+
+
+# `\/` not itself escaped: an escape libyaml reads (YAML 1.2's, for JSON) and go-yaml v2 does not
+_SLASH_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\/)")
+
+
+def _slash_escape(root, text: str, offset: int) -> Problem | None:
+    """A problem at the first `\\/` inside a double-quoted scalar: kubectl fails on the document
+    (go-yaml: found unknown escape character); in a plain or single-quoted one it is two characters."""
+    found = [m.start(1) for m in _SLASH_ESCAPE.finditer(text)]
+    if not found:
+        return None
+    spans, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is ScalarNode:
+            if node.style == '"':
+                spans.append((node.start_mark.index, node.end_mark.index))
+        elif node.__class__ is MappingNode:
+            for key, value in node.value:
+                stack += (key, value)
+        else:
+            stack += node.value
+    for at in found:
+        if any(start < at < end for start, end in spans):
+            line = text.count("\n", 0, at) + 1 + offset
+            column = at - text.rfind("\n", 0, at)
+            message = (
+                'found unknown escape character "\\/": kubectl (go-yaml) fails on the document; '
+                'write "/" (no escape is needed)'
+            )
+            return Problem(line, column, "yaml-syntax", message)
+    return None
 
 
 def compose_first(text: str):

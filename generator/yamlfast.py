@@ -60,7 +60,9 @@ _SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
 # a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
 # comment (`>  - name: x`): libyaml fails, rapidyaml reads on. The indicator starts a line's
 # text or follows `: ` or `- `; what may follow it is the lookahead (_block_headers).
-_BAD_HEADER_TAIL = r"(?![0-9+-]*[ ]*(?:#[^\n]*)?$)"
+# (`(?:#|$)`, not `(?:#[^\n]*)?$`, which means the same: a lookahead that ran to the line's end
+# at every indicator made a long line of them quadratic.)
+_BAD_HEADER_TAIL = r"(?![0-9+-]*[ ]*(?:#|$))"
 _PIPE_THEN = re.compile(r"\|" + _BAD_HEADER_TAIL, re.M)
 _FOLD_THEN = re.compile(r">" + _BAD_HEADER_TAIL, re.M)
 # a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
@@ -93,9 +95,21 @@ def _slow_path(text: str) -> bool:
         or ":}" in text
         or ":," in text
         or _SLOW_LINES.search("\n" + text)
+        or _many_indicators(text)
         or next(_block_headers(text), None) is not None
         or _after_quoted(text)
     )
+
+
+def _hit_limit(text: str) -> int:
+    """How many finds a scan keeps, or looks at, before it gives up: one in 256 characters, at
+    least 1,024 (a text of nothing but `|x` or `&` would otherwise cost a Python object each)."""
+    return max(1024, len(text) >> 8)
+
+
+def _many_indicators(text: str) -> bool:
+    """Too many `|` and `>` for _block_headers to look at each: libyaml reads the text."""
+    return text.count("|") + text.count(">") > _hit_limit(text)
 
 
 def _after_quoted(text: str) -> bool:
@@ -107,21 +121,22 @@ def _after_quoted(text: str) -> bool:
 def _block_headers(text: str) -> Iterator[int]:
     """Where a bad block scalar header's indicator is: what `(?:^[ ]*|[:-][ ]+)[|>]` followed by
     the tail would match (multiline), found from the indicators, which are rarer than the
-    line starts, colons and dashes it would be tried at."""
+    line starts, colons and dashes it would be tried at. Linear: each indicator looks back only
+    as far as the previous one or its line's start (a 3 MB line of `|x` took minutes)."""
     for indicator, pattern in (("|", _PIPE_THEN), (">", _FOLD_THEN)):
         if indicator not in text:
             continue
+        line_start = previous = 0
         for match in pattern.finditer(text):
             at = match.start()
-            lead = _line_before(text, at)
+            newline = text.rfind("\n", previous, at)
+            if newline >= 0:
+                line_start = newline + 1
+            lead = text[max(line_start, previous) : at]  # the indicator before, if on this line, is in it
+            previous = at
             bare = lead.rstrip(" ")
             if not bare or (bare[-1] in ":-" and len(bare) < len(lead)):
                 yield at
-
-
-def _line_before(text: str, at: int) -> str:
-    """The text of the line that holds position ``at``, up to it."""
-    return text[text.rfind("\n", 0, at) + 1 : at]
 
 
 def _found(text: str, needle: str) -> list[int]:
@@ -133,7 +148,19 @@ def _found(text: str, needle: str) -> list[int]:
     return found
 
 
-def screen(text: str) -> list[int]:
+class _TooMany(Exception):
+    """The screen found more than it may keep: every document scans itself."""
+
+
+def _bounded(found: Iterator[int], hits: list[int], limit: int) -> None:
+    """Appends ``found`` to ``hits``, raising _TooMany past ``limit`` hits in all."""
+    for at in found:
+        if len(hits) >= limit:
+            raise _TooMany
+        hits.append(at)
+
+
+def screen(text: str) -> list[int] | None:
     """Where in ``text``, a stretch of many documents, _slow_path may find something: sorted
     positions, each on the line of what a document's own scan would find (a flow end or `...`
     that starts a line: on that line or its newline). A document whose span holds none needs
@@ -141,32 +168,54 @@ def screen(text: str) -> list[int]:
     substring search for fixed text and rare characters (the characters a text holds at all
     come from one byte translation), a pattern that starts with a fixed character otherwise;
     what only looks like a find (a `}` after text, a `?` not before a space) is a false alarm,
-    which only sends a document to its own scan."""
+    which only sends a document to its own scan.
+
+    None when there are more hits than one in 256 characters (at least 1,024): then most
+    documents are libyaml's anyway, and a text of nothing but such characters (a 3 MB comment
+    of `&`, a flood of NUL bytes) would cost a Python object per character."""
+    limit = _hit_limit(text)
     hits: list[int] = []
-    if not text.isascii():
-        hits += [m.start() for m in _SLOW_CHARS.finditer(text)]
-    else:
-        for char in set(text.encode().translate(None, _CLEAN_ASCII)):
-            hits += _found(text, chr(char))
-    if "<" in text and "<<" in text:
-        hits += _found(text, "<<")
-    for needle in ("?", ":,", "\n..."):
-        if needle in text:
-            hits += _found(text, needle)
-    if text.startswith("..."):
-        hits.append(0)
-    for flow_end in "]}":
-        if flow_end in text:
-            for at in _found(text, flow_end):
-                # after a colon (`{a:}`), or first on its line (most follow a value: `{a: b}`)
-                before = text[at - 1] if at else "\n"
-                if before in "\n:" or (before == " " and not _line_before(text, at).strip(" ")):
-                    hits.append(at)
-    hits += _block_headers(text)
-    if '"' in text:
-        hits += [m.start() for m in _DOUBLE_QUOTED_THEN.finditer(text)]
-    if "'" in text:
-        hits += [m.start() for m in _SINGLE_QUOTED_THEN.finditer(text)]
+    try:
+        if not text.isascii():
+            _bounded((m.start() for m in _SLOW_CHARS.finditer(text)), hits, limit)
+        else:
+            for char in set(text.encode().translate(None, _CLEAN_ASCII)):
+                if len(hits) + text.count(chr(char)) > limit:
+                    raise _TooMany
+                hits += _found(text, chr(char))
+        needles = ["?", ":,", "\n..."] + (["<<"] if "<" in text else [])
+        for needle in needles:
+            if needle in text:
+                if len(hits) + text.count(needle) > limit:
+                    raise _TooMany
+                hits += _found(text, needle)
+        if text.startswith("..."):
+            hits.append(0)
+        for flow_end in "]}":
+            if flow_end in text:
+                if text.count(flow_end) > 4 * limit:
+                    raise _TooMany  # mostly after a value (`{a: b}`), so a few times the limit are looked at
+                previous = -1
+                for at in _found(text, flow_end):
+                    # after a colon (`{a:}`), or first on its line (most follow a value: `{a: b}`);
+                    # the line's start is looked for back to the previous flow end only (linear)
+                    before = text[at - 1] if at else "\n"
+                    if before in "\n:":
+                        _bounded((at,), hits, limit)
+                    elif before == " ":
+                        newline = text.rfind("\n", max(previous, 0), at)
+                        if (newline >= 0 or previous < 0) and not text[newline + 1 : at].strip(" "):
+                            _bounded((at,), hits, limit)
+                    previous = at
+        if _many_indicators(text):
+            raise _TooMany
+        _bounded(_block_headers(text), hits, limit)
+        if '"' in text:
+            _bounded((m.start() for m in _DOUBLE_QUOTED_THEN.finditer(text)), hits, limit)
+        if "'" in text:
+            _bounded((m.start() for m in _SINGLE_QUOTED_THEN.finditer(text)), hits, limit)
+    except _TooMany:
+        return None
     hits.sort()
     return hits
 
@@ -211,9 +260,10 @@ class _Unsure(Exception):
     """This document is libyaml's to read."""
 
 
-def read(text: str, max_depth: int, screened: bool = False) -> tuple[dict, bool] | None:
+def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 << 62) -> tuple[dict, bool] | None:
     """(data, whether it holds a null) of one document, or None when libyaml must read it.
-    ``screened``: screen() found nothing in the document's span, so _slow_path would not."""
+    ``screened``: screen() found nothing in the document's span, so _slow_path would not.
+    A document of more than ``max_nodes`` values is libyaml's too (yamlload says it is too big)."""
     if not screened and _slow_path(text):
         return None
     if ryml is None:
@@ -222,6 +272,8 @@ def read(text: str, max_depth: int, screened: bool = False) -> tuple[dict, bool]
     if parsed is None:
         return None
     tree, emitted = parsed
+    if tree.size() > max_nodes:
+        return None
     found: list[tuple] = []
     try:
         data = orjson.loads(emitted)

@@ -30,6 +30,7 @@ import codecs
 import io
 import itertools
 import json
+import math
 import os
 import re
 import stat
@@ -41,6 +42,10 @@ from . import kubeyaml, yamlfast
 
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024  # the apiserver refuses larger request bodies
 MAX_DEPTH = 200  # kubectl allows 10,000; schemas stop at about 60, and validators recurse
+# A limit of this tool (kubectl has none; go-yaml bounds only aliases and depth): values in one
+# document. Each costs some 500 bytes as a node tree, and the largest manifests we know (CRDs of
+# 600 KB) hold some 12,000; 3 MiB of `-` lines would hold 1.5 million (800 MB, 4 s).
+MAX_NODES = 200_000
 _COMPOSE_SAFE = 5_000  # below this many brackets or indentation, libyaml cannot nest too deep
 _BLOCK_SIZE = 1 << 20
 _MAX_JSON_BYTES = 64 * 1024 * 1024  # JSON is read whole: bounded
@@ -272,17 +277,40 @@ def _yaml_document(chunk: _Chunk, index: int, fast: bool = True) -> Document | N
     if not text.strip(" \n"):  # nothing before a file's first `---`, or between two: no document
         return None
     deep = text.count("[") + text.count("{") > _COMPOSE_SAFE or _DEEP_BLOCK.search(text)
-    if not deep and fast and fast_reader is not None:  # rapidyaml's emitter recurses: not a deep one
-        read = fast_reader(text, MAX_DEPTH, chunk.screened)
+    # A big text that may hold too many values is counted by libyaml's parser (rapidyaml's tree of
+    # 1.5 million values is 300 MB); a text of fewer than MAX_NODES / 2 characters cannot.
+    crowded = len(text) * 2 > MAX_NODES and _node_bound(text) > MAX_NODES
+    if not deep and not crowded and fast and fast_reader is not None:  # rapidyaml's emitter recurses
+        read = fast_reader(text, MAX_DEPTH, chunk.screened, MAX_NODES)
         if read is not None:
             return Document(index, read[0], [], None, offset, read[1], text)
     from . import yamlcompose  # libyaml's: imported when first needed
 
+    if crowded:
+        problem = yamlcompose.too_many_nodes(text, offset, MAX_NODES)
+        if problem:
+            return Document(index, None, [problem], line_offset=offset)
     if deep:
         problem = yamlcompose.too_deep(text, offset)
         if problem:
             return Document(index, None, [problem], line_offset=offset)
     return yamlcompose.read(text, index, offset)
+
+
+def _node_bound(text: str, start: int = 0, end: int | None = None) -> int:
+    """More than the values a YAML (or JSON) text can hold, from its indicators: every value but
+    the first is a key or value of a `:` or `?`, an item after a `-`, `,` or `[`, or a `{}`."""
+    end = len(text) if end is None else end
+    colons = text.count(":", start, end) + text.count("?", start, end)
+    items = sum(text.count(c, start, end) for c in "-,[{")
+    return 3 * colons + 2 * items + 1
+
+
+def _too_many_message(limit: int) -> str:
+    return (
+        f"the document holds more than {limit:,} values, the limit of this tool (kubectl has none; "
+        "no manifest we know holds a tenth of it): split it"
+    )
 
 
 def duplicate_key_message(key) -> str:
@@ -327,13 +355,24 @@ def _json_documents(text: str) -> Iterator[Document]:
             return
         problems = [Problem(line + 1, 1, "duplicate-key", duplicate_key_message(key), "warning") for key in duplicates]
         duplicates.clear()
-        if nesting_depth(data) > MAX_DEPTH:
+        if (end - position) * 2 > MAX_NODES and _node_bound(text, position, end) > MAX_NODES and _too_many(data):
+            problems.append(Problem(line + 1, 1, "yaml-size", _too_many_message(MAX_NODES)))
+            yield Document(index, None, problems, None, line)
+        elif nesting_depth(data) > MAX_DEPTH:
             problems.append(Problem(line + 1, 1, "yaml-depth", f"the document nests deeper than {MAX_DEPTH} levels"))
             yield Document(index, None, problems, None, line)
         else:
             from .yamlcompose import compose_first
 
-            yield Document(index, _json_numbers(data), problems, compose_first(text[position:end]), line)
+            # Go's JSON decoding reads a lone surrogate escape ("\ud800") as U+FFFD; Python keeps it
+            lone = text.find("\\ud", position, end) >= 0 or text.find("\\uD", position, end) >= 0
+            try:
+                data = _json_numbers(data, lone)
+            except _NumberError as err:
+                problems.append(Problem(line + 1, 1, "yaml-json", str(err)))
+                yield Document(index, None, problems, None, line)
+            else:
+                yield Document(index, data, problems, compose_first(text[position:end]), line)
         position = end
 
 
@@ -341,15 +380,61 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON; kubectl cannot read it")
 
 
-def _json_numbers(data):
-    """Integral floats (1e3, 2.0) as integers, as kubectl's JSON decoding gives them."""
+class _NumberError(ValueError):
+    """A JSON number kubectl cannot decode (beyond a float64)."""
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_numbers(data, lone: bool = False):
+    """Numbers as kubectl's JSON decoding gives them: integral floats (1e3, 2.0) as integers,
+    integers beyond int64 as floats, and a number beyond a float64 (1e400) an error (_NumberError).
+    ``lone``: strings may hold lone surrogates, which Go reads as U+FFFD."""
     if isinstance(data, dict):
+        if lone:
+            return {_SURROGATE.sub("\ufffd", key): _json_numbers(value, lone) for key, value in data.items()}
         return {key: _json_numbers(value) for key, value in data.items()}
     if isinstance(data, list):
-        return [_json_numbers(value) for value in data]
+        return [_json_numbers(value, lone) for value in data]
     if isinstance(data, float):
+        if not math.isfinite(data):
+            raise _NumberError(
+                "a number beyond a float64 (1.8e308), such as 1e400: kubectl cannot read it "
+                "(json: cannot unmarshal number into Go value of type float64); write a smaller number"
+            )
         return kubeyaml.json_number(data)
+    if data.__class__ is int and not -_INT64 <= data < _INT64:
+        try:
+            return float(data)  # Go decodes a JSON number into a float64
+        except OverflowError:
+            digits = str(data)
+            raise _NumberError(
+                f"the number {digits[:20]}... ({len(digits)} digits) is beyond a float64: kubectl cannot read it "
+                "(json: cannot unmarshal number into Go value of type float64); write a smaller number"
+            ) from None
+    if lone and isinstance(data, str):
+        return _SURROGATE.sub("\ufffd", data)
     return data
+
+
+_INT64 = 1 << 63
+
+
+def _too_many(data) -> bool:
+    """Whether plain data holds more than MAX_NODES values (counted up to one more)."""
+    count, stack = 0, [data]
+    while stack:
+        value = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            return True
+        if isinstance(value, dict):
+            stack += value.keys()
+            stack += value.values()
+        elif isinstance(value, list):
+            stack += value
+    return False
 
 
 def nesting_depth(data) -> int:
