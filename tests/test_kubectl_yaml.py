@@ -409,3 +409,78 @@ def test_a_duplicate_key_is_the_last_value_for_kubectl_and_refused_by_kustomize(
     (tmp_path / "kustomization.yaml").write_text("resources:\n- doc.yaml\n")
     built = subprocess.run(["kubectl", "kustomize", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert built.returncode != 0 and "already defined" in built.stderr
+
+
+# Decoding that once differed from kubectl's (issue 24): each case asks kubectl itself.
+MERGES = [
+    "metadata: {name: ok, <<: {name: NOT_VALID}}",  # a later merge replaces a key written before it
+    "metadata: {<<: {name: merged}, name: ok}",  # a key written after the merge wins
+    "metadata: {name: ok, <<: [{name: A}, {name: B}]}",  # of a list of merges, the first wins
+    "metadata: {name: x}\nspec:\n  <<: {a: A}\n  <<: {a: B}\n  c: 1",  # of two merge keys, the later
+    "metadata: {name: x}\nspec: {a: 1, <<: {a: A, b: B}, b: 2}",
+    "m: &m {name: anchored, labels: {a: b}}\nmetadata: {name: ok, <<: *m}",
+]
+
+
+@pytest.mark.parametrize("case", range(len(MERGES)))
+def test_merge_keys_read_as_kubectl_reads_them(tmp_path, case, yaml_reader):
+    text = f"apiVersion: example.com/v1\nkind: Thing\n{MERGES[case]}\n"
+    theirs = kubectl_decode(tmp_path, text)
+    assert theirs is not None
+    theirs["metadata"]["labels"].pop("probe")
+    if not theirs["metadata"]["labels"]:
+        theirs["metadata"].pop("labels")
+    mine = ours(text)
+    assert mine is not None and same(mine, theirs), (mine, theirs)
+
+
+@pytest.mark.parametrize(
+    ("scalar", "reads"),
+    [
+        (r'"a\/b"', False),  # YAML 1.2's escape for JSON: libyaml reads it, go-yaml v2 does not
+        (r'"a\\\/b"', False),
+        (r'"a\\/b"', True),  # an escaped backslash, then a slash
+        (r"'a\/b'", True),  # no escapes in single quotes
+        (r"a\/b", True),  # nor in a plain scalar
+        (r'"\x41\u00e9\t"', True),
+    ],
+)
+def test_escapes_read_as_kubectl_reads_them(tmp_path, scalar, reads, yaml_reader):
+    text = thing([f"v: {scalar}", f"{scalar}: key"])
+    theirs = kubectl_decode(tmp_path, text)
+    assert (theirs is not None) == reads, theirs
+    mine = ours(text)
+    assert (mine is not None) == reads
+    if reads:
+        assert same(mine["spec"], theirs["spec"])
+
+
+def test_an_anchor_defined_again_is_read_as_kubectl_reads_it(tmp_path, yaml_reader):
+    text = thing(["a: &x first", "b: *x", "c: &x [second]", "d: *x", "e: {<<: &x {f: third}}", "g: *x"])
+    theirs = kubectl_decode(tmp_path, text)
+    assert theirs is not None
+    mine = ours(text)
+    assert mine is not None and same(mine["spec"], theirs["spec"]), (mine, theirs)
+
+
+JSON_CASES = {
+    "inf": ('{"x": 1e400}', False),
+    "minus-inf": ('{"x": -1e400}', False),
+    "400-digits": ('{"x": ' + "1" * 400 + "}", False),
+    "beyond-int64": ('{"x": 18446744073709551617, "y": 9223372036854775808, "z": -9223372036854775809}', True),
+    "int64": ('{"x": 9223372036854775807, "y": -9223372036854775808, "z": 1e3, "w": 2.0}', True),
+    "lone-surrogates": ('{"x": "\\ud800", "y": "a\\udc00b", "\\uDBFF": "\\ud800\\ud800\\udc00"}', True),
+    "surrogate-pair": ('{"x": "\\ud83d\\ude00"}', True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(JSON_CASES))
+def test_json_numbers_and_escapes_read_as_kubectl_reads_them(tmp_path, case):
+    spec, reads = JSON_CASES[case]
+    text = '{"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": "probe"}, "spec": ' + spec + "}"
+    theirs = kubectl_decode(tmp_path, text, "doc.json")
+    assert (theirs is not None) == reads, theirs
+    mine = ours(text)
+    assert (mine is not None) == reads, mine
+    if reads:
+        assert same(mine["spec"], theirs["spec"]), (mine["spec"], theirs["spec"])
