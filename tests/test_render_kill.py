@@ -110,3 +110,25 @@ def test_modes_are_fixed_whatever_the_umask(tmp_path):
     assert done.returncode == 0, done.stderr
     for path in (root / "deploy").rglob("*"):
         assert stat.S_IMODE(path.stat().st_mode) == (0o755 if path.is_dir() else 0o644), path
+
+
+def test_check_without_flags_after_a_kill_at_any_step_finishes_or_rolls_back(tmp_path):
+    """What the paddlejob-drift hook runs after an interrupted `make manifests`: no operator
+    flags, so the recorded ones are read, as the folder stands once recovered (never from the
+    staging folders, never half old and half new)."""
+    old_root = rendered(tmp_path, "old")
+    new_root = rendered(tmp_path, "new", *NEW_FLAGS)
+    old, new = snapshot(old_root), snapshot(new_root)
+    outcomes = []
+    for step in range(1, 12):
+        root = tmp_path / f"check-{step}"
+        shutil.copytree(old_root, root)
+        env = {**os.environ, atomic.FAULT_ENV: str(step)}
+        done = subprocess.run(render_argv(root, *NEW_FLAGS), env=env, capture_output=True, cwd=REPO)
+        assert done.returncode in (0, -signal.SIGKILL), done.stderr
+        check = subprocess.run([*render_argv(root), "--check"], cwd=REPO, capture_output=True, text=True)
+        assert check.returncode == 0, f"kill before step {step}: {check.stderr}"
+        now = snapshot(root)
+        assert now in (old, new), f"kill before step {step}: a mixed tree or leftovers"
+        outcomes.append("new" if now == new else "old")
+    assert outcomes[0] == "old" and outcomes[-1] == "new"
