@@ -439,6 +439,8 @@ def _entry(base: Path, row, allowed: set[str] | None) -> Entry | str | None:
         paths = Entry(base / target, base / staged, base / old)
     else:
         paths = Entry(inside, base / staged, base / old)
+    if all(_lexists(path) for path in paths):  # a swap moves the target aside before the staged one in
+        return f"target {target!r}, its staged and its old sibling all exist, which no interrupted render leaves"
     for key, path in (("staged", paths.staged), ("old", paths.old)):
         try:
             mode = os.lstat(path).st_mode

@@ -137,6 +137,14 @@ def test_a_journal_naming_an_output_this_command_was_not_asked_for_is_refused(si
     assert sorted(p.name for p in doc.parent.iterdir()) == ["api.md"]
 
 
+def test_a_journal_no_interrupted_render_could_leave_is_refused(site, capsys):
+    out, victim = site
+    for kind in ("new", "old"):  # a swap moves v1 aside before the staged one comes in
+        shutil.copytree(out / "v1", out / f".paddlejob-{kind}-v1-{TOKEN}")
+    journal(out, [{"target": "v1", "staged": f".paddlejob-new-v1-{TOKEN}", "old": f".paddlejob-old-v1-{TOKEN}"}])
+    assert "all exist" in refused(out, victim, capsys)
+
+
 @pytest.mark.parametrize("kind", ["not json", "huge", "symlink", "fifo", "folder", "deep", "not a list", "bad utf-8"])
 def test_a_journal_that_is_not_one_of_ours_is_refused_cleanly(site, tmp_path, capsys, kind):
     out, victim = site
