@@ -59,6 +59,27 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _size(rng: random.Random) -> int:
+    """Mostly small, sometimes near the 3 MiB document limit (issue 24's budget classes)."""
+    return rng.choice([10, 1000, 100_000, 1_000_000])
+
+
+# Issue 24's classes: long dash runs, huge flow lists, NUL floods, big comments of what the
+# fast reader's scans look for, merge keys in every order, and escapes go-yaml reads otherwise.
+HOSTILE = [
+    lambda rng: b"\nd:\n" + b"-\n" * _size(rng),
+    lambda rng: b"\nf: [" + b"{}," * (_size(rng) // 2) + b"]\n",
+    lambda rng: b"\0" * _size(rng),
+    lambda rng: b"\n#" + rng.choice([b"&", b"?", b"|x", b"> ", b" }", b":,", b"\\"]) * (_size(rng) // 2) + b"\n",
+    lambda rng: rng.choice([
+        b"\nmetadata: {name: ok, <<: {name: merged}}\n", b"\nmetadata: {<<: [{name: a}, {name: b}], name: c}\n",
+        b"\nm:\n  <<: {a: 1}\n  <<: {a: 2}\n  a: 3\n", b"\nm: {a: &x 1, b: &x 2, c: *x}\n",
+    ]),
+    lambda rng: b'\ne: "' + rng.choice([b"\\/", b"\\'", b"\\ud800", b"\\x41", b"\\\\/", b"\\N"]) + b'"\n',
+    lambda rng: b'{"j": ' + rng.choice([b"1e400", b"-1e400", b"1" * 400, b"18446744073709551617", b'"\\ud800"']) + b"}",
+]  # fmt: skip
+
+
 def mutate(data: bytes, rng: random.Random) -> bytes:
     """A few edits of ``data``: flips, inserted tokens, repeated or dropped spans, deep nesting."""
     data = bytearray(data)
@@ -78,6 +99,8 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             depth = rng.choice([10, 150, 250, 6000])
             opener, closer = rng.choice([(b"[", b"]"), (b"{a: ", b"}"), (b"- ", b"")])
             data[where:where] = opener * depth + b"x" + closer * depth
+        elif choice < 0.9:
+            data[where:where] = rng.choice(HOSTILE)(rng)
         else:
             anchor = b"&a [" + b",".join([b"*a"] * 3) + b"]" if rng.random() < 0.3 else b"&a [x, x, x]"
             data[where:where] = b"\nk: " + anchor + b"\nl: [" + b",".join([b"*a"] * rng.randint(2, 30)) + b"]\n"

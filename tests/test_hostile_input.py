@@ -64,7 +64,42 @@ STDIN_CASES = {
     "convert-not-a-mapping": (["convert", "-"], b"- 1\n- 2\n"),
     "convert-deep": (["convert", "-"], b"a: " + b"[" * 5000 + b"]" * 5000 + b"\n"),
     "convert-not-utf8": (["convert", "-"], b"\xc3\x28: 1\n"),
+    # issue 24: one document under 3 MiB, each once over the 2 s / 200 MB budget
+    "dash-lines-1.5M": (["validate", "-"], b"a:\n" + b"-\n" * 1_500_000),
+    "flow-list-1M-maps": (["validate", "-"], b"a: [" + b"{}," * 1_000_000 + b"]\n"),
+    "json-list-1M-maps": (["validate", "-"], b'{"a": [' + b",".join([b"{}"] * 1_000_000) + b"]}"),
+    "nul-bytes-3M": (["validate", "-"], b"\0" * 3_000_000),
+    "nul-bytes-after-a-document": (["validate", "-"], POD % b"1" + b"\0" * 3_000_000),
 }
+
+CONFIGMAP = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+# A comment of nothing but what the fast reader's scans look for: once a Python object per
+# character (257 MB), or a scan back to the line's start per character (`|x`: minutes).
+BIG_COMMENTS = {
+    "ampersands": b"#" + b"&" * 3_000_000 + b"\n",
+    "question-marks": b"#" + b"?" * 3_000_000 + b"\n",
+    "pipes": b"#" + b"|x" * 1_500_000 + b"\n",
+    "folds": b"# " + b"> " * 1_000_000 + b"\n",
+    "flow-ends": b"#" + b" }" * 1_500_000 + b"\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIG_COMMENTS))
+def test_a_valid_configmap_with_a_3mb_comment_is_read_within_budget(case):
+    code, out, peak, seconds = run(["validate", "-"], CONFIGMAP + BIG_COMMENTS[case])
+    assert code == 0 and "0 errors" in out, out[-2000:]
+    assert seconds < TIME_LIMIT, f"took {seconds:.2f} s"
+    assert peak < MEMORY_LIMIT_KB, f"peak {peak / 1024:.0f} MB"
+
+
+def test_a_lone_surrogate_escape_in_json_is_read_as_kubectl_reads_it():
+    """kubectl reads "\\ud800" as U+FFFD; it once ended in exit 3 (the text could not be printed)."""
+    doc = b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "\\ud800"}}'
+    for output in ("text", "json"):
+        code, out, peak, seconds = run(["validate", "-", "-o", output], doc)
+        assert code == 0 and "Traceback" not in out and "internal error" not in out, out
+        assert seconds < TIME_LIMIT and peak < MEMORY_LIMIT_KB
+
 
 JSONNET_CASES = {
     "pow-overflow": "std.pow(2, 1100)",
