@@ -205,6 +205,22 @@ def _recorded(out_dir: Path) -> list[str] | None:
     return list(next(iter(found.values()))) if found else None
 
 
+MAX_COMPARED_BYTES = 64 << 20  # a file this large on disk differs from anything the render writes
+
+
+def _disk_text(path: Path) -> str:
+    """A regular file's text for the comparison, read without following a link and bounded."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(MAX_COMPARED_BYTES + 1)
+    except OSError as err:
+        return f"<{path.name}: cannot be read: {err.strerror or err}>\n"
+    if len(data) > MAX_COMPARED_BYTES:
+        return f"<{path.name}: over {MAX_COMPARED_BYTES:,} bytes, not compared>\n"
+    return data.decode("utf-8", errors="replace")
+
+
 def _real_folder(path: Path) -> bool:
     try:
         return stat.S_ISDIR(os.lstat(path).st_mode)
@@ -506,7 +522,7 @@ def upgrade_notes(out_dir: Path, rendered: Rendered) -> list[str]:
     for name in sorted(n for n in rendered.files if n.endswith("/crd.yaml")):
         path = out_dir / name
         try:
-            (old,), _ = read_documents(path.read_bytes())
+            (old,), _ = read_documents(_disk_text(path))  # a link is not followed: "<...>" is no CRD
             (new,), _ = read_documents(rendered.files[name])
         except (OSError, ValueError):
             continue  # no CRD there yet, or not one CRD: the diff says what differs
@@ -528,14 +544,19 @@ def diff_against_disk(out_dir: Path, files: dict[str, str], exact: bool = False)
     """
     drift = Drift()
     on_disk: dict[str, str] = {}
+    chunks = []
     for top in sorted({rel.split("/", 1)[0] for rel in files}):
         base = out_dir / top
-        if base.is_dir():
-            for path in sorted(p for p in base.rglob("*") if p.is_file()):
-                on_disk[str(path.relative_to(out_dir))] = path.read_text(encoding="utf-8", errors="replace")
-        elif base.is_file():
-            on_disk[top] = base.read_text(encoding="utf-8", errors="replace")
-    chunks = []
+        for path in (base, *(sorted(base.rglob("*")) if _real_folder(base) else ())):
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            rel = str(path.relative_to(out_dir))
+            if stat.S_ISLNK(mode):  # never followed: a committed link must not show what lies outside
+                chunks.append(f"a symbolic link, not followed (the render writes no link): {out_dir.name}/{rel}\n")
+            elif stat.S_ISREG(mode):
+                on_disk[rel] = _disk_text(path)
     for rel in sorted(set(on_disk) | set(files)):
         old, new = on_disk.get(rel), files.get(rel)
         if old == new:

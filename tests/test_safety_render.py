@@ -145,6 +145,20 @@ def test_a_journal_no_interrupted_render_could_leave_is_refused(site, capsys):
     assert "all exist" in refused(out, victim, capsys)
 
 
+def test_check_does_not_show_what_a_committed_link_points_at(site, tmp_path, capsys):
+    out, victim = site
+    secret = victim / "keep" / "data.txt"
+    (out / "v1" / "crd.yaml").unlink()
+    os.symlink(secret, out / "v1" / "crd.yaml")  # a file link, and a folder link
+    shutil.rmtree(out / "v1beta1")
+    os.symlink(victim / "keep", out / "v1beta1")
+    code = cli.main(["render", "--check", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1, captured.err
+    assert "precious" not in captured.out + captured.err
+    assert "a symbolic link, not followed" in captured.out
+
+
 @pytest.mark.parametrize("kind", ["not json", "huge", "symlink", "fifo", "folder", "deep", "not a list", "bad utf-8"])
 def test_a_journal_that_is_not_one_of_ours_is_refused_cleanly(site, tmp_path, capsys, kind):
     out, victim = site
