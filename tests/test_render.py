@@ -110,14 +110,15 @@ def test_invalid_object_is_never_written(tmp_path, rendered, capsys):
     write(out, rendered.files)
     before = tree_digest(out)
     params = tmp_path / "params.yaml"
-    # A toleration with a misspelt field: jsonnet is happy, the Kubernetes schema is not.
-    params.write_text("tolerations:\n- key: gpu\n  operater: Exists\n")
+    # Each value is well formed (--params checks that), but a request above its limit is for the
+    # apiserver's validation of the object to refuse.
+    params.write_text("resources: {limits: {cpu: 100m, memory: 300Mi}, requests: {cpu: 200m, memory: 20Mi}}\n")
     code = cli.main(["render", "--out", str(out), "--params", str(params)])
     err = capsys.readouterr().err
     assert code == 1
     assert "nothing was written" in err
-    assert "Deployment/paddle-controller-manager: spec.template.spec.tolerations[0]" in err
-    assert "'operater'" in err
+    assert "Deployment/paddle-controller-manager: spec.template.spec.containers[0].resources.requests" in err
+    assert "above the limit" in err
     # file:line:column of the offending object in the would-be output
     assert "v1/operator.yaml:" in err
     assert tree_digest(out) == before
@@ -126,15 +127,15 @@ def test_invalid_object_is_never_written(tmp_path, rendered, capsys):
 
 def test_error_points_at_the_line_of_the_field(tmp_path, capsys):
     params = tmp_path / "params.yaml"
-    params.write_text("tolerations:\n- {key: gpu, effect: NoSchedule, tolerationSeconds: soon}\n")
+    params.write_text("resources: {limits: {cpu: 100m, memory: 300Mi}, requests: {cpu: 200m, memory: 20Mi}}\n")
     assert cli.main(["render", "--out", str(tmp_path / "out"), "--params", str(params)]) == 1
     err = capsys.readouterr().err
-    line = next(x for x in err.splitlines() if "tolerations[0].tolerationSeconds" in x)
+    line = next(x for x in err.splitlines() if "resources.requests" in x)
     location = line.split(": error:")[0].strip()  # e.g. v1/operator.yaml:153:9
     file_part, line_no, _ = location.rsplit(":", 2)
-    good = {"tolerations": [{"key": "gpu", "effect": "NoSchedule", "tolerationSeconds": 5}]}
+    good = {"resources": {"limits": {"cpu": "100m", "memory": "300Mi"}, "requests": {"cpu": "50m", "memory": "20Mi"}}}
     text = render.render(bundles.default_bundles(), good).files[file_part]
-    assert text.splitlines()[int(line_no) - 1].strip().startswith("tolerationSeconds:")
+    assert text.splitlines()[int(line_no) - 1].strip().startswith("cpu:")
     assert not (tmp_path / "out").exists()
 
 
