@@ -179,7 +179,10 @@ def test_allow_import_anywhere_opts_out_of_the_folder_rule(tmp_path):
     (tmp_path / "outside.libsonnet").write_text("'x'")
     job = tmp_path / "job"
     job.mkdir()
-    (job / "job.jsonnet").write_text("local x = import '../outside.libsonnet'; assert x == 'x'; []")
+    (job / "job.jsonnet").write_text(
+        "local x = import '../outside.libsonnet'; assert x == 'x'; "
+        "{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'c'}}"
+    )
     assert run(["render", str(job / "job.jsonnet")])[0] == 1
     code, err, _, _ = run(["render", "--allow-import-anywhere", str(job / "job.jsonnet")])
     assert code == 0, err
