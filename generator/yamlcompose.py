@@ -231,9 +231,9 @@ class _Builder:
                 merged.add(key)
         if replaced:
             names = ", ".join(sorted({str(key) for key in replaced}))
-            self.problem(
+            self.problem(  # a key written twice, once by the merge: as a duplicate key, a warning
                 key_node,
-                "yaml-merge",
+                "duplicate-key",
                 f"this merge (<<) replaces {names} written before it: kubectl (go-yaml) sends the merged "
                 "value; put the merge first if the written value is meant",
                 "warning",
