@@ -30,13 +30,13 @@ HELM4_SHA256 := 4baac8f4c9a9adb9ac641304c95b87d5cbb13c6d7abbbd3a53f9531c80109918
 
 # The runtime only: the package and its five pinned dependencies from pyproject.toml (about 10 MB
 # of wheels, 40 MB installed). `make manifests` needs nothing else.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 or newer" >&2; exit 2; }
 	@echo "==> creating $(VENV) (on Debian and Ubuntu this needs the python3-venv package)"
 	@$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu, apt install python3-venv" >&2; exit 2; }
 	@echo "==> installing paddlejob-manifests and its runtime (rjsonnet, jsonschema-rs, PyYAML, orjson, argcomplete; ~10 MB)"
 	@$(PY) -m pip install --quiet --upgrade pip
-	@$(PY) -m pip install --quiet -e .
+	@PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -e .
 	@touch $@
 
 # What the tests add: reference engines, the upstream validators and clients they compare
@@ -104,14 +104,14 @@ test: lint check $(NODE_TOOLS) $(HELM_TOOLS) $(PS_STAMP)
 	PADDLE_PS_PYTHON=$(CURDIR)/$(PS_VENV)/bin/python $(PY) -m pytest -q
 
 lint: $(TEST_STAMP)
-	$(VENV)/bin/ruff check generator tests bench
-	$(VENV)/bin/ruff format --check generator tests bench
-	$(PY) -m generator.jsonnetfmt --test $(JSONNET_FILES)
+	$(VENV)/bin/ruff check generator tests bench setup.py
+	$(VENV)/bin/ruff format --check generator tests bench setup.py
+	$(PY) -m generator.jsonnet.fmt --test $(JSONNET_FILES)
 
 fmt: $(TEST_STAMP)
 	$(VENV)/bin/ruff check --fix generator tests bench
 	$(VENV)/bin/ruff format generator tests bench
-	$(PY) -m generator.jsonnetfmt -i $(JSONNET_FILES)
+	$(PY) -m generator.jsonnet.fmt -i $(JSONNET_FILES)
 
 ## Speed, as ratios against baselines measured in the same run (about a minute).
 bench: $(TEST_STAMP)
@@ -120,7 +120,7 @@ bench: $(TEST_STAMP)
 
 ## Re-extract schemas/kubernetes/ from the pinned kubernetes-validate releases (needs PyPI).
 kube-schemas: $(TEST_STAMP)
-	$(PY) -m generator.kube_extract
+	$(PY) -m generator.tools.kube_extract
 
 ## The CLI for your user, as pipx does it: its own virtual environment, a link in ~/.local/bin.
 PREFIX ?= $(HOME)/.local

@@ -27,7 +27,10 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from generator import bundles, crdschema, engine, render  # noqa: E402
+from generator.jsonnet import engine  # noqa: E402
+from generator.render import bundles  # noqa: E402
+from generator.render import pipeline as render  # noqa: E402
+from generator.schema import crd as crdschema  # noqa: E402
 
 EXAMPLES = REPO / "examples"
 

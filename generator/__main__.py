@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import entry_point
+from generator.cli import entry_point
 
 sys.exit(entry_point())

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import bundles, render
+from generator.render import bundles
+from generator.render import pipeline as render
 
 REPO = Path(__file__).resolve().parent.parent
 # derived schemas cached by this test run stay in a folder of its own (schemacache.py)
@@ -56,7 +57,8 @@ def by_kind(docs: list[dict], kind: str) -> list[dict]:
 def yaml_reader(request, monkeypatch) -> str:
     """Runs a test with each of yamlload's readers: rapidyaml's fast path (where installed) and
     libyaml's alone (PADDLEJOB_MANIFESTS_YAML=libyaml, or no rapidyaml)."""
-    from generator import yamlfast, yamlload
+    from generator.kubeyaml import fast as yamlfast
+    from generator.kubeyaml import load as yamlload
 
     if request.param == "rapidyaml":
         if not yamlfast.AVAILABLE:

@@ -13,9 +13,9 @@ import kubernetes_validate
 import pytest
 from kubernetes import client
 
-from generator import bundles
-from generator.kubevalidate import KubeValidator
-from generator.paths import DEPLOY
+from generator.core.paths import DEPLOY
+from generator.render import bundles
+from generator.validate.builtin import KubeValidator
 
 from .conftest import load_all
 

@@ -10,10 +10,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator import bundles, crdschema, structural, thirdparty
-from generator.crdschema import Target
-from generator.crvalidate import CustomResourceValidator
-from generator.kubevalidate import KubeValidator
+from generator.render import bundles
+from generator.schema import crd as crdschema
+from generator.schema import projects as thirdparty
+from generator.schema.crd import Target
+from generator.validate.builtin import KubeValidator
+from generator.validate.crd import structural
+from generator.validate.crd.validator import CustomResourceValidator
 
 from .conftest import FIXTURES, load_all
 
@@ -331,7 +334,7 @@ def test_an_independent_validator_gives_the_same_verdicts(api_schema):
     """python-jsonschema on the same converted schema agrees with jsonschema-rs on every seed job."""
     import jsonschema
 
-    from generator.crvalidate import to_json_schema
+    from generator.validate.crd.validator import to_json_schema
 
     reference = jsonschema.Draft4Validator(to_json_schema(api_schema, strict=True))
     ours = CustomResourceValidator(api_schema, strict=True)

@@ -13,7 +13,9 @@ import sys
 
 import pytest
 
-from generator import kubecel, schemasource, validate
+from generator.validate import checker as validate
+from generator.validate import sources as schemasource
+from generator.validate.crd import kubecel
 
 from .conftest import FIXTURES, REPO
 
@@ -688,7 +690,7 @@ def test_a_rule_the_engine_cannot_evaluate_is_a_warning_never_a_pass(checker):
             }
         },
     }
-    from generator.crvalidate import CustomResourceValidator
+    from generator.validate.crd.validator import CustomResourceValidator
 
     found = CustomResourceValidator(schema, minor=35).findings({"spec": {"m": {"a": 1}, "n": 0}})
     assert [(f.severity, f.rule, f.path) for f in found] == [
@@ -704,7 +706,7 @@ def test_a_rule_the_engine_cannot_evaluate_is_a_warning_never_a_pass(checker):
 def test_rules_see_the_object_as_the_apiserver_builds_it():
     """Pruned fields are gone, numbers are doubles, date-time a timestamp, the root's metadata
     only name and generateName, a dashed property escaped."""
-    from generator.crvalidate import CustomResourceValidator
+    from generator.validate.crd.validator import CustomResourceValidator
 
     schema = {
         "type": "object",
@@ -741,7 +743,7 @@ def test_rules_see_the_object_as_the_apiserver_builds_it():
 
 def test_an_embedded_resource_needs_apiversion_and_kind_and_good_metadata():
     """schema/objectmeta validateEmbeddedResource, on a made-up CRD with an embedded object."""
-    from generator.crvalidate import CustomResourceValidator
+    from generator.validate.crd.validator import CustomResourceValidator
 
     schema = {
         "type": "object",
@@ -797,7 +799,7 @@ def test_an_re2_pattern_jsonschema_rs_refuses_is_checked_with_python(checker):
 
 def test_a_list_map_key_takes_its_default_before_items_are_compared():
     """Two ports, one with protocol TCP and one without (defaulted to TCP): a duplicate."""
-    from generator.crvalidate import CustomResourceValidator
+    from generator.validate.crd.validator import CustomResourceValidator
 
     schema = {
         "type": "object",

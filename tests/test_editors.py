@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.paths import DEPLOY
+from generator.core.paths import DEPLOY
 
 from .conftest import REPO
 

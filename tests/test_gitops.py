@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from generator import provenance
+from generator.core import provenance
 
 from .conftest import KUBECTL, REPO, load_all, needs_kubectl
 

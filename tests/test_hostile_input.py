@@ -243,7 +243,7 @@ def test_render_onto_a_file_or_an_unwritable_place_fails_cleanly(tmp_path):
 def test_a_full_disk_leaves_the_old_output_and_no_leftovers(tmp_path, monkeypatch):
     import errno
 
-    from generator import atomic
+    from generator.render import atomic
 
     out = tmp_path / "deploy"
     atomic.replace(out, {out / "v1": {"a.yaml": "old\n"}})
@@ -263,7 +263,8 @@ def test_a_full_disk_leaves_the_old_output_and_no_leftovers(tmp_path, monkeypatc
 
 
 def test_an_internal_error_is_exit_3_with_a_report_line(monkeypatch, capsys):
-    from generator import cli, validate
+    from generator import cli
+    from generator.validate import checker as validate
 
     def broken(*_args, **_kwargs):
         raise KeyError("surprise")

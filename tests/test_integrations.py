@@ -16,9 +16,12 @@ import jsonschema
 import pytest
 import yaml
 
-from generator import cli, outputs, publish, validate
-from generator.crvalidate import prune_nulls
-from generator.paths import JSONSCHEMA_DIR
+from generator import cli
+from generator.core.paths import JSONSCHEMA_DIR
+from generator.render import publish
+from generator.validate import checker as validate
+from generator.validate import outputs
+from generator.validate.crd.validator import prune_nulls
 
 from .conftest import FIXTURES, REPO, load_all
 
@@ -351,7 +354,7 @@ def test_installed_package_works_outside_a_checkout(tmp_path):
         assert (site / init.relative_to(REPO)).exists(), f"pyproject.toml's packages miss {init.parent.name}"
     assert (site / "generator" / "_data" / "schemas" / "kubernetes" / "v1.11.json.gz").exists()
     probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import generator, generator.paths as p;"
+        "import sys; sys.path.insert(0, sys.argv[1]); import generator, generator.core.paths as p;"
         "assert generator.__file__.startswith(sys.argv[1]), generator.__file__;"
         "from generator.cli import main; sys.exit(main(['validate', sys.argv[2]]))"
     )

@@ -12,10 +12,14 @@ import sys
 import pytest
 import yaml
 
-from generator import cli, compat, engine, jobs, validate
-from generator.jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
-from generator.paths import DEPLOY, LIBSONNET
-from generator.yamlio import dump_documents
+from generator import cli
+from generator.core.paths import DEPLOY, LIBSONNET
+from generator.jobs import compat
+from generator.jobs import model as jobs
+from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
+from generator.jsonnet import engine
+from generator.kubeyaml.dump import dump_documents
+from generator.validate import checker as validate
 
 from .conftest import FIXTURES, REPO, load_all
 
@@ -331,7 +335,7 @@ def test_jsonnet_cli_and_python_give_identical_manifests(name, capsys):
 
 
 def test_rendered_examples_are_the_committed_ones():
-    from generator import render
+    from generator.render import pipeline as render
 
     files = render.render_examples(EXAMPLES)
     for rel, text in files.items():
@@ -460,7 +464,7 @@ def test_description_round_trips_through_json():
 
 def test_converting_a_rendered_job_gives_it_back():
     """Every example PaddleJob survives convert -> render unchanged (no doubled environment)."""
-    from generator import convert
+    from generator.jobs import convert
 
     for path in sorted((DEPLOY / "examples").glob("*.yaml")):
         for doc in load_all(path.read_text()):
@@ -551,7 +555,7 @@ def test_the_trainer_runtimes_are_those_deploy_trainer_holds():
     shipped = load_all((DEPLOY / "trainer" / "runtimes.yaml").read_text())
     assert shipped == engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
     names = {r["metadata"]["name"] for r in shipped}
-    from generator.rules import trainer as trainer_rules
+    from generator.validate.rules import trainer as trainer_rules
 
     assert trainer_rules.paddle_runtimes() == names  # validate's rules know every one of them
     for job in (collective_job(), TrainingJob("demo", "img", worker=Role(2))):
@@ -562,7 +566,7 @@ def test_the_trainer_runtimes_are_those_deploy_trainer_holds():
 
 
 def test_the_bundle_holds_the_trainer_runtimes_when_asked_in_v1_only():
-    from generator import bundles
+    from generator.render import bundles
 
     v1, v1beta1 = bundles.default_bundles()
     shipped = load_all((DEPLOY / "trainer" / "runtimes.yaml").read_text())

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import kubernetes_validate
 
-from generator import kube, kube_extract
-from generator.paths import KUBE_SCHEMA_DIR
+from generator.core.paths import KUBE_SCHEMA_DIR
+from generator.schema import kubernetes as kube
+from generator.tools import kube_extract
 
 
 def test_every_release_from_1_11_to_1_37_is_there():
@@ -94,7 +95,7 @@ def test_a_run_over_built_in_kinds_reads_only_their_index_and_closures(tmp_path)
         "        - {name: c, image: i, ports: [{containerPort: web}]}\n"
     )
     code = (
-        "import sys; from generator import kube, validate; "
+        "import sys; from generator.schema import kubernetes as kube; from generator.validate import checker as validate; "
         "report = validate.validate_files([sys.argv[1]], validate.ObjectChecker(37)); "
         "found = [(f.line, f.finding.path, f.finding.message) for f in report.findings]; "
         "print(kube._definitions.cache_info().currsize, found)"

@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from generator.yamlio import dump_documents
-from generator.yamlload import iter_documents
+from generator.kubeyaml.dump import dump_documents
+from generator.kubeyaml.load import iter_documents
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import localrun, pods
+from generator.local import pods
+from generator.local import run as localrun
 
 from .conftest import REPO
 
@@ -175,7 +176,7 @@ def test_an_elastic_job_passes_paddles_enable_elastic(tmp_path, monkeypatch):
 
     from paddle.distributed.fleet import elastic
 
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     job = render(tmp_path, "paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd.example:2379",
                  "--min-workers", "1", "--max-workers", "4", "--command", "python train.py")  # fmt: skip
@@ -285,8 +286,8 @@ def start_fluid_problems(pod_env: dict[str, str], everyone: list[pods.Pod], mani
 
 @pytest.mark.parametrize("example", ["ctr-volcano.yaml", "ctr-kubernetes.yaml"])
 def test_the_ctr_examples_meet_start_fluids_contract(example):
-    from generator.paths import DEPLOY
-    from generator.yamlload import read_documents
+    from generator.core.paths import DEPLOY
+    from generator.kubeyaml.load import read_documents
 
     manifests, _ = read_documents(DEPLOY / "examples" / example)
     found, services = pods.expand(manifests)
@@ -298,7 +299,7 @@ def test_the_ctr_examples_meet_start_fluids_contract(example):
 def test_a_hand_written_podgroup_is_joined_by_the_operators_pods(tmp_path):
     """Volcano gangs a pod only through the annotation scheduling.k8s.io/group-name, which the
     paddle-operator adds only with --scheduling=volcano: --podgroup jobs name it themselves."""
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     job = render(tmp_path, "paddle-operator", "--ps", "1", "--workers", "2", "--volcano", "--podgroup",
                  "--command", "python train.py")  # fmt: skip
@@ -363,7 +364,7 @@ def test_intranet_service_fails_where_the_cluster_would_hang(tmp_path):
 def test_hostname_dot_subdomain_resolves_only_through_a_headless_service(tmp_path):
     """The cluster's DNS has <hostname>.<subdomain> only when a headless Service named like the
     subdomain selects the pod: renamed, the trainers' names stay names (nothing answers them)."""
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     manifests, _ = read_documents(render(tmp_path, "kubernetes", "--workers", "2", "--command", "python x.py"))
     for renamed in (False, True):
@@ -381,7 +382,7 @@ def test_hostname_dot_subdomain_resolves_only_through_a_headless_service(tmp_pat
 def test_volcano_pods_get_the_svc_plugins_host_lists(tmp_path):
     """Volcano's svc plugin (GenerateHosts, OnPodCreate) gives every container of the job each
     task's hosts and their count, from its ConfigMap <job>-svc."""
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     manifests, _ = read_documents(render(tmp_path, "volcano", "--ps", "2", "--workers", "3", "--command", "python x"))
     found, services = pods.expand(manifests)
@@ -431,7 +432,7 @@ def test_without_a_namespace_a_run_takes_a_loopback_block_nothing_listens_on():
 
 
 def plan_of(tmp_path: Path, runtime: str, *flags: str) -> list[localrun.Process]:
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     manifests, _ = read_documents(render(tmp_path, runtime, *flags))
     found, services = pods.expand(manifests)
@@ -503,7 +504,7 @@ def test_restart_policy_onfailure_restarts_the_container_as_the_kubelet_does(tmp
 
 def _with_parallelism(tmp_path: Path, job: Path, parallelism: int | None) -> Path:
     """The rendered job with its Indexed Job's parallelism changed (None: unset, as people write it)."""
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     docs, _ = read_documents(job)
     for doc in docs:
@@ -548,7 +549,7 @@ def test_a_collective_indexed_job_below_its_parallelism_never_starts_its_peers(t
 def test_an_indexed_job_with_restart_policy_on_failure_fails_when_restarts_reach_its_backoff_limit(tmp_path):
     """With restartPolicy OnFailure the kubelet restarts the container in place, and the Job
     controller counts the restarts: reaching backoffLimit fails the Job (pastBackoffLimitOnFailure)."""
-    from generator.yamlload import read_documents
+    from generator.kubeyaml.load import read_documents
 
     rendered = render(tmp_path, "kubernetes", "--workers", "1", "--command", "python -c 'raise SystemExit(5)'")
     docs, _ = read_documents(rendered)
@@ -689,7 +690,7 @@ def test_runtime_patches_merge_as_a_strategic_merge_patch_does(tmp_path):
     pod_spec["volumes"] = [{"name": "dshm", "emptyDir": {}}, {"name": "data", "emptyDir": {}}]
     runtime["metadata"]["name"] = trainjob["spec"]["runtimeRef"]["name"] = "paddle-mine"
     (pod, _), _ = pods.expand([runtime, trainjob])
-    from generator.controllers import trainer
+    from generator.local.controllers import trainer
 
     jobset, _ = trainer.trainjob_jobset(trainjob, trainer.runtimes_of([runtime]))
     merged = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from generator import bundles, render
-from generator.rules import podsecurity
+from generator.render import bundles
+from generator.render import pipeline as render
+from generator.validate.rules import podsecurity
 
 from .conftest import by_kind, load_all
 

@@ -81,7 +81,7 @@ def test_github_annotations_are_workflow_commands(tmp_path):
 
 
 def test_sarif_describes_each_rule_from_the_rulebook_with_a_link_that_resolves():
-    from generator import rulebook
+    from generator.core import rulebook
 
     log = json.loads(validate("sarif", *BAD).stdout)
     rules = log["runs"][0]["tool"]["driver"]["rules"]

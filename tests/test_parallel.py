@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import outputs, parallel, validate
+from generator.validate import checker as validate
+from generator.validate import outputs, parallel
 
 JOB = """\
 apiVersion: batch.paddlepaddle.org/v1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import yamlload
+from generator.kubeyaml import load as yamlload
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "realworld"

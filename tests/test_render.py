@@ -8,8 +8,11 @@ import sys
 
 import pytest
 
-from generator import atomic, bundles, cli, engine, render
-from generator.paths import DEPLOY, GENERATED_LIB
+from generator import cli
+from generator.core.paths import DEPLOY, GENERATED_LIB
+from generator.jsonnet import engine
+from generator.render import atomic, bundles
+from generator.render import pipeline as render
 
 from .conftest import REPO
 
@@ -41,7 +44,7 @@ def test_every_jsonnet_engine_gives_identical_data(other):
     """rjsonnet renders; the C++ and Go engines, the reference implementations, agree with it."""
     import json
 
-    from generator import crdschema
+    from generator.schema import crd as crdschema
 
     bundle = bundles.default_bundles()[0]
     params = {"apiextensions": "v1", "scheduling": "volcano", "networkPolicy": True}

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from generator import atomic
+from generator.render import atomic
 
 from .conftest import REPO
 

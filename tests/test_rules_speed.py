@@ -6,7 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from generator.rules import base, builtin, grammar
+from generator.core import grammar
+from generator.validate.rules import base, builtin
 
 from .conftest import REPO
 
@@ -21,8 +22,10 @@ def test_every_builtin_registry_entry_names_a_check():
 def test_validate_imports_no_group_module_it_does_not_need():
     """A group's rules are imported with its first object: a run without Ingresses or CronJobs
     does not load networking.py or batch.py (nor zoneinfo) at start-up."""
-    code = "import sys, generator.validate; print(sorted(m for m in sys.modules if m in WANTED))"
-    code = code.replace("WANTED", repr({"generator.rules.networking", "generator.rules.batch", "zoneinfo"}))
+    code = "import sys, generator.validate.checker; print(sorted(m for m in sys.modules if m in WANTED))"
+    code = code.replace(
+        "WANTED", repr({"generator.validate.rules.networking", "generator.validate.rules.batch", "zoneinfo"})
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 

@@ -16,7 +16,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from generator import discover, kube, outputs, validate
+from generator.schema import kubernetes as kube
+from generator.validate import checker as validate
+from generator.validate import discover, outputs
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
@@ -193,7 +195,7 @@ def test_a_named_pipe_no_process_writes_to_is_an_error_not_a_hang(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys\nfrom generator import cli, validate\nvalidate.PIPE_IDLE_SECONDS = 0.3\n"
+            "import sys\nfrom generator import cli\nfrom generator.validate import checker as validate\nvalidate.PIPE_IDLE_SECONDS = 0.3\n"
             "sys.exit(cli.main(['validate', 'pipe.yaml']))",
         ],
         capture_output=True,
@@ -227,7 +229,7 @@ def test_a_named_pipe_that_never_ends_is_read_only_so_far(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys\nfrom generator import cli, validate\nvalidate.MAX_PIPE_BYTES = 1 << 20\n"
+            "import sys\nfrom generator import cli\nfrom generator.validate import checker as validate\nvalidate.MAX_PIPE_BYTES = 1 << 20\n"
             "sys.exit(cli.main(['validate', 'pipe.yaml']))",
         ],
         capture_output=True,

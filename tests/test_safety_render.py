@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import atomic, cli, render
+from generator import cli
+from generator.render import atomic
+from generator.render import pipeline as render
 
 from .conftest import REPO
 

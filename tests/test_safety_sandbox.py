@@ -116,9 +116,9 @@ def test_an_installed_package_loads_in_the_isolated_child(tmp_path, markers):
     done = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=60, env=clean_env())
     check_run(done, markers)
     # the child loads the copy (and its folder's dependencies), not the package this test runs
-    code = f"{start} import sandbox; print(sandbox.child_command()[-3:])"
+    code = f"{start}.jsonnet import sandbox; print(sandbox.child_command()[-3:])"
     shown = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60).stdout
-    assert shown.strip() == str([str(site / "generator" / "__init__.py"), "generator.sandbox", str(site)])
+    assert shown.strip() == str([str(site / "generator" / "__init__.py"), "generator.jsonnet.sandbox", str(site)])
 
 
 @pytest.mark.parametrize("flag", ["--ext-str", "--ext-code", "--tla-str", "--tla-code"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import params
+from generator.render import params
 from tests.conftest import REPO, load_all
 from tests.test_chart import CHART, HELM, run_helm
 

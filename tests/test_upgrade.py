@@ -10,7 +10,7 @@ import tarfile
 
 import pytest
 
-from generator import upgrade
+from generator.render import upgrade
 
 from .conftest import REPO, by_kind, load_all
 

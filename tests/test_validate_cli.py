@@ -14,8 +14,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import cli, outputs, validate
-from generator.paths import DEPLOY
+from generator import cli
+from generator.core.paths import DEPLOY
+from generator.validate import checker as validate
+from generator.validate import outputs
 
 from .conftest import FIXTURES, REPO
 from .sweep import mutations
@@ -346,7 +348,7 @@ def test_skip_rules_drops_those_findings_and_refuses_an_unknown_id():
 
 
 def test_list_rules_prints_the_rulebook():
-    from generator import rulebook
+    from generator.core import rulebook
 
     code, out, _ = run(["--list-rules"])
     assert code == 0
@@ -400,7 +402,7 @@ def test_every_node_of_every_fixture_replaced_by_each_odd_value_never_crashes():
 def test_a_finding_path_reads_back_as_the_same_keys(parts):
     """dotted() quotes a key that is not a plain name, so split_path() (which finds the line)
     gets back exactly the keys: app.kubernetes.io/name is one key, not three."""
-    from generator.findings import dotted, split_path
+    from generator.core.findings import dotted, split_path
 
     if parts and isinstance(parts[0], int):
         parts = ["items", *parts]  # a path starts with a field name

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from generator import kube, rulebook, schemasource, validate
+from generator.core import rulebook
+from generator.schema import kubernetes as kube
+from generator.validate import checker as validate
+from generator.validate import sources as schemasource
 
 from .conftest import FIXTURES, KUBECTL, kubectl_decode_error, needs_kubectl
 
@@ -103,7 +106,7 @@ def test_every_rule_of_the_rulebook_has_a_bad_and_a_good_fixture():
 
 
 def test_a_finding_refuses_a_rule_or_severity_the_rulebook_does_not_have():
-    from generator.findings import Finding
+    from generator.core.findings import Finding
 
     finding = Finding("error", "spec.replicas", "schema", "must be an integer")
     assert finding.is_error and finding._replace(path="spec").path == "spec"

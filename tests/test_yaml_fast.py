@@ -16,7 +16,8 @@ import time
 
 import pytest
 
-from generator import yamlfast, yamlload
+from generator.kubeyaml import fast as yamlfast
+from generator.kubeyaml import load as yamlload
 from tests import fuzz
 from tests.test_kubectl_yaml import SCALARS
 
@@ -122,14 +123,14 @@ def test_both_readers_agree_on_fuzzed_inputs():
 
 def test_a_document_rapidyaml_refuses_leaves_nothing_on_stderr():
     """rapidyaml's C++ error handler prints every parse error: the reader silences it."""
-    code = "from generator import yamlload; print(len(list(yamlload.iter_documents('a: -\\nb: [\\n'))))"
+    code = "from generator.kubeyaml import load as yamlload; print(len(list(yamlload.iter_documents('a: -\\nb: [\\n'))))"
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "1"
     assert done.stderr == ""
 
 
 def test_the_environment_chooses_libyaml_alone():
-    code = "from generator import yamlload; print(yamlload.fast_reader is None)"
+    code = "from generator.kubeyaml import load as yamlload; print(yamlload.fast_reader is None)"
     env = {**os.environ, "PADDLEJOB_MANIFESTS_YAML": "libyaml", "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == "True"
@@ -196,7 +197,7 @@ def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml(monkeypatch):
     rapidyaml (its import costs more than the read); past them the fast reader takes over, in the
     same file or in the next ones of a folder."""
     code = (
-        "import sys; from generator import yamlload; "
+        "import sys; from generator.kubeyaml import load as yamlload; "
         "docs = list(yamlload.iter_documents('a: 1\\n')); "
         "print('ryml' in sys.modules, docs[0].text is None)"
     )

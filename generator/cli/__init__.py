@@ -18,7 +18,8 @@ import importlib
 import os
 import sys
 
-from .. import __version__, cliargs
+from generator import __version__
+from generator.core import values as cliargs
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
 # One module of this package per subcommand, named as the subcommand. Only the one being run is
@@ -28,7 +29,7 @@ SUBCOMMANDS = ("render", "validate", "job", "convert", "local", "completion")
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of the subcommand ``only`` alone."""
-    from . import flags  # here: --version needs no parser
+    from generator.cli import flags  # here: --version needs no parser
 
     parser = argparse.ArgumentParser(
         prog="paddlejob-manifests",
@@ -204,7 +205,7 @@ def _main(argv: list[str]) -> int:
         argcomplete.autocomplete(parser)  # answers the shell's completion request
     args, extras = parser.parse_known_args(argv)
     if extras:  # said under the subcommand's usage, not the top-level one
-        from . import flags
+        from generator.cli import flags
 
         args.subparsers[args.subcommand].error(flags.unrecognized(args.subparsers[args.subcommand], extras))
     try:

@@ -11,7 +11,7 @@ import sys
 
 import argcomplete
 
-from . import flags
+from generator.cli import flags
 
 SHELLS = ("bash", "zsh", "fish")
 EXAMPLE = """\

@@ -6,11 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import cliargs, convert, jobs
-from ..jobs import JobError
-from ..yamlload import read_documents
-from . import flags
-from .job import flag_message, write_manifests
+from generator.cli import flags
+from generator.cli.job import flag_message, write_manifests
+from generator.core import values as cliargs
+from generator.jobs import convert
+from generator.jobs import model as jobs
+from generator.jobs.model import JobError
+from generator.kubeyaml.load import read_documents
 
 
 def cmd_convert(args: argparse.Namespace) -> int:

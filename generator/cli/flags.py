@@ -46,7 +46,7 @@ class RawDescriptionHelpFormatter(_TerminalWidth, argparse.RawDescriptionHelpFor
 def kube_release(value: str) -> int:
     """--kube-version, parsed once, by argparse: '1.30' or 'v1.30.2' -> 30 (the minor every
     comparison uses), a release this tool knows."""
-    from .. import kube
+    from generator.schema import kubernetes as kube
 
     try:
         return kube.require_known(kube.parse_version(value))
@@ -61,7 +61,7 @@ def add_kube_version(parser, help: str) -> None:
 def project_release(project: str):
     """The type of --volcano-version, --kubeflow-version, ...: '1.9' or 'v1.9.2' -> (1, 9), a
     release whose CRDs this tool has; parsed once, by argparse."""
-    from .. import thirdparty
+    from generator.schema import projects as thirdparty
 
     def parse(value: str) -> tuple[int, int]:
         try:
@@ -75,7 +75,7 @@ def project_release(project: str):
 
 def add_project_version(parser, project: str, help: str) -> None:
     """--PROJECT-version, default the newest release of the project this tool has the CRDs of."""
-    from .. import thirdparty
+    from generator.schema import projects as thirdparty
 
     major, minor = thirdparty.newest(project)
     parser.add_argument(

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import cliargs, jobs, publish
-from ..jobs import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
-from ..yamlio import dump_documents, dump_json
-from . import flags
+from generator.cli import flags
+from generator.core import values as cliargs
+from generator.jobs import model as jobs
+from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
+from generator.kubeyaml.dump import dump_documents, dump_json
+from generator.render import publish
 
 # Description fields as the CLI spells them, so a jsonnet error names the flag to change.
 FLAG_OF_FIELD = {

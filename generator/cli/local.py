@@ -7,8 +7,9 @@ import signal
 import sys
 from pathlib import Path
 
-from .. import cliargs, localrun
-from . import flags
+from generator.cli import flags
+from generator.core import values as cliargs
+from generator.local import run as localrun
 
 EXAMPLE = """\
 examples:

@@ -10,11 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from .. import bundles, cliargs, jobs, provenance, render, sandbox
-from .. import params as params_module
-from ..paths import DEPLOY
-from ..yamlio import dump_json
-from . import flags, job
+from generator.cli import flags, job
+from generator.core import provenance
+from generator.core import values as cliargs
+from generator.core.paths import DEPLOY
+from generator.jobs import model as jobs
+from generator.jsonnet import sandbox
+from generator.kubeyaml.dump import dump_json
+from generator.render import bundles
+from generator.render import params as params_module
+from generator.render import pipeline as render
 
 STDOUT = Path("-")
 # the flags for what a render writes besides the bundles (render.Generated's fields)
@@ -155,7 +160,7 @@ def add_parser(sub) -> None:
         "--rules-doc",
         type=Path,
         metavar="FILE",
-        help="also write the rule index (generator/rulebook.py) into FILE, between its markers",
+        help="also write the rule index (generator/core/rulebook.py) into FILE, between its markers",
     )
     p.add_argument(
         "--chart-out",

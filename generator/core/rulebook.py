@@ -1,0 +1,300 @@
+"""The rulebook: every rule id a finding can carry, with its owner, severity and summary.
+
+One home for these facts. A Finding with an id that is not here is a bug (findings.py refuses
+it); docs/validate.md's rule index is written from this table (`make manifests`), the SARIF
+output describes its rules from it, and the fixture coverage test reads it, so a new rule
+cannot go without a bad and a good fixture. (publish.py writes the index.)
+
+Owners follow who enforces the rule: how kubectl reads the file (yaml), the apiserver's
+generic object handling (object) and the kind's schema (schema), its pod validation (pod),
+its validation of each built-in API group (core, apps, batch, networking, autoscaling, policy,
+rbac, storage, scheduling, admissionregistration: generator/validate/rules/builtin.py says which kind
+each checks), the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training
+operator's webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
+owner's rules lives in generator/validate/rules/OWNER.py, yamlload.py (yaml), validate.py and the
+schema validators (object, schema) and structural.py (crd).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+OWNERS = {
+    "yaml": "how kubectl reads the file (sigs.k8s.io/yaml over go-yaml v2)",
+    "object": "what the apiserver checks of every object: apiVersion, kind, metadata",
+    "schema": "the kind's OpenAPI schema for the targeted release",
+    "pod": "the apiserver's pod and workload validation that schemas cannot express",
+    "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
+    "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
+    "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation), and the Job controller",
+    "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
+    "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
+    "policy": "the apiserver's validation of PodDisruptionBudgets",
+    "rbac": "the apiserver's validation of RBAC roles and bindings",
+    "storage": "the apiserver's validation of StorageClasses",
+    "scheduling": "the apiserver's validation of PriorityClasses",
+    "admissionregistration": "the apiserver's validation of webhook configurations",
+    "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
+    "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
+    "volcano": "Volcano's admission webhooks (Job, Queue)",
+    "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
+    "trainer": "Kubeflow Trainer v2's webhooks (TrainJob, training runtimes) and this project's Paddle runtime",
+    "crd": "the apiextensions apiserver's rules for CustomResourceDefinitions",
+}
+
+ERROR, WARNING = ("error",), ("warning",)
+EITHER = ("error", "warning")
+
+
+class Rule(NamedTuple):
+    id: str
+    owner: str
+    severities: tuple[str, ...]  # what a finding of this rule may be; the first is the usual one
+    summary: str
+    # Where the bad case is tested when no fixture file can hold it (empty: a fixture does).
+    bad_case_elsewhere: str = ""
+
+    @property
+    def anchor(self) -> str:
+        return f"rule-{self.id}"
+
+
+_RULES = [
+    # -- yaml -------------------------------------------------------------------------------
+    Rule("yaml-syntax", "yaml", ERROR, "the text does not parse as YAML (or has content after a `---`)"),
+    Rule("json-syntax", "yaml", ERROR, "the text does not parse as JSON"),
+    Rule("yaml-encoding", "yaml", ERROR, "a byte that is not UTF-8: kubectl reads it as U+FFFD, changing the text"),
+    Rule(
+        "duplicate-key",
+        "yaml",
+        WARNING,
+        "a key twice in one mapping: kubectl keeps the last value, kustomize refuses the file",
+    ),
+    Rule(
+        "yaml-implicit-type",
+        "yaml",
+        EITHER,
+        "an unquoted `y`, `on`, `0777`, `1e3` where a string is needed, or a key kubectl renames",
+    ),
+    Rule("yaml-json", "yaml", ERROR, "`.nan` or `.inf`: numbers JSON cannot carry"),
+    Rule("yaml-tag", "yaml", EITHER, "a tag: `!!int abc` fails in kubectl; custom tags are ignored there"),
+    Rule("yaml-key", "yaml", ERROR, "a list, mapping or null as a mapping key"),
+    Rule("yaml-merge", "yaml", ERROR, "a `<<` merge of something that is not a mapping"),
+    Rule("yaml-alias", "yaml", ERROR, "an alias cycle, or aliases expanding beyond go-yaml's limit"),
+    Rule("yaml-depth", "yaml", ERROR, "nesting deeper than 200 levels"),
+    Rule(
+        "yaml-size",
+        "yaml",
+        ERROR,
+        "a document over 3 MiB, the apiserver's request limit",
+        "tests/test_hostile_input.py: a 60 MB document",
+    ),
+    Rule("file", "yaml", ERROR, "a file that cannot be read", "tests/test_validate_cli.py: a file that does not exist"),
+    Rule(
+        "empty",
+        "yaml",
+        (*WARNING, "error"),
+        "no document at all (`--fail-on-empty`: an error)",
+        "tests/test_validate_cli.py: an empty pipe",
+    ),
+    # -- object -----------------------------------------------------------------------------
+    Rule("not-an-object", "object", ERROR, "a document that is not a mapping"),
+    Rule("required", "object", ERROR, "a required field is missing (apiVersion, kind, metadata, or per schema)"),
+    Rule("legacy-api", "object", ERROR, "the legacy paddlepaddle.org/v1 PaddleJob, which no operator serves"),
+    Rule("api-not-served", "object", ERROR, "an apiVersion the targeted release does not serve for the kind"),
+    Rule(
+        "kind-not-served",
+        "object",
+        ERROR,
+        "a kind not served by every release a rendered bundle targets",
+        "tests/test_validate_cli.py: a kind checked against several releases",
+    ),
+    Rule("kind", "object", ERROR, "a kind in a known group that does not exist, or in the wrong case"),
+    Rule("unknown-kind", "object", (*WARNING, "error"), "a kind no schema is known for (`--strict-kinds`: an error)"),
+    Rule("name", "object", ERROR, "a name or namespace that breaks the kind's naming rule"),
+    Rule("label-key", "object", ERROR, "a label key that is not [DNS-1123 subdomain/]name"),
+    Rule("label-value", "object", ERROR, "a label value longer than 63 characters or with other characters"),
+    Rule("annotation-key", "object", ERROR, "an annotation key that is not [DNS-1123 subdomain/]name"),
+    # -- schema -----------------------------------------------------------------------------
+    Rule("unknown-field", "schema", ERROR, "a field the schema does not have: the apiserver drops it silently"),
+    Rule("type", "schema", ERROR, "a value of the wrong type"),
+    Rule("enum", "schema", ERROR, "a value outside the allowed set"),
+    Rule("quantity", "schema", ERROR, "a value that is not a Kubernetes quantity"),
+    Rule("schema", "schema", ERROR, "any other schema constraint (minimum, pattern, format, ...)"),
+    Rule("cel-rule", "schema", ERROR, "a custom resource that breaks an x-kubernetes-validations rule of its CRD"),
+    Rule(
+        "cel-unsupported",
+        "schema",
+        WARNING,
+        "an x-kubernetes-validations rule this tool cannot evaluate (a CEL function it lacks): not checked",
+    ),
+    # -- pod --------------------------------------------------------------------------------
+    Rule("pod-template", "pod", ERROR, "a workload whose pod template has no spec"),
+    Rule("containers", "pod", ERROR, "a pod without containers"),
+    Rule("container-name", "pod", ERROR, "two containers of a pod with one name"),
+    Rule("image", "pod", ERROR, "a missing image, or one that is not an image reference"),
+    Rule("port", "pod", ERROR, "a port number outside 1-65535"),
+    Rule("port-name", "pod", ERROR, "a port name that is not an IANA service name (15 characters, a letter)"),
+    Rule("mount-path", "pod", ERROR, "two volumeMounts of a container at one mountPath"),
+    Rule("volume-mount", "pod", ERROR, "a volumeMount naming no volume of the pod"),
+    Rule("volume-name", "pod", ERROR, "two volumes of a pod with one name"),
+    Rule(
+        "volume-plugin",
+        "pod",
+        EITHER,
+        "an in-tree volume type (cephfs, rbd, glusterfs, ...) no kubelet mounts from that release (a warning before)",
+    ),
+    Rule(
+        "env-duplicate",
+        "pod",
+        WARNING,
+        "an environment variable set twice: client-side apply keeps the last, server-side apply refuses it",
+    ),
+    Rule("resources", "pod", ERROR, "a request above its limit"),
+    Rule("extended-resource", "pod", ERROR, "a GPU (extended resource) not whole, not in limits, or request != limit"),
+    Rule("restart-policy", "pod", ERROR, "a restartPolicy the controller refuses (Deployment: Always; Job: not)"),
+    Rule("selector", "pod", ERROR, "a selector that does not match the pod template's labels, or is malformed"),
+    Rule("probe", "pod", ERROR, "a probe or lifecycle hook without exactly one handler, a bad port or count"),
+    Rule("env-value", "pod", ERROR, "an env name the release refuses, or valueFrom without exactly one source"),
+    Rule("pod-bounds", "pod", ERROR, "a pod's activeDeadlineSeconds outside 1-2147483647"),
+    # -- core -------------------------------------------------------------------------------
+    Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
+    Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),
+    Rule("secret", "core", ERROR, "a Secret key or data that is not base64, or a type without its keys"),
+    Rule("persistent-volume-claim", "core", ERROR, "a claim without access modes or a storage request"),
+    Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
+    Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
+    Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
+    # -- apps -------------------------------------------------------------------------------
+    Rule("deployment", "apps", ERROR, "a Deployment's strategy (maxSurge and maxUnavailable both 0), bounds"),
+    Rule("statefulset", "apps", ERROR, "a StatefulSet's podManagementPolicy, updateStrategy, bounds"),
+    Rule("daemonset", "apps", ERROR, "a DaemonSet's maxSurge with maxUnavailable (exactly one non-zero), bounds"),
+    Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
+    # -- batch ------------------------------------------------------------------------------
+    Rule("job", "batch", ERROR, "a Job's counts below 0, Indexed without completions, a selector it generates"),
+    Rule(
+        "job-paddle-parallelism",
+        "batch",
+        WARNING,
+        "a distributed Paddle job's Job with parallelism below completions: its pods wait for peers never started",
+    ),
+    Rule("cronjob", "batch", ERROR, "a CronJob's schedule, timeZone, concurrencyPolicy, or a name over 52"),
+    # -- networking -------------------------------------------------------------------------
+    Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),
+    Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
+    # -- autoscaling ------------------------------------------------------------------------
+    Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
+    # -- policy -----------------------------------------------------------------------------
+    Rule("pdb", "policy", ERROR, "a PodDisruptionBudget with minAvailable and maxUnavailable, or over 100%"),
+    # -- rbac -------------------------------------------------------------------------------
+    Rule("rbac-rule", "rbac", ERROR, "a role rule without verbs, apiGroups or resources, or mixing URLs"),
+    Rule("role-ref", "rbac", ERROR, "a binding's roleRef with another apiGroup or a kind it cannot bind"),
+    Rule("subject", "rbac", ERROR, "a binding subject of an unknown kind, wrong apiGroup, without namespace"),
+    # -- storage ----------------------------------------------------------------------------
+    Rule("storage-class", "storage", ERROR, "a StorageClass without provisioner, or with reclaimPolicy Recycle"),
+    # -- scheduling -------------------------------------------------------------------------
+    Rule("priority-class", "scheduling", ERROR, "a PriorityClass named system-..., or valued above 1000000000"),
+    # -- admissionregistration --------------------------------------------------------------
+    Rule("webhook", "admissionregistration", ERROR, "a webhook name, clientConfig, timeout, rule or v1 field refused"),
+    # -- podsecurity ------------------------------------------------------------------------
+    Rule(
+        "pod-security",
+        "podsecurity",
+        WARNING,
+        "pods a namespace's Pod Security level refuses after their job or workload is admitted",
+    ),
+    # -- paddlejob --------------------------------------------------------------------------
+    Rule("paddlejob-roles", "paddlejob", ERROR, "no role, ps without worker, or heter without ps and worker"),
+    Rule("paddlejob-name", "paddlejob", ERROR, "a job name that is no DNS-1035 label or makes pod names too long"),
+    Rule("paddlejob-containers", "paddlejob", ERROR, "a role without template.spec"),
+    Rule("paddlejob-container-order", "paddlejob", WARNING, "the 'paddle' container is not containers[0]"),
+    Rule("paddlejob-elastic", "paddlejob", EITHER, "elastic without worker (error) or without an etcd endpoint"),
+    Rule("paddlejob-elastic-bounds", "paddlejob", ERROR, "not requests <= replicas <= limits"),
+    Rule("paddlejob-min-available", "paddlejob", ERROR, "a gang larger than the job: it never starts"),
+    Rule("paddlejob-scheduler", "paddlejob", ERROR, "a schedulerName that ignores the schedulingPolicy"),
+    Rule("paddlejob-gloo", "paddlejob", WARNING, "withGloo in collective mode, where the operator ignores it"),
+    Rule("paddlejob-host-network", "paddlejob", WARNING, "intranet Host without dnsPolicy ClusterFirstWithHostNet"),
+    Rule("paddlejob-heter", "paddlejob", WARNING, "heter pods: TRAINING_ROLE=HETER, which Paddle's role maker refuses"),
+    Rule(
+        "paddlejob-gloo-endpoint",
+        "paddlejob",
+        WARNING,
+        "withGloo in PS mode without intranet Service: the gloo endpoint is server 0's own",
+    ),
+    Rule(
+        "paddlejob-elastic-launcher",
+        "paddlejob",
+        WARNING,
+        "elastic: Paddle 2.3+'s launcher ignores the operator's PADDLE_ELASTIC_* and each pod trains alone",
+    ),
+    Rule(
+        "paddlejob-scheduling",
+        "paddlejob",
+        WARNING,
+        "schedulingPolicy, which only an operator run with --scheduling=volcano acts on, and no group annotation",
+    ),
+    Rule(
+        "paddlejob-intranet-service",
+        "paddlejob",
+        WARNING,
+        "intranet Service: POD_IP is the pod's name, which Paddle 2.3+'s launcher ignores; the pods wait for ever",
+    ),
+    Rule("paddlejob-sampleset", "paddlejob", WARNING, "sampleSetRef, which the released operator (v0.3.5) ignores"),
+    # -- volcano ----------------------------------------------------------------------------
+    Rule("volcano-tasks", "volcano", ERROR, "a Volcano Job without tasks"),
+    Rule("volcano-task-name", "volcano", ERROR, "a task name that is no DNS-1123 label, or used twice"),
+    Rule("volcano-min-available", "volcano", ERROR, "minAvailable above the replicas there are"),
+    Rule("volcano-policy", "volcano", ERROR, "a lifecycle policy the webhook refuses (events, actions, exit codes)"),
+    Rule(
+        "volcano-plugin", "volcano", ERROR, "a job plugin the Volcano release does not have, or mpi without its master"
+    ),
+    Rule("volcano-pod-name", "volcano", ERROR, "a pod name JOB-TASK-INDEX longer than 63 characters"),
+    Rule("volcano-volume", "volcano", ERROR, "a job volume without mountPath, twice, or without exactly one claim"),
+    # -- kubeflow ---------------------------------------------------------------------------
+    Rule("kubeflow-name", "kubeflow", ERROR, "a job name that is no DNS-1035 label"),
+    Rule("kubeflow-replica-type", "kubeflow", ERROR, "a replica type other than Master or Worker"),
+    Rule("kubeflow-containers", "kubeflow", ERROR, "a replica without template.spec.containers"),
+    Rule("kubeflow-container-name", "kubeflow", ERROR, "no container named 'paddle'"),
+    Rule(
+        "kubeflow-elastic",
+        "kubeflow",
+        WARNING,
+        "elasticPolicy minReplicas above maxReplicas: accepted, and ignored by the PaddleJob controller",
+    ),
+    Rule("kubeflow-restart-policy", "kubeflow", ERROR, "a replica restartPolicy the pods it makes cannot have"),
+    Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
+    Rule("trainjob-paddle-nnodes", "trainer", ERROR, "a TrainJob whose PADDLE_NNODES is not its number of nodes"),
+    Rule("trainjob-num-nodes", "trainer", ERROR, "a TrainJob of fewer than one node (no minimum in its schema)"),
+    Rule("trainjob-runtime-patch", "trainer", ERROR, "a runtime patch Trainer's webhook refuses (manager, env)"),
+    Rule("trainjob-name-length", "trainer", ERROR, "a TrainJob name too long for the pod names of its JobSet"),
+    Rule(
+        "trainer-runtime", "trainer", ERROR, "a training runtime step Trainer's webhook refuses (replicas, container)"
+    ),
+    # -- crd --------------------------------------------------------------------------------
+    Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
+    Rule("crd-default", "crd", ERROR, "`default` in a v1beta1 CRD"),
+    Rule("crd-int-or-string", "crd", ERROR, "an x-kubernetes-int-or-string node with a type or other junctors"),
+    Rule("crd-list-set", "crd", ERROR, "a list-set of objects that are not atomic"),
+    Rule("crd-list-map", "crd", ERROR, "a list-map without keys, or keys that are not scalar properties (1.18+)"),
+    Rule("crd-metadata", "crd", ERROR, "a root metadata schema restricting more than name and generateName"),
+    Rule(
+        "crd-size",
+        "crd",
+        WARNING,
+        "a CRD close to the 256 KiB `kubectl apply` limit",
+        "tests/test_validate_cli.py: a CRD rendered with --keep-descriptions",
+    ),
+]
+
+RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+
+# Ids a checker uses on the way but never reports: validate turns "type-string" into
+# yaml-implicit-type or type once it has seen the source.
+INTERNAL = frozenset({"type-string"})
+
+
+def is_known(rule_id: str, severity: str) -> bool:
+    if rule_id in INTERNAL:
+        return True
+    rule = RULES.get(rule_id)
+    return rule is not None and severity in rule.severities

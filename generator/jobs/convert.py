@@ -1,0 +1,207 @@
+"""From an existing job to the job model: the legacy paddlepaddle.org/v1 PaddleJob, or a
+batch.paddlepaddle.org/v1 PaddleJob (to move it to another runtime).
+
+Each conversion returns notes: one line for every field mapped and every field that could
+not be, with why, so nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from generator.jobs.model import Elastic, Role, TrainingJob, Volcano, runtimes_with
+from generator.schema import kubernetes as kube
+from generator.validate.checker import ObjectChecker
+from generator.validate.outputs import finding_text
+
+
+class ConvertError(ValueError):
+    pass
+
+
+def to_job(doc) -> tuple[TrainingJob, list[str]]:
+    if not isinstance(doc, dict):
+        raise ConvertError("the document is not a Kubernetes object")
+    key = (doc.get("apiVersion"), doc.get("kind"))
+    if key == ("paddlepaddle.org/v1", "PaddleJob"):
+        return from_legacy(doc)
+    if key == ("batch.paddlepaddle.org/v1", "PaddleJob"):
+        _require_valid(doc)
+        return from_paddlejob(doc)
+    raise ConvertError(
+        f"{key[0]} {key[1]} is not a job this command reads; it converts paddlepaddle.org/v1 and "
+        "batch.paddlepaddle.org/v1 PaddleJobs"
+    )
+
+
+def _require_valid(doc: dict) -> None:
+    """Only a PaddleJob that validates is converted: its shapes are then the schema's."""
+    errors = [f for f in ObjectChecker(kube.known_versions()[-1]).check(doc) if f.is_error]
+    if errors:
+        shown = "; ".join(finding_text(f) for f in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise ConvertError(
+            f"the PaddleJob does not validate, so it cannot be converted: {shown}{more}; "
+            "run `paddlejob-manifests validate` on it"
+        )
+
+
+def _meta(doc: dict) -> tuple[str, str | None]:
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConvertError("metadata.name is required")
+    return name, meta.get("namespace")
+
+
+def _container(resources) -> dict:
+    return {"spec": {"containers": [{"name": "paddle", "resources": resources}]}} if resources else {}
+
+
+def from_legacy(doc: dict) -> tuple[TrainingJob, list[str]]:
+    """The fluid-era API: image, port, ports_num, mountPath, pserver and trainer min/max-instance."""
+    name, namespace = _meta(doc)
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    notes = []
+    done = set()
+
+    def mapped(field: str, target: str) -> None:
+        done.add(field)
+        notes.append(f"mapped spec.{field} -> {target}")
+
+    def unmapped(field: str, why: str) -> None:
+        done.add(field)
+        notes.append(f"not mapped: spec.{field}: {why}")
+
+    image = spec.get("image")
+    if not isinstance(image, str) or not image:
+        raise ConvertError("spec.image is required")
+    mapped("image", "the image of every role")
+    pserver = spec.get("pserver") if isinstance(spec.get("pserver"), dict) else {}
+    trainer = spec.get("trainer") if isinstance(spec.get("trainer"), dict) else {}
+    ps_count = pserver.get("min-instance", pserver.get("max-instance"))
+    workers = trainer.get("min-instance", trainer.get("max-instance"))
+    if not isinstance(workers, int) or workers < 1:
+        raise ConvertError("spec.trainer.min-instance must be a whole number >= 1")
+    ps = None
+    if isinstance(ps_count, int) and ps_count >= 1:
+        ps = Role(ps_count, template=_container(pserver.get("resources")))
+        mapped("pserver.min-instance", f"ps.replicas ({ps_count})")
+        if pserver.get("resources"):
+            mapped("pserver.resources", "ps template containers[0].resources")
+        if pserver.get("max-instance", ps_count) != ps_count:
+            unmapped("pserver.max-instance", "parameter servers do not scale in batch.paddlepaddle.org/v1")
+    done.add("pserver")
+    worker = Role(workers, template=_container(trainer.get("resources")))
+    mapped("trainer.min-instance", f"worker.replicas ({workers})")
+    if trainer.get("resources"):
+        mapped("trainer.resources", "worker template containers[0].resources")
+    most = trainer.get("max-instance", workers)
+    if most != workers:
+        unmapped(
+            "trainer.max-instance",
+            f"{most} trainers at most needs elastic training with an etcd endpoint: write the job with "
+            f"`paddlejob-manifests job ... --elastic --etcd HOST:PORT --max-workers {most}`",
+        )
+    command = None
+    if trainer.get("entrypoint"):
+        command = ["sh", "-c", str(trainer["entrypoint"])]
+        mapped("trainer.entrypoint", "command: sh -c ENTRYPOINT (every role runs it, as before)")
+    env = {}
+    if trainer.get("passes") is not None:
+        env["PASSES"] = str(trainer["passes"])
+        mapped("trainer.passes", "env PASSES")
+    working_dir = trainer.get("workspace")
+    if working_dir:
+        mapped("trainer.workspace", "workingDir")
+    done.add("trainer")
+    port = spec.get("port")
+    if port is not None:
+        mapped("port", "port (the endpoints on volcano and kubernetes, the master port on kubeflow)")
+    for field in ("ports_num", "ports_num_for_sparse"):
+        if field in spec:
+            unmapped(field, "the operator gives each pod its port; several ports per server were a fluid-era setting")
+    if "mountPath" in spec:
+        unmapped(
+            "mountPath",
+            "the legacy spec names no volume source; add the data with --pvc CLAIM:PATH or --host-path HOST:PATH",
+        )
+    for field in sorted(set(spec) - done - {"port"}):
+        unmapped(field, "unknown to the legacy API as documented")
+    job = TrainingJob(
+        name=name,
+        image=image,
+        namespace=namespace,
+        ps=ps,
+        worker=worker,
+        command=command,
+        env=env,
+        working_dir=working_dir,
+        port=port if isinstance(port, int) else None,
+    )
+    return job, notes
+
+
+def from_paddlejob(doc: dict) -> tuple[TrainingJob, list[str]]:
+    """A batch.paddlepaddle.org/v1 PaddleJob, its pod templates kept as the roles' starting point."""
+    name, namespace = _meta(doc)
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    roles, notes, image = {}, [], None
+    for role in ("ps", "worker", "heter"):
+        rs = spec.get(role)
+        if not isinstance(rs, dict):
+            continue
+        template = copy.deepcopy(rs.get("template") or {})
+        containers = (template.get("spec") or {}).get("containers") or [{}]
+        image = image or containers[0].get("image")
+        roles[role] = Role(rs.get("replicas", 1), template=template, image=containers[0].get("image"))
+        notes.append(f"mapped spec.{role} -> {role} (its pod template as it is)")
+    if not image:
+        raise ConvertError("no role has a container image")
+    elastic = None
+    if spec.get("elastic"):
+        env = _paddle_env(roles["worker"]) if "worker" in roles else {}
+        worker = spec.get("worker") or {}
+        elastic = Elastic(
+            env.get("PADDLE_ELASTIC_SERVER"), worker.get("requests"), worker.get("limits"), spec["elastic"]
+        )
+        notes.append("mapped spec.elastic, worker.requests/limits -> elastic")
+    policy = spec.get("schedulingPolicy")
+    volcano = None
+    if isinstance(policy, dict):
+        volcano = Volcano(
+            policy.get("queue"), policy.get("priorityClass"), policy.get("minAvailable"), policy.get("minResources")
+        )
+        notes.append("mapped spec.schedulingPolicy -> Volcano gang scheduling")
+    for field in ("cleanPodPolicy", "intranet", "withGloo"):
+        if field in spec:
+            notes.append(f"mapped spec.{field} -> {field}")
+    for field in sorted(
+        set(spec) - {"ps", "worker", "heter", "elastic", "schedulingPolicy", "cleanPodPolicy", "intranet", "withGloo"}
+    ):
+        notes.append(f"not mapped: spec.{field}: no counterpart on the other runtimes")
+    job = TrainingJob(
+        name=name,
+        image=image,
+        namespace=namespace,
+        clean_pod_policy=spec.get("cleanPodPolicy"),
+        intranet=spec.get("intranet"),
+        with_gloo=spec.get("withGloo"),
+        elastic=elastic,
+        volcano=volcano,
+        **roles,
+    )
+    return job, notes
+
+
+def _paddle_env(role: Role) -> dict:
+    """The literal environment of a role's Paddle container (containers[0])."""
+    containers = (role.template.get("spec") or {}).get("containers") or [{}]
+    return {e.get("name"): e.get("value") for e in containers[0].get("env") or [] if isinstance(e, dict)}
+
+
+def fit_runtime(job: TrainingJob, notes: list[str], runtime: str) -> None:
+    """What of ``job`` the target runtime has no field for, left out with a note that says so."""
+    if job.port is not None and runtime not in runtimes_with("port"):
+        job.port = None
+        notes.append(f"not mapped: spec.port: the {runtime} runtime picks the pods' port itself")

@@ -1,0 +1,275 @@
+"""Training jobs from Python: a small typed model of the job description the jsonnet library
+renders (libsonnet/paddlejob/), so the Python API, the CLI and jsonnet share one model.
+
+    from generator.jobs.model import TrainingJob, Role, Volume
+    job = TrainingJob("resnet", "registry.baidubce.com/paddle-operator/demo-resnet:v1",
+                      worker=Role(2, gpu=1), shm=True, command=["python", "train.py"])
+    manifests = job.render("volcano")          # validated dicts
+    print(job.to_yaml("paddle-operator"))
+
+Every rendered manifest passes `validate` before it is returned; a bad description raises
+JobError with a one-line message that names the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+
+from generator.core.paths import LIBSONNET, RUNTIMES_FILE
+from generator.jsonnet import engine
+from generator.kubeyaml.dump import dump_documents
+from generator.schema.kubernetes import apply_order, known_versions
+from generator.validate.checker import ObjectChecker, Report, validate_text
+from generator.validate.outputs import finding_text
+from generator.validate.outputs import text as format_text
+
+RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
+
+
+SPEC_ENUMS_FILE = LIBSONNET / "paddlejob" / "generated" / "spec-enums.json"
+
+
+@functools.cache
+def runtime_facts() -> tuple[dict, ...]:
+    """Each runtime's entry in libsonnet/paddlejob/runtimes.json, the one list the jsonnet library
+    reads too: name, builder, kinds, roleNames, controller. Plain JSON: `job --help` needs no
+    jsonnet."""
+    return tuple(json.loads(RUNTIMES_FILE.read_text(encoding="utf-8"))["runtimes"])
+
+
+def runtimes() -> tuple[str, ...]:
+    """The runtimes' names, in the order of runtimes.json (the CLI's choices, the docs' columns)."""
+    return tuple(r["name"] for r in runtime_facts())
+
+
+@functools.cache
+def spec_enums() -> dict[str, list]:
+    """spec's enums (cleanPodPolicy, intranet, withGloo), generated from the PaddleJob schema by
+    `make manifests` into the job library, which checks against the same file."""
+    return json.loads(SPEC_ENUMS_FILE.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def features() -> list[dict]:
+    """Each feature with how every runtime that has it expresses it (features.libsonnet)."""
+    return engine.evaluate_snippet("(import 'paddlejob/features.libsonnet').features")
+
+
+def runtimes_with(feature: str) -> list[str]:
+    """The runtimes that can express ``feature`` (a name in features.libsonnet)."""
+    (found,) = [f for f in features() if f["name"] == feature]
+    return [r for r in runtimes() if r in found["how"]]
+
+
+class JobError(ValueError):
+    """A job description that cannot be rendered; the message is one line."""
+
+
+@dataclass
+class Role:
+    replicas: int
+    cpu: str | None = None
+    memory: str | None = None
+    gpu: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    template: dict = field(default_factory=dict)  # a pod template to start from
+    image: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+
+
+@dataclass
+class Volume:
+    """One data volume mounted into every Paddle container: set one of pvc, host_path, cephfs."""
+
+    name: str
+    mount_path: str
+    pvc: str | None = None
+    host_path: str | None = None
+    cephfs: CephFS | None = None
+
+
+@dataclass
+class CephFS:
+    monitors: list[str]
+    path: str = "/"
+    user: str = "admin"
+    secret_name: str = "cephfs-secret"
+
+
+@dataclass
+class Elastic:
+    etcd: str | None = None
+    min_replicas: int | None = None
+    max_replicas: int | None = None
+    level: int = 1
+
+
+@dataclass
+class Volcano:
+    queue: str | None = None
+    priority_class: str | None = None
+    min_available: int | None = None
+    min_resources: dict[str, str] | None = None
+    pod_group: bool = False
+
+
+@dataclass
+class TrainingJob:
+    name: str
+    image: str
+    worker: Role | None = None
+    ps: Role | None = None
+    heter: Role | None = None
+    namespace: str | None = None
+    command: list[str] | None = None
+    args: list[str] | None = None
+    working_dir: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    clean_pod_policy: str | None = None
+    intranet: str | None = None
+    with_gloo: int | None = None
+    elastic: Elastic | None = None
+    volcano: Volcano | None = None
+    kueue_queue: str | None = None  # the Kueue LocalQueue (kubeflow, kubeflow-trainer)
+    coscheduling: bool = False  # gang-schedule with scheduler-plugins (kubeflow-trainer)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    tolerations: list[dict] = field(default_factory=list)
+    shm: bool | str = False  # True, or a size limit such as "8Gi"
+    volumes: list[Volume] = field(default_factory=list)
+    port: int | None = None
+
+    def to_description(self) -> dict:
+        """The JSON the jsonnet library takes (docs/jobs.md): camelCase, no empty fields."""
+        out = _camel({k: v for k, v in self.__dict__.items() if k not in ("worker", "ps", "heter", "volumes")})
+        out["roles"] = {
+            name: _camel(role.__dict__) for name in ("ps", "worker", "heter") if (role := getattr(self, name))
+        }
+        if self.volumes:
+            out["volumes"] = [_volume(v) for v in self.volumes]
+        return out
+
+    def render(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> list[dict]:
+        return render_description(self.to_description(), runtime, kube_version)
+
+    def to_yaml(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> str:
+        return dump_documents(self.render(runtime, kube_version))
+
+
+def _camel(fields: dict) -> dict:
+    out = {}
+    for key, value in fields.items():
+        if value is None or value == {} or value == [] or value is False or (key == "gpu" and value == 0):
+            continue
+        head, *rest = key.split("_")
+        name = head + "".join(part.title() for part in rest)
+        if hasattr(value, "__dataclass_fields__"):
+            value = _camel(value.__dict__)
+        out[name] = value
+    return out
+
+
+def _volume(volume: Volume) -> dict:
+    out = {"name": volume.name, "mountPath": volume.mount_path}
+    if volume.pvc:
+        out["pvc"] = volume.pvc
+    if volume.host_path:
+        out["hostPath"] = volume.host_path
+    if volume.cephfs:
+        out["cephfs"] = _camel(volume.cephfs.__dict__)
+    return out
+
+
+def render_description(description: dict, runtime: str, kube_version: int | None = None) -> list[dict]:
+    """Manifests for a job description, validated like `paddlejob-manifests validate` would."""
+    if runtime not in runtimes():
+        raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
+    try:
+        manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime})
+    except engine.JsonnetError as err:
+        raise JobError(jsonnet_message(str(err))) from None
+    check_manifests(manifests, kube_version)
+    return manifests
+
+
+def jsonnet_message(text: str) -> str:
+    """The user's part of a jsonnet error: its first line, without the engine's prefix."""
+    first = text.strip().splitlines()[0] if text.strip() else "jsonnet failed"
+    for prefix in ("runtime error: ", "RUNTIME ERROR: ", "assert failed: ", "Assertion failed. "):
+        first = first.removeprefix(prefix)
+    return first
+
+
+def manifests_of(data) -> list:
+    """The manifests a jsonnet program gives, as Tanka finds them: a list is kept in its order;
+    an object with apiVersion and kind is one manifest; any other object is searched, and what
+    it holds is put in the order `kubectl apply -f` needs (namespaces and CRDs first), so the
+    library's `paddle.new(...)` ({crd: ..., operator: {...}}) renders as it is."""
+    if isinstance(data, list):
+        return data
+    found: list = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict) and ("apiVersion" in node or "kind" in node):
+            found.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+        else:
+            found.append(node)  # not a manifest: validation says so
+
+    walk(data)
+    return sorted(found, key=lambda o: apply_order(o) if isinstance(o, dict) else ())
+
+
+def check_not_empty(data, manifests: list, name: str) -> None:
+    """Raise JobError if a jsonnet program's result (``data``, whose manifests_of is
+    ``manifests``) holds no Kubernetes object: null, {}, [], a List without items, or objects
+    and arrays holding nothing but those. Rendering nothing is a mistake (a wrong import, a
+    forgotten field), not a job; kubectl refuses it too ("no objects passed to apply")."""
+    if isinstance(data, dict) and data.get("kind") == "List" and data.get("items") in ([], None):
+        what = "a List with no items"
+    elif any(manifest is not None for manifest in manifests):
+        return
+    elif data is None:
+        what = "null"
+    elif data == {} or data == []:
+        what = f"an empty {'object {}' if data == {} else 'array []'}"
+    else:
+        what = f"{'an object' if isinstance(data, dict) else 'an array'} holding no Kubernetes object"
+    raise JobError(
+        f"{name}: evaluated to {what}: there is nothing to render; give a Kubernetes object (with apiVersion "
+        "and kind), an array of them, a List with items, or an object holding objects (as paddle.new(...) returns)"
+    )
+
+
+def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str]:
+    """What `validate` warns of in ``manifests`` (a job the target may not run as meant), one
+    line each: kind, name, field, message and rule id."""
+    checker = ObjectChecker(kube_version or known_versions()[-1])
+    lines = []
+    for manifest in manifests:
+        name = f"{manifest.get('kind')} {(manifest.get('metadata') or {}).get('name')}"
+        for finding in checker.check(manifest):
+            if not finding.is_error:
+                lines.append(f"{name}: {finding_text(finding)}")
+    return lines
+
+
+def check_manifests(
+    manifests: list[dict], kube_version: int | None = None, name: str = "rendered", checker: ObjectChecker | None = None
+) -> None:
+    """Raise JobError listing the findings if any manifest would not pass `validate`."""
+    checker = checker or ObjectChecker(kube_version or known_versions()[-1])
+    if not any(f.is_error for manifest in manifests for f in checker.check(manifest)):
+        return
+    report = Report()  # lines and columns only when there is something to report
+    validate_text(name, dump_documents(manifests), checker, report)
+    if not report.valid:
+        raise JobError("the rendered manifests do not validate:\n" + format_text(report))

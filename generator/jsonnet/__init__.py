@@ -1,0 +1,1 @@
+"""Layer 2: jsonnet evaluation: the engine, the sandbox for user files, the formatter."""

@@ -1,0 +1,542 @@
+"""libyaml's side of reading manifests: its parser and composer, scalars resolved as kubectl
+resolves them (kubeyaml.py), and a small builder of plain data that notes duplicate keys, keys
+kubectl renames (`y:` is "true"), tags, aliases past go-yaml's limit and values JSON cannot
+carry. yamlload.py sends here every document rapidyaml may get wrong (yamlfast.py), every
+document when rapidyaml is not installed, and the first bytes of a small run.
+
+A node tree also turns a finding's field path into a line and column (locate), and a
+problem's position back into a path (path_at).
+
+PyYAML is imported with this module, when a run first needs libyaml: a run that rapidyaml
+reads whole, and that finds nothing, never loads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+
+import yaml
+from yaml.composer import Composer, ComposerError
+from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, DocumentEndEvent, ScalarEvent
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml.load import MAX_DEPTH, Document, Problem, duplicate_key_message
+from generator.kubeyaml.scalars import DecodeError
+
+_INT64 = 1 << 63
+
+
+# The tag of a node, for libyaml's composer, which calls this C-level cache directly (no Python
+# frame on a hit; manifests repeat their scalars). Its memory is bounded by entries times their
+# length: documents over _CACHE_CLEARING_SIZE clear it after they are read, so at most
+# 2,048 scalars of a 16 KiB document stay (fuzzing found megabyte scalars piling up).
+@functools.lru_cache(maxsize=2048)
+def _resolve(kind, value, implicit):
+    if kind is ScalarNode:
+        return kubeyaml.resolve_plain(value)[0] if implicit[0] else kubeyaml.STR
+    return kubeyaml.MAP if kind is MappingNode else kubeyaml.SEQ
+
+
+_CACHE_CLEARING_SIZE = 16 * 1024
+
+
+class _Loader(yaml.CSafeLoader):
+    """libyaml's parser and composer; plain scalars resolved as kubectl resolves them."""
+
+    resolve = staticmethod(_resolve)
+    # PyYAML's path resolvers are unused; the composer still calls these two hooks for every
+    # collection node. C builtins that accept the same arguments stand in for the no-op Python
+    # methods (400,000 calls for 3,000 Deployments, about 7% of the time).
+    descend_resolver = staticmethod(slice)
+    ascend_resolver = staticmethod(tuple)
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    """go-yaml v2's allowedAliasRatio (decode.go): generous for small documents, 10% for huge ones."""
+    if decoded <= 400_000:
+        return 0.99
+    if decoded >= 4_000_000:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - 400_000) / 3_600_000
+
+
+class _Stop(Exception):
+    """The document cannot be read further (too deep, too many aliases); the problem is recorded."""
+
+
+class _Builder:
+    """Plain data from one document's node tree, with the problems found on the way."""
+
+    def __init__(self, line_offset: int, aliases: bool) -> None:
+        self.problems: list[Problem] = []
+        self.offset = line_offset
+        self.depth = 0
+        self._open: set[int] = set()  # collections being built: an alias back to one is a cycle
+        # go-yaml's aliasing rule, counted only when the text has an alias at all
+        self._seen: set[int] | None = set() if aliases else None
+        self._decoded = self._aliased = self._alias_depth = 0
+        self.nulls = False  # a null value was read
+
+    def problem(self, node, rule: str, message: str, severity: str = "error") -> None:
+        mark = node.start_mark
+        self.problems.append(Problem(mark.line + 1 + self.offset, mark.column + 1, rule, message, severity))
+
+    def build(self, node):
+        if self._seen is not None:
+            return self._counted(node)
+        if node.__class__ is ScalarNode:
+            return self.scalar(node)
+        return self.collection(node)
+
+    def _counted(self, node):
+        self._decoded += 1
+        alias = id(node) in self._seen
+        self._seen.add(id(node))
+        self._alias_depth += alias
+        if self._alias_depth:
+            self._aliased += 1
+        try:
+            if (
+                self._aliased > 100
+                and self._decoded > 1000
+                and self._aliased / self._decoded > _allowed_alias_ratio(self._decoded)
+            ):
+                self.problem(
+                    node,
+                    "yaml-alias",
+                    f"aliases expand this document to over {self._decoded:,} values; kubectl stops at this "
+                    "point too (go-yaml: excessive aliasing): write the values out",
+                )
+                raise _Stop
+            return self.scalar(node) if node.__class__ is ScalarNode else self.collection(node)
+        finally:
+            self._alias_depth -= alias
+
+    def collection(self, node):
+        if id(node) in self._open:
+            self.problem(node, "yaml-alias", "an alias refers to a node that contains it; manifests cannot be cyclic")
+            return None
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.problem(
+                node,
+                "yaml-depth",
+                f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool "
+                "(no Kubernetes schema nests beyond about 60)",
+            )
+            raise _Stop
+        if node.tag not in (kubeyaml.MAP, kubeyaml.SEQ):
+            self.tag_ignored(node)
+        self._open.add(id(node))
+        try:
+            if node.__class__ is MappingNode:
+                return self.mapping(node)
+            return [self.build(item) for item in node.value]
+        finally:
+            self._open.discard(id(node))
+            self.depth -= 1
+
+    def scalar(self, node, as_key: bool = False):
+        tag, value = node.tag, node.value
+        if tag == kubeyaml.STR:
+            return value
+        if tag not in kubeyaml.RESOLVABLE and tag != kubeyaml.BINARY:
+            self.tag_ignored(node)
+            return value
+        result = None
+        if tag == kubeyaml.NULL:
+            self.nulls = True
+        if node.style in (None, "") and tag != kubeyaml.BINARY:
+            resolved_tag, result = kubeyaml.resolve_plain(value)
+            if resolved_tag != tag:  # an explicit tag on a plain scalar (`!!int 12`)
+                result = self.tagged(node)
+        else:
+            result = self.tagged(node)
+        if result.__class__ is int and not as_key and not -_INT64 <= result < _INT64:
+            result = float(result)  # a uint64: JSON decoding gives kubectl a float
+        elif result.__class__ is float and not as_key:
+            if not math.isfinite(result):
+                self.problem(
+                    node,
+                    "yaml-json",
+                    f"{value} is not a number JSON can carry; kubectl cannot send it: quote it or use a number",
+                )
+            else:
+                result = kubeyaml.json_number(result)
+        return result
+
+    def tagged(self, node):
+        try:
+            return kubeyaml.tagged(node.tag, node.value)
+        except DecodeError as err:
+            self.problem(node, "yaml-tag", f"{err}; kubectl fails on this: remove the tag or fix the value")
+            return node.value
+
+    def mapping(self, node) -> dict:
+        out: dict = {}
+        merged: set = set()  # keys a `<<` brought in may be overridden: that is merging
+        for key_node, value_node in node.value:
+            key = key_node.value
+            if key_node.tag != kubeyaml.STR or key == "<<":  # the common case, a string key, skips both
+                if _is_merge(key_node):
+                    self.merge(out, value_node, key_node, merged)
+                    continue
+                key = self.key(key_node)
+                if key is None:
+                    continue
+            if key in out and key not in merged:
+                self.problem(key_node, "duplicate-key", duplicate_key_message(key), "warning")
+            merged.discard(key)
+            out[key] = self.build(value_node)
+        return out
+
+    def key(self, key_node) -> str | None:
+        if key_node.__class__ is not ScalarNode:
+            self.problem(key_node, "yaml-key", "a mapping key must be a string, not a mapping or a list")
+            return None
+        value = self.scalar(key_node, as_key=True)
+        try:
+            key = kubeyaml.key_string(value)
+        except DecodeError as err:
+            self.problem(key_node, "yaml-key", f"{err}; quote the key")
+            return None
+        if key != key_node.value and key_node.style in (None, ""):
+            self.problem(
+                key_node,
+                "yaml-implicit-type",
+                f"kubectl reads the key {key_node.value} as {key!r}; quote it if you mean {_quoted(key_node.value)}",
+                severity="warning",
+            )
+        return key
+
+    def merge(self, out: dict, value_node, key_node, merged: set) -> None:
+        """go-yaml v2's merge (decode.go): each mapping merged sets its keys, replacing what the
+        mapping holds so far (a key written before the `<<` too); a list of them is merged from
+        its last item to its first, so the first item wins. A key written after the `<<` wins."""
+        sources = value_node.value if value_node.__class__ is SequenceNode else [value_node]
+        replaced: list = []
+        for source in reversed(sources):
+            values = self.build(source)
+            if not isinstance(values, dict):
+                self.problem(source, "yaml-merge", "a merge key (<<) takes a mapping or a list of mappings")
+                continue
+            for key, value in values.items():
+                if key in out and key not in merged:
+                    replaced.append(key)
+                out[key] = value
+                merged.add(key)
+        if replaced:
+            names = ", ".join(sorted({str(key) for key in replaced}))
+            self.problem(  # a key written twice, once by the merge: as a duplicate key, a warning
+                key_node,
+                "duplicate-key",
+                f"this merge (<<) replaces {names} written before it: kubectl (go-yaml) sends the merged "
+                "value; put the merge first if the written value is meant",
+                "warning",
+            )
+
+    def tag_ignored(self, node) -> None:
+        self.problem(
+            node,
+            "yaml-tag",
+            f"kubectl ignores the tag {node.tag!r} and reads the value as plain data; other YAML tools "
+            "may construct objects from it: remove the tag",
+            severity="warning",
+        )
+
+
+def _is_merge(node) -> bool:
+    """go-yaml's isMerge: a plain `<<` key, or one tagged !!merge."""
+    return (
+        node.__class__ is ScalarNode and node.value == "<<" and (node.style in (None, "") or node.tag == kubeyaml.MERGE)
+    )
+
+
+def _quoted(raw: str) -> str:
+    return '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def too_deep(text: str, line_offset: int) -> Problem | None:
+    """Depth from the parser's events, for the rare text that could crash libyaml's composer."""
+    loader = _Loader(text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    return Problem(
+                        mark.line + 1 + line_offset,
+                        mark.column + 1,
+                        "yaml-depth",
+                        f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool",
+                    )
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # the composer reports the syntax error
+    finally:
+        loader.dispose()
+    return None
+
+
+def too_many_nodes(text: str, line_offset: int, limit: int) -> Problem | None:
+    """A problem when the first document of ``text`` holds more than ``limit`` values, counted
+    from the parser's events (no tree is built: a tree of a million nodes is 500 MB), which
+    stop at the first one past the limit."""
+    from generator.kubeyaml.load import _too_many_message
+
+    loader = _Loader(text)
+    count = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if event.__class__ in _VALUE_EVENTS or isinstance(event, CollectionStartEvent):
+                count += 1
+                if count > limit:
+                    mark = event.start_mark
+                    return Problem(mark.line + 1 + line_offset, mark.column + 1, "yaml-size", _too_many_message(limit))
+            elif isinstance(event, DocumentEndEvent):
+                return None
+    except yaml.YAMLError:
+        return None  # the composer reports the syntax error
+    finally:
+        loader.dispose()
+    return None
+
+
+_VALUE_EVENTS = (ScalarEvent, AliasEvent)
+
+
+class _AnchorsLoader(_Loader):
+    """go-yaml lets an anchor be defined again, an alias meaning the latest definition; libyaml's
+    composer refuses that, so a document it refuses for it is composed again by PyYAML's Python
+    composer (over libyaml's events) with the check left out. Only such documents pay for it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.anchors = {}
+
+    check_node = Composer.check_node
+    get_node = Composer.get_node
+    compose_document = Composer.compose_document
+    compose_scalar_node = Composer.compose_scalar_node
+    compose_sequence_node = Composer.compose_sequence_node
+    compose_mapping_node = Composer.compose_mapping_node
+
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if not isinstance(event, AliasEvent) and event.anchor is not None:
+            self.anchors.pop(event.anchor, None)  # defined again: the new definition replaces the old
+        return Composer.compose_node(self, parent, index)
+
+
+def _compose(text: str):
+    """The first document's node tree, libyaml's composer first."""
+    loader = _Loader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except ComposerError as err:
+        if "found duplicate anchor" not in str(err):
+            raise
+    finally:
+        loader.dispose()
+    loader = _AnchorsLoader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    finally:
+        loader.dispose()
+
+
+# What YAML allows unprintable (libyaml's and go-yaml's is_printable): "control characters are not allowed"
+_NOT_PRINTABLE = re.compile(r"[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _reader_problem(text: str, offset: int) -> Problem | None:
+    """Where the first character YAML does not allow is, and what to do."""
+    found = _NOT_PRINTABLE.search(text)
+    if found is None:
+        return None
+    at = found.start()
+    line = text.count("\n", 0, at) + 1 + offset
+    column = at - text.rfind("\n", 0, at)
+    message = (
+        f"character U+{ord(found.group()):04X} is not allowed in YAML (kubectl: control characters are not "
+        "allowed); remove it, or write it as an escape in a double-quoted string"
+    )
+    return Problem(line, column, "yaml-syntax", message)
+
+
+def read(text: str, index: int, offset: int) -> Document | None:
+    """Document ``index`` from ``text``, whose first line is line ``offset + 1`` of the file;
+    None when the text holds only comments or nothing."""
+    try:
+        node = _compose(text)  # kubectl decodes the first document
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line, column = (mark.line + 1 + offset, mark.column + 1) if mark else (offset + 1, 1)
+        context = f" ({err.context})" if err.context else ""
+        return Document(
+            index,
+            None,
+            [Problem(line, column, "yaml-syntax", f"YAML syntax error: {err.problem or 'invalid YAML'}{context}")],
+        )
+    except yaml.YAMLError as err:
+        problem = _reader_problem(text, offset) or Problem(offset + 1, 1, "yaml-syntax", f"YAML error: {err}")
+        return Document(index, None, [problem])
+    except RecursionError:  # PyYAML's Python composer (a redefined anchor) in a very deep document
+        message = f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool"
+        return Document(index, None, [Problem(offset + 1, 1, "yaml-depth", message)])
+    finally:
+        if len(text) > _CACHE_CLEARING_SIZE:
+            _resolve.cache_clear()  # no long scalar of this document stays cached
+    if node is None:
+        return None
+    if "\\/" in text:
+        problem = _slash_escape(node, text, offset)
+        if problem is not None:
+            return Document(index, None, [problem], node, offset)
+    builder = _Builder(offset, aliases="*" in text)
+    try:
+        data = builder.build(node)
+    except _Stop:
+        data = None
+    return Document(index, data, builder.problems, node, offset, builder.nulls)
+
+
+# `\/` not itself escaped: an escape libyaml reads (YAML 1.2's, for JSON) and go-yaml v2 does not
+_SLASH_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\/)")
+
+
+def _slash_escape(root, text: str, offset: int) -> Problem | None:
+    """A problem at the first `\\/` inside a double-quoted scalar: kubectl fails on the document
+    (go-yaml: found unknown escape character); in a plain or single-quoted one it is two characters."""
+    found = [m.start(1) for m in _SLASH_ESCAPE.finditer(text)]
+    if not found:
+        return None
+    spans, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is ScalarNode:
+            if node.style == '"':
+                spans.append((node.start_mark.index, node.end_mark.index))
+        elif node.__class__ is MappingNode:
+            for key, value in node.value:
+                stack += (key, value)
+        else:
+            stack += node.value
+    for at in found:
+        if any(start < at < end for start, end in spans):
+            line = text.count("\n", 0, at) + 1 + offset
+            column = at - text.rfind("\n", 0, at)
+            message = (
+                'found unknown escape character "\\/": kubectl (go-yaml) fails on the document; '
+                'write "/" (no escape is needed)'
+            )
+            return Problem(line, column, "yaml-syntax", message)
+    return None
+
+
+def compose_first(text: str):
+    """The node tree of the first document of ``text``, for positions; None if there is none."""
+    loader = _Loader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
+def compose(text: str) -> list:
+    """Node trees of the documents of our own output, with positions."""
+    nodes = []
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            nodes.append(loader.get_node())
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return nodes
+
+
+def locate(node, path: list) -> tuple[tuple[int, int], object]:
+    """((line, column), node) of ``path`` under ``node``: the key of a mapping entry, the item of a
+    sequence. A path that goes deeper than the document points at the deepest part that exists."""
+    mark = node.start_mark
+    for part in path:
+        found = None
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if isinstance(key, ScalarNode) and _key_matches(key, part):
+                    found, mark = value, key.start_mark
+                    break
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            found = node.value[part]
+            mark = found.start_mark
+        if found is None:
+            return (mark.line + 1, mark.column + 1), None
+        node = found
+    return (mark.line + 1, mark.column + 1), node
+
+
+def _key_matches(key: ScalarNode, part) -> bool:
+    if key.value == part:
+        return True
+    if key.style not in (None, ""):
+        return False
+    try:
+        return kubeyaml.key_string(kubeyaml.resolve_plain(key.value)[1]) == part
+    except DecodeError:
+        return False
+
+
+def path_at(node, line: int, column: int) -> list | None:
+    """The path of the mapping entry (key or value) or item that starts at (line, column), 1-based;
+    the deepest one, as a mapping starts where its first key does. Iterative, and each node is
+    visited once: aliases may make the tree a graph, even a cycle."""
+    best: tuple | None = None
+    stack, seen = [(node, ())], set()
+    while stack:
+        current, prefix = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, MappingNode):
+            entries = [(key, value, (*prefix, key.value)) for key, value in current.value]
+        elif isinstance(current, SequenceNode):
+            entries = [(item, item, (*prefix, i)) for i, item in enumerate(current.value)]
+        else:
+            continue
+        for start, value, here in entries:
+            for candidate in (start, value):  # the key, or a tagged or otherwise odd value
+                mark = candidate.start_mark
+                if (mark.line + 1, mark.column + 1) == (line, column) and (best is None or len(here) > len(best)):
+                    best = here
+            stack.append((value, here))
+    return list(best) if best is not None else None
+
+
+def implicit_type_note(node) -> str | None:
+    """Why a plain scalar is not a string: kubectl reads `y` as true and `0777` as 511."""
+    if not isinstance(node, ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
+        return None
+    raw = node.value
+    tag, value = kubeyaml.resolve_plain(raw)
+    kinds = {kubeyaml.BOOL: "a boolean", kubeyaml.INT: "an integer", kubeyaml.FLOAT: "a number", kubeyaml.NULL: "null"}
+    if tag not in kinds or (tag == kubeyaml.NULL and raw in ("null", "Null", "NULL", "~", "")):
+        return None  # a null written as null was meant as one: the type error says enough
+    shown = json.dumps(value) if isinstance(value, bool | None) or str(value) != raw else ""
+    shown = f" ({shown})" if shown else ""
+    return f"kubectl reads {raw} as {kinds[tag]}{shown}, but a string is required here; quote it: {_quoted(raw)}"

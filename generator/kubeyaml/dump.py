@@ -1,0 +1,52 @@
+"""YAML out: fast (libyaml's emitter), deterministic (keys sorted), and read back the same by
+kubectl and by YAML 1.1 tools: a string either would read as something else is quoted."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from yaml.nodes import ScalarNode
+
+from generator.kubeyaml import scalars as kubeyaml
+
+
+class _Dumper(yaml.CSafeDumper):
+    """libyaml's emitter; multi-line strings as literal blocks so ConfigMaps stay readable."""
+
+    def resolve(self, kind, value, implicit):
+        # The emitter writes a string plain only if the plain spelling resolves to str; asking
+        # kubectl's resolver too makes `y`, `1e3`, `08` come out quoted.
+        if kind is ScalarNode and implicit[0]:
+            return kubeyaml.plain_tag(value)
+        return super().resolve(kind, value, implicit)
+
+
+def _str(dumper, value: str):
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def dump_documents(objects: list[dict], header: str = "", comment=None) -> str:
+    """A multi-document YAML stream; keys sorted, so any engine gives the same bytes.
+    ``comment(obj)`` may give lines to put at the top of each document."""
+    parts = [header] if header else []
+    for obj in objects:
+        parts.append("---\n")
+        if comment is not None:
+            parts.append(comment(obj))
+        parts.append(yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20))
+    return "".join(parts)
+
+
+def dump_json(objects: list[dict]) -> str:
+    """What `kubectl get -o json` prints: one object as itself, several as a v1 List, which
+    kubectl, kubectl apply -f and `validate` read back (a bare JSON array is none of those)."""
+    if len(objects) == 1:
+        doc = objects[0]
+    else:
+        doc = {"apiVersion": "v1", "kind": "List", "items": objects, "metadata": {"resourceVersion": ""}}
+    return json.dumps(doc, indent=4, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,397 @@
+"""The fast path of yamlload: rapidyaml (the C++ ryml library, PyPI `rapidyaml`) reads a
+document and emits it as JSON, which orjson turns into Python data. It is some ten times
+faster than libyaml's composer, but it resolves scalars as YAML 1.2 does, keeps the last of
+duplicate keys, and knows nothing of kubectl's limits. So it reads only documents it cannot
+get wrong, and answers "unsure" (None) for every other one; yamlload then reads that document
+with libyaml, as it reads every document when rapidyaml is not installed.
+
+A document is read here only if:
+- its text has none of the constructs whose meaning is kubectl's business (anchors, aliases,
+  tags, merge keys, directives, explicit keys, document ends, escapes, tabs, CR, control or
+  line-separator characters) nor a few libyaml refuses and rapidyaml does not (_slow_path),
+  where a false alarm only costs speed;
+- rapidyaml parses it and orjson reads the JSON (orjson refuses what JSON cannot carry: 1e400);
+- it is a mapping of at most MAX_DEPTH levels, its integers fit in int64 (go-yaml turns larger
+  ones into floats: libyaml's path does that);
+- the emitted data has as many nodes as rapidyaml's tree (a duplicate key loses one);
+- no key, and no plain value, is a scalar go-yaml v2 resolves to something else than YAML 1.2
+  (`y`, `on`, `0777`, `~`, `12:30`, `True`) or one that YAML 1.1 does not allow unquoted
+  (`a: b: c`, `]x`): such a string value is looked up in the tree, and the document is read by
+  libyaml unless it was quoted there. Numbers, `true`, `false` and `null` that rapidyaml
+  writes unquoted mean the same under both resolutions.
+
+tests/test_yaml_fast.py holds this to the libyaml reader on every fixture, corpus file and
+thousands of fuzzed inputs: same data, problems and positions.
+
+Such a document has no problem for the reader to report, so it needs no positions; yamlload
+composes its libyaml tree only when a check finds something (Document.position).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from collections.abc import Iterator
+
+from generator.kubeyaml import scalars as kubeyaml
+
+# Where rapidyaml has no wheels, libyaml reads every document. The modules are imported when the
+# first document comes here (yamlload sends none from a small file): importing them costs more
+# than reading a pre-commit hook's file.
+AVAILABLE = all(importlib.util.find_spec(name) is not None for name in ("ryml", "orjson"))
+ryml = orjson = None
+
+
+def _load() -> None:
+    global ryml, orjson
+    import orjson
+    import ryml
+
+
+_INT64 = 1 << 63
+# A false alarm here only sends a document to libyaml. `&*!` anchors, aliases, tags; `%`
+# directives; backslashes (escapes rapidyaml and libyaml may read differently); tabs, CR, C0
+# and C1 controls, NEL, BOM and the line and paragraph separators, which YAML 1.1 treats as
+# line breaks and rapidyaml does not.
+_SLOW_CHARS = re.compile(r"[&*!%\\\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+# `...` document ends; a line that starts with a flow end (libyaml fails, rapidyaml reads a scalar)
+_SLOW_LINES = re.compile(r"\n(?:[ ]*[\]}]|\.\.\.)")
+# a block scalar's `|` or `>` followed by more than indentation and chomping indicators and a
+# comment (`>  - name: x`): libyaml fails, rapidyaml reads on. The indicator starts a line's
+# text or follows `: ` or `- `; what may follow it is the lookahead (_block_headers).
+# (`(?:#|$)`, not `(?:#[^\n]*)?$`, which means the same: a lookahead that ran to the line's end
+# at every indicator made a long line of them quadratic.)
+_BAD_HEADER_TAIL = r"(?![0-9+-]*[ ]*(?:#|$))"
+_PIPE_THEN = re.compile(r"\|" + _BAD_HEADER_TAIL, re.M)
+_FOLD_THEN = re.compile(r">" + _BAD_HEADER_TAIL, re.M)
+# a quoted scalar with more than a comment, `:` or a flow indicator after it on its line
+# (`- "a"   - "b"`): libyaml fails, rapidyaml reads on. The scalar starts a line or follows one
+# of ` [{,`: the lookbehind after the opening quote says so.
+_THEN = r"(?:[ ]+[^ \n#]|[^ \n#:,\]}])"
+_DOUBLE_QUOTED_THEN = re.compile(r"\"(?<![^ \[{,\n].)[^\"\n]*\"" + _THEN)
+_SINGLE_QUOTED_THEN = re.compile(r"'(?<![^ \[{,\n].)[^'\n]*'" + _THEN)
+# Each pattern above starts with one fixed character, which the regex engine skips to with a
+# fast scan; a pattern that starts with a choice of characters (`["']`) is tried at every
+# position instead, five to ten times slower.
+# libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
+# rapidyaml does not: a longer key is libyaml's to read
+_LONGEST_KEY = 1000
+# The ASCII characters _SLOW_CHARS does not match: deleting them from a text leaves the ones it does
+_CLEAN_ASCII = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)))
+
+
+def _slow_path(text: str) -> bool:
+    """Whether the text has something only libyaml's path reads as kubectl does: besides the
+    above, `<<` merge keys, `? ` explicit keys, a `:` before a flow end or comma (`{a:}`:
+    libyaml fails, rapidyaml reads a key)."""
+    return bool(
+        _SLOW_CHARS.search(text)
+        or "<<" in text
+        or "? " in text
+        or "?\n" in text
+        or text.endswith("?")
+        or ":]" in text
+        or ":}" in text
+        or ":," in text
+        or _SLOW_LINES.search("\n" + text)
+        or _many_indicators(text)
+        or next(_block_headers(text), None) is not None
+        or _after_quoted(text)
+    )
+
+
+def _hit_limit(text: str) -> int:
+    """How many finds a scan keeps, or looks at, before it gives up: one in 256 characters, at
+    least 1,024 (a text of nothing but `|x` or `&` would otherwise cost a Python object each)."""
+    return max(1024, len(text) >> 8)
+
+
+def _many_indicators(text: str) -> bool:
+    """Too many `|` and `>` for _block_headers to look at each: libyaml reads the text."""
+    return text.count("|") + text.count(">") > _hit_limit(text)
+
+
+def _after_quoted(text: str) -> bool:
+    return ('"' in text and _DOUBLE_QUOTED_THEN.search(text) is not None) or (
+        "'" in text and _SINGLE_QUOTED_THEN.search(text) is not None
+    )
+
+
+def _block_headers(text: str) -> Iterator[int]:
+    """Where a bad block scalar header's indicator is: what `(?:^[ ]*|[:-][ ]+)[|>]` followed by
+    the tail would match (multiline), found from the indicators, which are rarer than the
+    line starts, colons and dashes it would be tried at. Linear: each indicator looks back only
+    as far as the previous one or its line's start (a 3 MB line of `|x` took minutes)."""
+    for indicator, pattern in (("|", _PIPE_THEN), (">", _FOLD_THEN)):
+        if indicator not in text:
+            continue
+        line_start = previous = 0
+        for match in pattern.finditer(text):
+            at = match.start()
+            newline = text.rfind("\n", previous, at)
+            if newline >= 0:
+                line_start = newline + 1
+            lead = text[max(line_start, previous) : at]  # the indicator before, if on this line, is in it
+            previous = at
+            bare = lead.rstrip(" ")
+            if not bare or (bare[-1] in ":-" and len(bare) < len(lead)):
+                yield at
+
+
+def _found(text: str, needle: str) -> list[int]:
+    """Where ``needle`` is in ``text``, by substring search."""
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
+class _TooMany(Exception):
+    """The screen found more than it may keep: every document scans itself."""
+
+
+def _bounded(found: Iterator[int], hits: list[int], limit: int) -> None:
+    """Appends ``found`` to ``hits``, raising _TooMany past ``limit`` hits in all."""
+    for at in found:
+        if len(hits) >= limit:
+            raise _TooMany
+        hits.append(at)
+
+
+def screen(text: str) -> list[int] | None:
+    """Where in ``text``, a stretch of many documents, _slow_path may find something: sorted
+    positions, each on the line of what a document's own scan would find (a flow end or `...`
+    that starts a line: on that line or its newline). A document whose span holds none needs
+    no scan of its own (read's ``screened``). Each thing is found by the cheapest scan: a
+    substring search for fixed text and rare characters (the characters a text holds at all
+    come from one byte translation), a pattern that starts with a fixed character otherwise;
+    what only looks like a find (a `}` after text, a `?` not before a space) is a false alarm,
+    which only sends a document to its own scan.
+
+    None when there are more hits than one in 256 characters (at least 1,024): then most
+    documents are libyaml's anyway, and a text of nothing but such characters (a 3 MB comment
+    of `&`, a flood of NUL bytes) would cost a Python object per character."""
+    limit = _hit_limit(text)
+    hits: list[int] = []
+    try:
+        if not text.isascii():
+            _bounded((m.start() for m in _SLOW_CHARS.finditer(text)), hits, limit)
+        else:
+            for char in set(text.encode().translate(None, _CLEAN_ASCII)):
+                if len(hits) + text.count(chr(char)) > limit:
+                    raise _TooMany
+                hits += _found(text, chr(char))
+        needles = ["?", ":,", "\n..."] + (["<<"] if "<" in text else [])
+        for needle in needles:
+            if needle in text:
+                if len(hits) + text.count(needle) > limit:
+                    raise _TooMany
+                hits += _found(text, needle)
+        if text.startswith("..."):
+            hits.append(0)
+        for flow_end in "]}":
+            if flow_end in text:
+                if text.count(flow_end) > 4 * limit:
+                    raise _TooMany  # mostly after a value (`{a: b}`), so a few times the limit are looked at
+                previous = -1
+                for at in _found(text, flow_end):
+                    # after a colon (`{a:}`), or first on its line (most follow a value: `{a: b}`);
+                    # the line's start is looked for back to the previous flow end only (linear)
+                    before = text[at - 1] if at else "\n"
+                    if before in "\n:":
+                        _bounded((at,), hits, limit)
+                    elif before == " ":
+                        newline = text.rfind("\n", max(previous, 0), at)
+                        if (newline >= 0 or previous < 0) and not text[newline + 1 : at].strip(" "):
+                            _bounded((at,), hits, limit)
+                    previous = at
+        if _many_indicators(text):
+            raise _TooMany
+        _bounded(_block_headers(text), hits, limit)
+        if '"' in text:
+            _bounded((m.start() for m in _DOUBLE_QUOTED_THEN.finditer(text)), hits, limit)
+        if "'" in text:
+            _bounded((m.start() for m in _SINGLE_QUOTED_THEN.finditer(text)), hits, limit)
+    except _TooMany:
+        return None
+    hits.sort()
+    return hits
+
+
+# What a plain scalar cannot hold (YAML 1.1, libyaml's scanner): an indicator first, `: ` or
+# ` #` inside, a `:` last, spaces at either end (a `?` or `:` first even without a space: in a
+# flow collection libyaml reads `?mage` as an explicit key). rapidyaml reads some such text as
+# a scalar where libyaml and go-yaml fail (`restartPolicy: ]OnFailure`, `a: b: c`), so a string like
+# this stays on the fast path only if it was quoted. Flow indicators (`,[]{}`) are fine in a
+# plain scalar of a block collection, not of a flow one.
+_ODD_PLAIN = re.compile(r"\A(?:[,\[\]{}#&*!|>'\"%@`?:]|-(?: |\Z))|: |:\Z| #|\A\s|\s\Z")
+_FLOW_INDICATOR = re.compile(r"[,\[\]{}]")
+# The first characters of a plain scalar go-yaml v2 may resolve to something else than a
+# string (its resolve table: digits, signs and dot for numbers and timestamps, the letters of
+# y/yes/n/no/true/false/on/off/null, and ~); any other string is a string under both readings.
+_HINTS = frozenset("0123456789+-.yYnNtTfFoO~")
+
+
+# What a string needs (cached: manifests repeat their strings): nothing, to have been quoted,
+# or to have been quoted if it is in a flow collection.
+_PLAIN, _MUST_QUOTE, _FLOW_PLAIN = "plain", "must quote", "flow plain"
+_STRING_KINDS: dict[str, str] = {}
+_CACHED_STRINGS = 8192
+
+
+def _string_kind(value: str) -> str:
+    resolves = (not value or value[0] in _HINTS) and kubeyaml.resolve_plain(value)[0] != kubeyaml.STR
+    if resolves or _ODD_PLAIN.search(value):
+        kind = _MUST_QUOTE
+    elif _FLOW_INDICATOR.search(value):
+        kind = _FLOW_PLAIN
+    else:
+        kind = _PLAIN
+    if len(value) <= kubeyaml.CACHED_LENGTH:
+        if len(_STRING_KINDS) >= _CACHED_STRINGS:
+            _STRING_KINDS.clear()
+        _STRING_KINDS[value] = kind
+    return kind
+
+
+class _Unsure(Exception):
+    """This document is libyaml's to read."""
+
+
+def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 << 62) -> tuple[dict, bool] | None:
+    """(data, whether it holds a null) of one document, or None when libyaml must read it.
+    ``screened``: screen() found nothing in the document's span, so _slow_path would not.
+    A document of more than ``max_nodes`` values is libyaml's too (yamlload says it is too big)."""
+    if not screened and _slow_path(text):
+        return None
+    if ryml is None:
+        _load()
+    parsed = _parse(text.encode())
+    if parsed is None:
+        return None
+    tree, emitted = parsed
+    if tree.size() > max_nodes:
+        return None
+    found: list[tuple] = []
+    try:
+        data = orjson.loads(emitted)
+        nodes = _mapping(data, max_depth - 1, 1, found)
+    except (orjson.JSONDecodeError, ValueError, RecursionError, _Unsure):
+        return None
+    if nodes != tree.size():  # a duplicate key lost a node: libyaml's builder reports it
+        return None
+    nulls = False
+    for kind, node, value in found:
+        if kind is None:
+            nulls = True
+        elif _quoted(tree, node, value):
+            continue
+        elif kind is _MUST_QUOTE or tree.is_flow(tree.parent(node)):
+            return None
+    return data, nulls
+
+
+def _parse(raw: bytes):
+    """(rapidyaml's tree, its JSON) of a mapping, or None when it refuses the text or cannot
+    emit it (it stops at 64 levels). The JSON is a view of a buffer reused for every document
+    (emitting into it costs a third less than into fresh memory): read it before the next parse.
+    Its C++ error handler writes every error to the process's stderr before raising; libyaml
+    reads such a document again and says what is wrong, so stderr is pointed at the null device
+    meanwhile."""
+    global _null, _tree, _json
+    if _null is None:
+        _null, _tree, _json = os.open(os.devnull, os.O_WRONLY), ryml.Tree(), bytearray(_JSON_BYTES)
+    saved = os.dup(2)  # not kept: a test runner may point fd 2 elsewhere between documents
+    try:
+        os.dup2(_null, 2)
+        tree = _tree  # one tree for every document: creating one costs as much as a parse
+        tree.clear()
+        tree.clear_arena()
+        ryml.parse_in_arena(raw, tree)
+        root, buffer = tree.root_id(), _json
+        failed, size = ryml.emit_json_to_substr(tree, root, buffer)
+        if failed:  # a big document: a buffer of its own, not kept
+            buffer = bytearray(size)
+            failed, size = ryml.emit_json_to_substr(tree, root, buffer)
+        if failed or not size or buffer[0] != _OPEN_BRACE:  # not a mapping
+            return None
+        return tree, memoryview(buffer)[:size]
+    except Exception:  # ryml.ExceptionBasic and its subclasses, and SWIG's own errors
+        return None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+_null: int | None = None  # the null device, opened once
+_tree = None  # rapidyaml's tree, reused: read() keeps nothing of it once it returns
+_json: bytearray | None = None  # the JSON of a document, reused likewise
+_JSON_BYTES = 256 * 1024
+_OPEN_BRACE = ord("{")
+
+
+def _quoted(tree, node: int, value: str) -> bool:
+    """Whether tree node ``node`` holds ``value``, written quoted or as a block scalar."""
+    return tree.has_val(node) and not tree.is_val_plain(node) and bytes(tree.val(node)) == value.encode()
+
+
+def _mapping(data: dict, levels: int, node: int, found: list) -> int:
+    """Makes the JSON data kubectl's, in place: integral floats as integers (its JSON round trip).
+    Returns the id of the node after ``data``'s last value (a freshly parsed rapidyaml tree
+    numbers its nodes in document order, the root 0: the order of this walk; _quoted checks the
+    value too) and appends to ``found`` (kind, node, value) for each string that needs a look at
+    the tree, and (None, node, None) for each null. ``levels``: how many more levels may nest."""
+    if levels < 0:  # nested deeper than allowed
+        raise _Unsure
+    kinds = _STRING_KINDS
+    for key, value in data.items():
+        if kinds.get(key) is not _PLAIN and (len(key) > _LONGEST_KEY or _string_kind(key) is not _PLAIN):
+            raise _Unsure  # a key kubectl may rename (`y:` is "true"), or an odd one: libyaml knows
+        cls = value.__class__
+        if cls is str:
+            kind = kinds.get(value) or _string_kind(value)
+            if kind is not _PLAIN:
+                found.append((kind, node, value))
+            node += 1
+        elif cls is dict:
+            node = _mapping(value, levels - 1, node + 1, found)
+        elif cls is list:
+            node = _sequence(value, levels - 1, node + 1, found)
+        else:
+            if cls is float:
+                data[key] = kubeyaml.json_number(value)
+            elif value is None:
+                found.append((None, node, None))
+            elif cls is int and not -_INT64 <= value < _INT64:
+                raise _Unsure  # go-yaml's uint64 and float readings: libyaml's path has them
+            node += 1
+    return node
+
+
+def _sequence(data: list, levels: int, node: int, found: list) -> int:
+    """_mapping for a list."""
+    if levels < 0:  # nested deeper than allowed
+        raise _Unsure
+    kinds = _STRING_KINDS
+    for i, value in enumerate(data):
+        cls = value.__class__
+        if cls is str:
+            kind = kinds.get(value) or _string_kind(value)
+            if kind is not _PLAIN:
+                found.append((kind, node, value))
+            node += 1
+        elif cls is dict:
+            node = _mapping(value, levels - 1, node + 1, found)
+        elif cls is list:
+            node = _sequence(value, levels - 1, node + 1, found)
+        else:
+            if cls is float:
+                data[i] = kubeyaml.json_number(value)
+            elif value is None:
+                found.append((None, node, None))
+            elif cls is int and not -_INT64 <= value < _INT64:
+                raise _Unsure
+            node += 1
+    return node

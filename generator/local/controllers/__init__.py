@@ -1,0 +1,1 @@
+"""One module per controller: the pods it would make of a job."""

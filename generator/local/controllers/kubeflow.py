@@ -1,0 +1,60 @@
+"""Kubeflow training-operator v1.9.0 (pkg/controller.v1/paddlepaddle/envvar.go): pods
+<job>-<master|worker>-<i>, a Service each; env PYTHONUNBUFFERED, PADDLE_JOB_ID, PADDLE_NNODES,
+PADDLE_MASTER (worker 0, or master 0 in PS mode), PADDLE_SERVER_NUM or PADDLE_TRAINER_NUM in PS
+mode. The job succeeds when its Workers have."""
+
+from __future__ import annotations
+
+from generator.local.pods import Context, Pod, add_env, field_env, name_and_namespace, new_pod, pod_count, value_env
+
+KUBEFLOW_DEFAULT_PORT = 36543  # kubeflow.org/v1 PaddleJobDefaultPort
+
+
+def master_port(spec: dict, rtype: str) -> int:
+    for container in ((spec.get(rtype) or {}).get("template") or {}).get("spec", {}).get("containers") or []:
+        if container.get("name") == "paddle":
+            for port in container.get("ports") or []:
+                if port.get("name") == "master":
+                    return int(port.get("containerPort"))
+    return KUBEFLOW_DEFAULT_PORT
+
+
+def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
+    name, namespace = name_and_namespace(job)
+    specs = (job.get("spec") or {}).get("paddleReplicaSpecs") or {}
+    total = sum(pod_count((s or {}).get("replicas", 1), f"{name} {t} replicas") for t, s in specs.items())
+    ps_mode = "Master" in specs
+    rendezvous = "Master" if ps_mode else "Worker"
+    master = f"{name}-{rendezvous.lower()}-0:{master_port(specs, rendezvous)}"
+    pods = []
+    for rtype in ("Master", "Worker"):
+        if rtype not in specs:
+            continue
+        for i in range(pod_count(specs[rtype].get("replicas", 1), f"{name} {rtype} replicas")):
+            pod_name = f"{name}-{rtype.lower()}-{i}"
+            pod = new_pod(pod_name, namespace, rtype.lower(), i, rtype == "Worker", specs[rtype].get("template"),
+                       pod_name, name)  # fmt: skip
+            pod.names.append(pod_name)  # a Service per replica
+            policy = specs[rtype].get("restartPolicy")  # setRestartPolicy: the replica's, ExitCode as Never
+            if policy:
+                pod.restart_policy = "Never" if policy == "ExitCode" else policy
+            env = [
+                value_env("PYTHONUNBUFFERED", 1),
+                value_env("PADDLE_JOB_ID", name),
+                value_env("PADDLE_NNODES", total),
+            ]
+            if i == 0 and rtype == rendezvous:
+                env += [
+                    field_env("POD_IP_DUMMY", "status.podIP"),
+                    value_env("PADDLE_MASTER", f"$(POD_IP_DUMMY):{master.rsplit(':', 1)[1]}"),
+                ]
+            else:
+                env.append(value_env("PADDLE_MASTER", master))
+            if ps_mode:
+                env.append(value_env("PADDLE_SERVER_NUM" if rtype == "Master" else "PADDLE_TRAINER_NUM", 1))
+            add_env(pod.container, *env)
+            pods.append(pod)
+    return pods
+
+
+EXPANDS = {("kubeflow.org/v1", "PaddleJob"): paddle_job_pods}

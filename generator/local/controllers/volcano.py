@@ -1,0 +1,69 @@
+"""Volcano's job controller (pkg/controllers/job: job_controller_util.go, plugins/env,
+plugins/svc): pods <job>-<task>-<i>; the annotation volcano.sh/task-index from v1.9.0; the env
+plugin appends VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and
+subdomain <job>, a headless Service <job>, and VC_<TASK>_HOSTS / VC_<TASK>_NUM from its
+ConfigMap <job>-svc. The tasks with a TaskCompleted/CompleteJob policy (else every task)
+complete the job."""
+
+from __future__ import annotations
+
+from generator.local.pods import Context, Pod, add_env, name_and_namespace, new_pod, pod_count, value_env
+
+VOLCANO_TASK_INDEX_SINCE = (1, 9)  # the volcano.sh/task-index annotation
+
+
+def job_pods(job: dict, ctx: Context) -> list[Pod]:
+    volcano_version = ctx.volcano_version
+    name, namespace = name_and_namespace(job)
+    spec = job.get("spec") or {}
+    plugins = spec.get("plugins") or {}
+    tasks = spec.get("tasks") or []
+    completing = {
+        t.get("name")
+        for t in tasks
+        for p in t.get("policies") or []
+        if p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
+    } or {t.get("name") for t in tasks}
+    svc = "svc" in plugins
+    hosts = svc_hosts(name, tasks) if svc else {}
+    pods = []
+    for task in tasks:
+        for i in range(pod_count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")):
+            pod_name = f"{name}-{task['name']}-{i}"
+            pod = new_pod(pod_name, namespace, task["name"], i, task["name"] in completing, task.get("template"),
+                       pod_name, name if svc else None)  # fmt: skip
+            if svc:  # plugins/svc: a headless Service named like the job, selecting its pods
+                pod.headless.append(name)
+            if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
+                pod.annotations["volcano.sh/task-index"] = str(i)
+            pod.annotations["volcano.sh/job-name"] = name
+            pod.annotations["volcano.sh/task-spec"] = task["name"]
+            if "env" in plugins:
+                add_env(pod.container, value_env("VK_TASK_INDEX", i), value_env("VC_TASK_INDEX", i))
+            if svc:  # OnPodCreate: each host list and count, from the plugin's ConfigMap <job>-svc
+                pod.config_maps[f"{name}-svc"] = hosts
+                refs = [{"configMapKeyRef": {"name": f"{name}-svc", "key": key}} for key in hosts]
+                add_env(pod.container, *({"name": key, "valueFrom": ref} for key, ref in zip(hosts, refs, strict=True)))
+            pods.append(pod)
+    return pods
+
+
+def svc_hosts(name: str, tasks: list[dict]) -> dict[str, str]:
+    """The svc plugin's ConfigMap data (GenerateHosts, pkg/controllers/job/plugins/svc/svc.go):
+    per task, VC_<TASK>_HOSTS (its pods' <hostname>.<subdomain>, comma-separated; a single
+    entry when the template sets a hostname) and VC_<TASK>_NUM; '-' in the name becomes '_'."""
+    data = {}
+    for task in tasks:
+        spec = (task.get("template") or {}).get("spec") or {}
+        replicas = pod_count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")
+        count = min(replicas, 1) if spec.get("hostname") else replicas
+        subdomain = spec.get("subdomain") or name
+        task_name = task.get("name", "")
+        hosts = [f"{spec.get('hostname') or f'{name}-{task_name}-{i}'}.{subdomain}" for i in range(count)]
+        key = str(task.get("name", "")).replace("-", "_").upper()
+        data[f"VC_{key}_HOSTS"] = ",".join(hosts)
+        data[f"VC_{key}_NUM"] = str(len(hosts))
+    return data
+
+
+EXPANDS = {("batch.volcano.sh/v1alpha1", "Job"): job_pods}

@@ -1,0 +1,178 @@
+"""The pods each runtime's controller creates from a job's manifests, with what it adds to them.
+
+`paddlejob-manifests local` runs these pods as processes; `--explain` prints them. This module
+holds what every controller model shares (the Pod, the helpers) and `expand`, which hands each
+manifest to the model of the controller that acts on its kind. The models live in
+generator/local/controllers/, one module per runtime of libsonnet/paddlejob/runtimes.json (named like
+its jsonnet builder), each following its controller's source, pinned by release: operator
+(paddle-operator v0.3.5), volcano (Volcano's job controller), kubeflow (training-operator
+v1.9.0), kubernetes (the StatefulSet and Job controllers), trainer (Kubeflow Trainer v2.3.0 and
+JobSet v0.12.0). Each exports EXPANDS, {(apiVersion, kind): pods of one object}, and may export
+INPUTS, kinds it reads from the input that have no pods of their own.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+from dataclasses import dataclass, field
+
+
+class ExpandError(ValueError):
+    pass
+
+
+# Loopback addresses 127.0.0.2-251, one per pod; also what keeps a huge `replicas` from
+# building millions of pods in memory before anything runs.
+MAX_PODS = 250
+
+
+def pod_count(value, what: str) -> int:
+    """A replicas or completions count, checked before any pod is built."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ExpandError(f"{what}: {value!r} is not a count of pods")
+    if value > MAX_PODS:
+        raise ExpandError(f"{what}: {value} pods; local mode runs at most {MAX_PODS}")
+    return value
+
+
+@dataclass
+class Pod:
+    name: str
+    namespace: str
+    role: str  # what the runtime calls it: ps, worker, trainer, pserver, master, ...
+    index: int
+    finishes: bool  # the job completes when every pod that finishes has succeeded
+    hostname: str
+    subdomain: str | None
+    container: dict  # containers[0], the Paddle container, with what the controller added
+    labels: dict = field(default_factory=dict)
+    annotations: dict = field(default_factory=dict)
+    service_account: str | None = None
+    config_maps: dict = field(default_factory=dict)  # name -> data, for envFrom
+    names: list[str] = field(default_factory=list)  # extra DNS names (a Service per pod)
+    notes: list[str] = field(default_factory=list)
+    # A parameter server: Paddle's servers do not exit on their own. With ``finishes`` too (the
+    # paddle-operator needs every replica of every role to succeed), the job never completes.
+    serves: bool = False
+    # Headless Services the controller itself creates that select this pod (their names): with
+    # those of the manifests, they decide whether <hostname>.<subdomain> has a DNS record.
+    headless: list[str] = field(default_factory=list)
+    controller: str = ""  # who gives the job's verdict, for messages
+    # The pod's restartPolicy: with OnFailure (or Always) the kubelet restarts a failed container
+    # in place, with back-off (CrashLoopBackOff), and the pod does not fail.
+    restart_policy: str = "Always"
+    # An Indexed Job's pods: the Job's name and spec.parallelism. The Job controller keeps at most
+    # that many of them active, lowest pending index first, and starts the next one only when one
+    # has succeeded (pkg/controller/job: manageJob, firstPendingIndexes).
+    batch: str | None = None
+    parallelism: int | None = None
+    # The Job's spec.backoffLimit (unset: 6): the Job fails once more pods have failed than it
+    # allows, or, with restartPolicy OnFailure, once its containers' restarts reach it.
+    backoff_limit: int | None = None
+
+
+def name_and_namespace(obj: dict) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return meta.get("name", ""), meta.get("namespace") or "default"
+
+
+def new_pod(name, namespace, role, index, finishes, template, hostname, subdomain, **extra) -> Pod:
+    template = copy.deepcopy(template or {})
+    meta = template.get("metadata") or {}
+    spec = template.get("spec") or {}
+    containers = spec.get("containers") or []
+    if not containers or not isinstance(containers[0], dict):
+        raise ExpandError(f"{name}: the pod template has no container")
+    notes = []
+    if len(containers) > 1:
+        notes.append(f"only the first container ({containers[0].get('name')}) runs locally")
+    if spec.get("initContainers"):
+        notes.append("init containers do not run locally (they wait for DNS, which local mode provides)")
+    return Pod(
+        name=name,
+        namespace=namespace,
+        role=role,
+        index=index,
+        finishes=finishes,
+        hostname=spec.get("hostname") or hostname,
+        subdomain=spec.get("subdomain") or subdomain,
+        container=containers[0],
+        labels=dict(meta.get("labels") or {}),
+        annotations=dict(meta.get("annotations") or {}),
+        service_account=spec.get("serviceAccountName"),
+        restart_policy=spec.get("restartPolicy") or "Always",  # the pod API's default
+        notes=notes,
+        **extra,
+    )
+
+
+def add_env(container: dict, *entries: dict) -> None:
+    container.setdefault("env", []).extend(entries)
+
+
+def value_env(name: str, value) -> dict:
+    return {"name": name, "value": str(value)}
+
+
+def field_env(name: str, path: str) -> dict:
+    return {"name": name, "valueFrom": {"fieldRef": {"fieldPath": path}}}
+
+
+# -- every controller -----------------------------------------------------------------------------
+
+NOT_PODS = {"Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "PodGroup", "PersistentVolume",
+            "PersistentVolumeClaim", "Secret", "NetworkPolicy"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a controller model may need beyond the object: the whole input (a TrainJob's runtime
+    may be in it) and the Volcano release (its pods' annotations changed in 1.9)."""
+
+    manifests: list[dict]
+    volcano_version: tuple[int, int]
+
+
+@functools.cache
+def _models() -> tuple[dict, frozenset]:
+    """(the expanders of every runtime's controller model by (apiVersion, kind), the kinds they
+    only read), from generator/local/controllers/<builder>.py for each runtime of runtimes.json."""
+    from generator.jobs.model import runtime_facts
+
+    expands, inputs = {}, set()
+    for runtime in runtime_facts():
+        module = importlib.import_module(f".controllers.{runtime['builder']}", __package__)
+        expands.update(module.EXPANDS)
+        inputs |= getattr(module, "INPUTS", set())
+    return expands, frozenset(inputs)
+
+
+def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None) -> tuple[list[Pod], list[dict]]:
+    """(the pods, the Services) of a job's manifests; ExpandError for what no runtime here runs."""
+    from generator.schema import projects as thirdparty
+
+    if not all(isinstance(obj, dict) for obj in manifests):
+        raise ExpandError("a manifest is not a mapping")
+    ctx = Context(manifests, volcano_version or thirdparty.newest("volcano"))
+    expands, inputs = _models()
+    pods, services, config_maps = [], [], {}
+    for obj in manifests:
+        key = (obj.get("apiVersion"), obj.get("kind"))
+        if key in expands:
+            pods += expands[key](obj, ctx)
+        elif key == ("v1", "Service"):
+            services.append(obj)
+        elif key == ("v1", "ConfigMap"):
+            config_maps[name_and_namespace(obj)[0]] = dict(obj.get("data") or {})
+        elif key not in inputs and obj.get("kind") not in NOT_PODS:
+            raise ExpandError(f"{key[0]} {key[1]}: not a kind `local` knows how to run")
+    if len(pods) > MAX_PODS:
+        raise ExpandError(f"{len(pods)} pods: local mode runs at most {MAX_PODS}")
+    for pod in pods:
+        for name, data in config_maps.items():
+            pod.config_maps.setdefault(name, data)
+    if not pods:
+        raise ExpandError("the manifests hold no job: nothing to run")
+    return pods, services

@@ -1,0 +1,1 @@
+"""Extractors that turn pinned upstream releases into data under schemas/."""

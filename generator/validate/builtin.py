@@ -1,0 +1,72 @@
+"""Validate built-in Kubernetes objects against the API definitions of one or more releases.
+
+Strict, like the apiserver's strict field validation: unknown fields, wrong
+types and missing required fields are errors.  Each (release, kind) schema is
+the closure of definitions reachable from the kind; releases whose closure is
+equal share one compiled validator, so checking an object against
+twenty releases costs about as much as checking it against the few that differ.
+"""
+
+from __future__ import annotations
+
+import jsonschema_rs
+
+from generator.core.findings import Finding, joined, version_span
+from generator.schema import kubernetes as kube
+from generator.validate.schemaerrors import describe
+
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class KubeValidator:
+    def __init__(self) -> None:
+        # definition -> [(closure, validator)]: releases with an equal closure share a validator
+        self._compiled: dict[str, list[tuple[dict, object]]] = {}
+        self._by_version_kind: dict[tuple[int, str], object] = {}
+
+    def _validator(self, minor: int, definition: str):
+        """The compiled validator of ``definition`` on release ``minor`` (shared where equal)."""
+        key = (minor, definition)
+        if key not in self._by_version_kind:
+            closure = kube.closure(minor, definition)
+            known = self._compiled.setdefault(definition, [])
+            # dict equality runs in C and stops at the first difference
+            validator = next((v for seen, v in known if seen == closure), None)
+            if validator is None:
+                schema = {"$schema": _DRAFT, "$ref": f"#/definitions/{definition}", "definitions": closure}
+                validator = jsonschema_rs.validator_for(schema)
+                known.append((closure, validator))
+            self._by_version_kind[key] = validator
+        return self._by_version_kind[key]
+
+    def validate_as(self, value, definition: str, minor: int, prefix: str) -> list[Finding]:
+        """Findings for ``value`` checked as the Kubernetes type ``definition`` (e.g. ObjectMeta)."""
+        validator = self._validator(minor, definition)
+        out = []
+        for error in validator.iter_errors(value):
+            for path, rule, message in describe(error):
+                out.append(Finding("error", joined(prefix, path), rule, message))
+        return out
+
+    def validate(self, obj: dict, minors: list[int]) -> list[Finding]:
+        """Findings for ``obj`` on each release in ``minors``, merged across releases."""
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        problems: dict[tuple[str, str, str], list[int]] = {}
+        verdicts: dict[object, list[tuple[str, str, str]]] = {}  # per shared validator: it runs once
+        for minor in minors:
+            definition = kube.kinds(minor).get((api_version, kind))
+            if definition is None:
+                found = [("apiVersion", "kind-not-served", f"{api_version} {kind} is not served")]
+            else:
+                validator = self._validator(minor, definition)
+                found = verdicts.get(validator)
+                if found is None:  # is_valid first: it stops at the first error, and most objects have none
+                    errors = () if validator.is_valid(obj) else validator.iter_errors(obj)
+                    found = verdicts[validator] = [problem for error in errors for problem in describe(error)]
+            for problem in found:
+                problems.setdefault(problem, []).append(minor)
+        findings = []
+        for (path, rule, message), where in problems.items():
+            scope = "" if len(minors) == 1 else f" (on {version_span(where)})"
+            findings.append(Finding("error", path, rule, message + scope))
+        return sorted(findings, key=lambda f: (f.path, f.message))

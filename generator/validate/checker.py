@@ -1,0 +1,668 @@
+"""`validate`: what the cluster or the operator would reject, found offline, with file:line.
+
+Per document: read it as kubectl would (yamlload), check the object (schema of its kind
+for the target release, then the semantic rules), and turn each finding's field path into
+a line and column through the document's node tree.
+Each schema is compiled once per run and reused for every document.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from generator.core import provenance
+from generator.core.findings import Finding, dotted, joined, split_path
+from generator.core.paths import PADDLEJOB_SCHEMA
+from generator.kubeyaml import load as yamlload
+from generator.kubeyaml.load import Document, Problem, iter_documents
+from generator.schema import crd as crdschema
+from generator.schema import kubernetes as kube
+from generator.schema import projects as thirdparty
+from generator.validate import admission, discover, parallel
+from generator.validate import sources as schemasource
+from generator.validate.builtin import KubeValidator
+from generator.validate.crd.validator import CustomResourceValidator, prune_nulls
+from generator.validate.rules import kubeflow, paddlejob, podsecurity, trainer, volcano
+from generator.validate.rules.base import error, warning
+from generator.validate.rules.builtin import builtin_findings
+from generator.validate.rules.meta import metadata_findings
+from generator.validate.rules.pod import workload_findings
+from generator.validate.rules.volumes import in_tree_volume_findings
+
+EXTENSIONS = discover.EXTENSIONS
+OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+# Custom resources this project knows: where their schema comes from (our API file, or the
+# project's own CRD of a release: thirdparty.py) and the rules of their operator or webhook.
+CUSTOM_KINDS = {
+    ("batch.paddlepaddle.org/v1", "PaddleJob"): (PADDLEJOB_SCHEMA, paddlejob.paddlejob_findings),
+    ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", volcano.volcano_job_findings),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup"): ("volcano", None),
+    ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", volcano.volcano_queue_findings),
+    ("kubeflow.org/v1", "PaddleJob"): ("kubeflow", kubeflow.kubeflow_paddlejob_findings),
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): ("trainer", trainer.trainjob_findings),
+    ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"): ("trainer", trainer.runtime_findings),
+    ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"): ("trainer", trainer.runtime_findings),
+}
+
+LEGACY = {
+    ("paddlepaddle.org/v1", "PaddleJob"): (
+        "the legacy paddlepaddle.org/v1 PaddleJob API is gone: no operator serves it any more; "
+        "write a batch.paddlepaddle.org/v1 PaddleJob (`paddlejob-manifests convert FILE` translates it)"
+    ),
+}
+
+
+class Located(NamedTuple):
+    """A finding with where it is: file, document (1-based), line and column (1-based)."""
+
+    finding: Finding
+    file: str
+    document: int
+    line: int
+    column: int
+    api_version: str | None = None
+    kind: str | None = None
+    name: str | None = None
+
+    def as_dict(self) -> dict:
+        f = self.finding
+        return {
+            "severity": f.severity,
+            "file": self.file,
+            "document": self.document,
+            "line": self.line,
+            "column": self.column,
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "path": f.path,
+            "rule": f.rule,
+            "message": f.message,
+        }
+
+
+class Report:
+    """What a run found: the documents read and the findings, in the order they were found."""
+
+    __slots__ = (
+        "documents",
+        "findings",
+        "max_errors",
+        "truncated",
+        "skip_rules",
+        "strict",
+        "_counted",
+        "_counted_list",
+        "_errors",
+    )
+
+    def __init__(
+        self,
+        documents: int = 0,
+        findings: list[Located] | None = None,
+        max_errors: int = 0,  # stop reading after this many errors (0: never)
+        truncated: bool = False,
+        skip_rules: frozenset[str] = frozenset(),  # rule ids the user silenced (--skip-rules)
+        strict: bool = False,  # warnings fail too (--strict)
+    ):
+        self.documents = documents
+        self.findings = [] if findings is None else findings
+        self.max_errors = max_errors
+        self.truncated = truncated
+        self.skip_rules = skip_rules
+        self.strict = strict
+        # The errors among findings[:_counted] of the list _counted_list: a finding is counted
+        # once, when it is added (or when the count is next asked for, after `findings +=`), not
+        # again at every document (a file with a finding on every document took quadratic time).
+        self._counted = 0
+        self._counted_list = self.findings
+        self._errors = 0
+
+    def __repr__(self) -> str:
+        return f"Report(documents={self.documents}, findings={len(self.findings)}, errors={self.errors})"
+
+    def add(self, item: Located) -> None:
+        if item.finding.rule not in self.skip_rules:
+            self.findings.append(item)
+
+    @property
+    def full(self) -> bool:
+        if self.max_errors and not self.truncated and self.errors >= self.max_errors:
+            self.truncated = True
+        return self.truncated
+
+    @property
+    def errors(self) -> int:
+        findings = self.findings
+        if findings is not self._counted_list or len(findings) < self._counted:  # replaced, or cut
+            self._counted_list, self._counted, self._errors = findings, 0, 0
+        if len(findings) > self._counted:
+            self._errors += sum(1 for item in findings[self._counted :] if item.finding.is_error)
+            self._counted = len(findings)
+        return self._errors
+
+    @property
+    def warnings(self) -> int:
+        return len(self.findings) - self.errors
+
+    @property
+    def valid(self) -> bool:
+        return self.errors == 0 and not (self.strict and self.findings)
+
+
+class ObjectChecker:
+    """Checks one object against everything known for ``minor``; compiled schemas are reused."""
+
+    def __init__(
+        self,
+        minor: int,
+        strict_kinds: bool = False,
+        releases: list[int] | None = None,
+        skip_kinds: frozenset[str] = frozenset(),
+        volcano: tuple[int, int] | None = None,
+        kubeflow: tuple[int, int] | None = None,
+        trainer: tuple[int, int] | None = None,
+        jobset: tuple[int, int] | None = None,
+        follow_records: bool = False,
+        crds: schemasource.CrdSource | None = None,
+    ):
+        """``releases``: every release built-in kinds must be valid on (render checks a bundle
+        against all it serves); by default ``minor`` alone. ``follow_records``: a file `render`
+        wrote is checked against the releases it records (provenance.py), not ``minor``.
+        ``crds``: the user's CRDs (--crd)."""
+        self.follow_records = follow_records
+        self.minor = kube.require_known(minor)
+        self.releases = releases or [self.minor]
+        self.strict_kinds = strict_kinds
+        self.skip_kinds = skip_kinds  # Kind, or apiVersion/Kind: not checked (kubeconform's -skip)
+        chosen = {"volcano": volcano, "kubeflow": kubeflow, "trainer": trainer, "jobset": jobset}
+        self.project_releases = {p: chosen[p] or thirdparty.newest(p) for p in thirdparty.VALIDATED}
+        self.kube = KubeValidator()
+        self.crds = crds
+
+    @functools.cached_property
+    def schemas(self) -> schemasource.Schemas:
+        """Every source of schemas, composed once (schemasource.compose)."""
+        return schemasource.compose(self.minor, _project_kinds(), self.target, self.project_releases, self.crds)
+
+    def for_releases(self, releases: list[int]) -> ObjectChecker:
+        """A checker like this one for other releases (the newest first among equals); made once."""
+        key = tuple(releases)
+        cache = self.__dict__.setdefault("_siblings", {})
+        if key not in cache:
+            cache[key] = ObjectChecker(
+                releases[-1],
+                self.strict_kinds,
+                list(releases),
+                self.skip_kinds,
+                crds=self.crds,
+                **self.project_releases,
+            )
+        return cache[key]
+
+    @functools.cached_property
+    def target(self) -> crdschema.Target:
+        apiextensions = "v1" if self.minor >= crdschema.FIRST_V1 else "v1beta1"
+        return crdschema.Target(apiextensions, self.minor, self.minor)
+
+    def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
+        """Compiled once per kind and run: the user's CRD (--crd), our API derived for this
+        checker's Kubernetes release, or the project's CRD of the chosen release."""
+        return self.schemas.validator(api_version, kind)
+
+    def check(self, obj, nulls: bool = True) -> list[Finding]:
+        """Every finding once: the schema and a rule may say the same thing (a bad quantity).
+        ``nulls=False`` says the object holds no null (the reader knows), so none is pruned."""
+        return list(dict.fromkeys(self._check(obj, nulls)))
+
+    def _check(self, obj, nulls: bool = True) -> list[Finding]:
+        if not isinstance(obj, dict):
+            return [
+                error(
+                    "", "not-an-object", f"a manifest is a mapping with apiVersion and kind, not {type(obj).__name__}"
+                )
+            ]
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(api_version, str) or not api_version:
+            return [error("apiVersion", "required", "apiVersion is required (e.g. apps/v1)")]
+        if not isinstance(kind, str) or not kind:
+            return [error("kind", "required", "kind is required (e.g. Deployment)")]
+        if kind in self.skip_kinds or f"{api_version}/{kind}" in self.skip_kinds:
+            return []
+        if api_version == KUSTOMIZE_BUILTIN:
+            severity = "error" if self.strict_kinds else "warning"
+            return [Finding(severity, "apiVersion", "unknown-kind", _kustomize_builtin_message(kind))]
+        if kind.endswith("List") and isinstance(obj.get("items"), list):
+            out = []
+            for i, item in enumerate(obj["items"]):
+                out += [_prefixed(f, f"items[{i}]") for f in self._check(item, nulls)]
+            return out
+        if (api_version, kind) in LEGACY:
+            return [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
+        project = thirdparty.all_kinds().get((api_version, kind))
+        theirs = self.crds is not None and self.crds.lookup(api_version, kind) is not None
+        served = project is None or (api_version, kind) in thirdparty.kinds(project, self.project_releases[project])
+        if not (served or theirs):
+            return [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
+        custom = self.schemas.lookup(api_version, kind)
+        if custom is not None and not custom.served:
+            return [error("apiVersion", "api-not-served", f"{api_version} {kind} is not served ({custom.origin})")]
+        if custom is not None and not custom.builtin:
+            # the apiserver prunes a custom resource's declared non-nullable nulls from 1.20
+            # (crvalidate.prune_nulls); before, a null fails the schema; a null of an undeclared
+            # field is an unknown field. Its metadata is ObjectMeta, where null is absent.
+            if nulls and self.minor >= NULLS_PRUNED_SINCE:
+                obj = prune_nulls(obj, self.custom_validator(api_version, kind).schema)
+            if nulls and isinstance(obj.get("metadata"), dict):
+                obj = {**obj, "metadata": without_nulls(obj["metadata"])}
+            return self._custom(obj, api_version, kind)
+        if (api_version, kind) in kube.kinds(self.minor):
+            if not nulls:
+                return self._builtin(obj)
+            # Go's JSON decoding: a null is the zero value. A null field is absent; a null list
+            # item is a zero struct ({}: `containers: [~]` lacks a name, as the apiserver says) or
+            # a zero scalar ("" or 0: fine), so a type finding on such an item is dropped.
+            zeroed: set[str] = set()
+            found = self._builtin(_go_zero_values(obj, [], zeroed))
+            return [f for f in found if not (f.rule in ("type", "type-string") and f.path in zeroed)]
+        served = _served_elsewhere(api_version, kind, self.minor)
+        if served:
+            return [error("apiVersion", "api-not-served", served)]
+        if self.crds is not None and self.crds.versions_of(api_version, kind):
+            versions = ", ".join(self.crds.versions_of(api_version, kind))
+            return [
+                error("apiVersion", "api-not-served", f"{api_version} has no kind {kind}: its CRD serves {versions}")
+            ]
+        mistake = _known_group_mistake(api_version, kind, self.minor)
+        if mistake and mistake.is_error:
+            return [mistake]
+        severity = "error" if self.strict_kinds else "warning"
+        hint = f" ({mistake.message})" if mistake else ""
+        message = f"no schema is known for {api_version} {kind}: it was not checked{hint}"
+        return [Finding(severity, "kind", "unknown-kind", message)]
+
+    def _not_in_release(self, api_version: str, kind: str, project: str) -> str:
+        """A kind of a project's CRDs that the chosen release of the project does not serve."""
+        release = self.project_releases[project]
+        having = [r for r in thirdparty.releases(project) if (api_version, kind) in thirdparty.kinds(project, r)]
+        spans = ", ".join(f"{a}.{b}" for a, b in having)
+        return (
+            f"{api_version} {kind} is not served by {thirdparty.release_name(project, release)} "
+            f"(its CRDs define it in {spans}): choose the release you run with --{project}-version"
+        )
+
+    def _builtin(self, obj: dict) -> list[Finding]:
+        out = self.kube.validate(obj, self.releases)
+        out += metadata_findings(obj, releases=self.releases)
+        out += workload_findings(obj, tuple(self.releases))
+        out += builtin_findings(obj, tuple(self.releases))
+        out += in_tree_volume_findings(obj, self.releases)
+        if obj["kind"] == "CustomResourceDefinition":
+            from generator.validate.crd import structural  # here: only a CRD needs the structural-schema rules
+
+            out += structural.crd_findings(obj, self.minor)
+        return out
+
+    def _custom(self, obj: dict, api_version: str, kind: str) -> list[Finding]:
+        out = self.custom_validator(api_version, kind).findings(admission.mutated(obj, api_version, kind))
+        meta = obj.get("metadata")
+        if isinstance(meta, dict):
+            out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
+        out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
+        out += workload_findings(obj, tuple(self.releases))
+        out += in_tree_volume_findings(obj, self.releases)
+        source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
+        if semantic is not None:  # a project's rules take the release it runs
+            out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
+        return out
+
+
+NULLS_PRUNED_SINCE = 20
+
+# kustomize's built-in plugins (PatchTransformer, LabelTransformer, HelmChartInflationGenerator,
+# ...) are configured by YAML with `apiVersion: builtin` that `kustomize build` reads
+# (kustomization fields transformers/generators/validators); no apiserver serves it.
+KUSTOMIZE_BUILTIN = "builtin"
+
+
+def _kustomize_builtin_message(kind: str) -> str:
+    return (
+        f"apiVersion: builtin {kind} is the configuration of a kustomize plugin, not a Kubernetes object: "
+        "it was not checked (kubectl would find no such kind); validate the build: kubectl kustomize DIR | validate -"
+    )
+
+
+def _project_kinds() -> dict:
+    """The schema sources of the custom kinds this project knows, for schemasource.ProjectSource:
+    every kind of the projects' CRDs (by project), and CUSTOM_KINDS' (our API, or a project)."""
+    return {**thirdparty.all_kinds(), **{key: source for key, (source, _) in CUSTOM_KINDS.items()}}
+
+
+def _go_zero_values(data, path: list, zeroed: set[str]):
+    """``data`` as Go decodes it into built-in types: null fields absent, null list items {}
+    (their paths added to ``zeroed``)."""
+    if isinstance(data, dict):
+        return {k: _go_zero_values(v, [*path, k], zeroed) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        out = []
+        for i, item in enumerate(data):
+            if item is None:
+                zeroed.add(dotted([*path, i]))
+                out.append({})
+            else:
+                out.append(_go_zero_values(item, [*path, i], zeroed))
+        return out
+    return data
+
+
+def without_nulls(data):
+    """``data`` without the null values of its mappings (items of lists stay)."""
+    if isinstance(data, dict):
+        return {k: without_nulls(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [without_nulls(v) for v in data]
+    return data
+
+
+@functools.cache
+def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
+    """For a built-in kind this release does not serve: when it was removed, and what replaces it."""
+    served = [m for m in kube.known_versions() if (api_version, kind) in kube.kinds(m)]
+    if not served:
+        return None
+    group = api_version.rpartition("/")[0]
+    now = sorted((av for av, k in kube.kinds(minor) if k == kind), key=_version_rank, reverse=True)
+    same_group = [av for av in now if av.rpartition("/")[0] == group]
+    instead = f"; use {(same_group or now)[0]}" if now else ""
+    if max(served) < minor:
+        return f"{api_version} {kind} was removed in Kubernetes 1.{max(served) + 1}{instead}"
+    return f"{api_version} {kind} is not served before Kubernetes 1.{min(served)}{instead}"
+
+
+# Groups this tool knows every kind of (the built-in ones come from kube.kinds): a kind it does
+# not know there does not exist. The projects' groups (thirdparty.groups) are only partly known:
+# other CRDs add kinds to them (Kubeflow's Notebook and Profile in kubeflow.org, a vendor's kind
+# in scheduling.volcano.sh), so there an unknown kind or version is a warning, not an error.
+OWN_GROUPS = frozenset({"batch.paddlepaddle.org", "paddlepaddle.org"})  # this project's own API groups
+
+
+def _version_rank(api_version: str) -> tuple:
+    """Kubernetes' version priority (apimachinery version.CompareKubeAwareVersionStrings): GA
+    above beta above alpha, then the higher number: autoscaling/v2 > v1 > v2beta2."""
+    match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", api_version.rpartition("/")[2])
+    if not match:
+        return (-1, 0, 0)
+    major, stage, number = match.groups()
+    return ({"alpha": 0, "beta": 1, None: 2}[stage], int(major), int(number or 0))
+
+
+def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | None:
+    """In a group this tool knows, a kind in the wrong case or an unserved version is what the
+    apiserver answers with "no matches for kind": an error, not an unchecked unknown kind. In a
+    group it only partly knows, a hint for the unknown-kind warning (a warning finding)."""
+    group = api_version.rpartition("/")[0]
+    known = [*CUSTOM_KINDS, *LEGACY, *kube.kinds(minor), *thirdparty.all_kinds()]
+    in_group = [(av, k) for av, k in known if av.rpartition("/")[0] == group]
+    if not in_group:
+        return None
+    partly = group in thirdparty.groups() and group not in OWN_GROUPS
+    same_case = [(av, k) for av, k in in_group if k.lower() == kind.lower()]
+    if any(av == api_version for av, _ in same_case):
+        right = next(k for av, k in same_case if av == api_version)
+        return error(
+            "kind", "kind", f"kind {kind!r} has the wrong case: the kind is {right!r} (kubectl: no matches for kind)"
+        )
+    if same_case:
+        versions = ", ".join(sorted({av for av, _ in same_case}))
+        if partly:
+            return warning("kind", "unknown-kind", f"the CRDs this tool has serve {same_case[0][1]} as {versions}")
+        message = (
+            f"{api_version} has no kind {same_case[0][1]}: it is served as {versions} (kubectl: no matches for kind)"
+        )
+        return error("apiVersion", "api-not-served", message)
+    kinds = sorted({k for _, k in in_group if not k.endswith("List")})
+    import difflib  # here: only an unknown kind needs a suggestion
+
+    close = difflib.get_close_matches(kind, kinds, n=1)
+    if partly:
+        return warning("kind", "unknown-kind", f"did you mean {close[0]!r}?") if close else None
+    hint = f"; did you mean {close[0]!r}?" if close else f"; it has {', '.join(kinds[:12])}"
+    return error("kind", "kind", f"group {group or 'core'} has no kind {kind!r}{hint}")
+
+
+def _prefixed(finding: Finding, prefix: str) -> Finding:
+    return Finding(finding.severity, joined(prefix, finding.path), finding.rule, finding.message)
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def expand(paths: Iterable[str]) -> list[str]:
+    """Files to read: the files named, and the manifests under the folders named (discover.py)."""
+    return discover.find(list(paths)).files
+
+
+def validate_files(
+    names: list[str],
+    checker: ObjectChecker,
+    max_errors: int = 0,
+    skip_rules: frozenset[str] = frozenset(),
+    jobs: int | None = None,
+) -> Report:
+    """Check files (and "-", stdin) into one report. Files are read in blocks and documents are
+    checked one at a time, so the memory does not grow with the number of documents; after
+    ``max_errors`` errors (0: no limit) the rest is not read. Findings of ``skip_rules`` are
+    dropped (and do not count towards ``max_errors``). Many files are checked in ``jobs`` worker
+    processes (None: as many as pay off; the same report: parallel.py)."""
+    report = Report(max_errors=max_errors, skip_rules=skip_rules)
+    sizes = parallel.file_sizes(names)
+    yamlload.plan(sum(sizes))
+    workers = parallel.workers(names, jobs, sizes)
+    if workers > 1:
+        parallel.validate_files(names, checker, report, workers, sizes)
+    else:
+        for name in names:
+            if report.full:
+                break
+            validate_file(name, checker, report)
+    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
+    return report
+
+
+def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
+    """Check one file ("-": stdin) into ``report``; a file that cannot be read is a finding."""
+    if name == "-":
+        validate_stream("<stdin>", sys.stdin.buffer, _checker_for(sys.stdin.buffer, checker), report)
+        return
+    try:
+        with open_input(name) as stream:
+            validate_stream(name, stream, _checker_for(stream, checker), report)
+    except OSError as err:
+        problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror or err}")
+        report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+
+
+# A named pipe (`validate <(kustomize build)`, a FIFO) has no size to bound it as a file has: at most
+# this much is read from it (the limit of a JSON stream, which is read whole), and it must give
+# something every PIPE_IDLE_SECONDS (a FIFO no process writes to would be waited on for ever).
+MAX_PIPE_BYTES = yamlload._MAX_JSON_BYTES
+PIPE_IDLE_SECONDS = 10.0
+
+
+def open_input(name: str):
+    """A binary stream of the file ``name``: a regular file, or a named pipe read as _Pipe reads
+    it. Opened without waiting for a writer; anything else (a device, a socket, a folder) is an
+    OSError that says what it is."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        if stat.S_ISFIFO(mode):
+            return io.BufferedReader(_Pipe(fd), 1 << 20)
+        raise OSError(f"not a regular file ({discover.file_type(mode)}): give - to read standard input")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _Pipe(io.RawIOBase):
+    """A named pipe read with limits: an OSError when nothing comes for PIPE_IDLE_SECONDS, or
+    when more than MAX_PIPE_BYTES come (as a file's size bounds what is read from a file)."""
+
+    def __init__(self, fd: int):
+        import select  # here: only a pipe needs it
+
+        self.fd = fd
+        self.total = 0
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def readinto(self, buffer) -> int:
+        if self.total > MAX_PIPE_BYTES:
+            raise OSError(
+                f"more than {MAX_PIPE_BYTES:,} bytes came through the pipe and it did not end; "
+                "save what writes to it to a file and check the file"
+            )
+        while True:
+            if not self.poller.poll(PIPE_IDLE_SECONDS * 1000):
+                raise OSError(f"nothing came through the pipe in {PIPE_IDLE_SECONDS:g} s: does a process write to it?")
+            try:
+                data = os.read(self.fd, min(len(buffer), MAX_PIPE_BYTES + 1 - self.total))
+            except BlockingIOError:
+                continue
+            buffer[: len(data)] = data
+            self.total += len(data)
+            return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.fd)
+        super().close()
+
+
+def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
+    """``checker``, or for a file `render` wrote (when the checker follows records: no
+    --kube-version) the checker for the releases the file records and this tool knows."""
+    if not checker.follow_records or not hasattr(stream, "peek"):
+        return checker
+    try:
+        record = provenance.read(stream.peek(provenance.HEAD_BYTES))
+    except (provenance.ProvenanceError, OSError):
+        return checker  # not a record this tool wrote: the releases asked for
+    known = set(kube.known_versions())
+    releases = [minor for minor in record.releases if minor in known] if record else []
+    return checker.for_releases(releases) if releases else checker
+
+
+def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
+    """No document at all is worth saying: `kustomize build ... | validate -` with a failed build
+    would otherwise read as valid. A warning, or with ``fail`` an error."""
+    if report.documents or report.findings:
+        return
+    where = _some_names(names)
+    severity = "error" if fail else "warning"
+    message = f"no documents in {where}: nothing was checked"
+    report.add(Located(Finding(severity, "", "empty", message), names[0] if names else "-", 1, 1, 1))
+
+
+# An empty repository of 100,000 files is one line that names a few of them, not a 2 MB line
+NAMES_SHOWN = 5
+
+
+def _some_names(names: list[str]) -> str:
+    """The files named, or the first few of them and how many more."""
+    if not names:
+        return "(no files)"
+    if len(names) <= NAMES_SHOWN:
+        return ", ".join(names)
+    return f"{len(names):,} files ({', '.join(names[:NAMES_SHOWN])} and {len(names) - NAMES_SHOWN:,} more)"
+
+
+def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:
+    """Check the documents of ``text`` into ``report``."""
+    validate_stream(name, text, checker, report)
+
+
+def validate_part(name: str, start: int, end: int, checker: ObjectChecker, report: Report) -> tuple[int, int]:
+    """Check bytes ``start`` to ``end`` of file ``name``, a part of it that starts at a document
+    separator (parallel.py cuts big files), into ``report``, as if it were the whole file: the
+    caller moves the findings' lines and documents. Returns how many documents it read and how
+    many lines the part has."""
+    with open(name, "rb") as stream:
+        checker = _checker_for(stream, checker)  # what the file's head says, for every part
+        stream.seek(start)
+        part = stream.read(end - start)
+    return validate_stream(name, part, checker, report), part.count(b"\n")
+
+
+def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> int:
+    """Check every document of ``source`` (text, bytes or a binary file) into ``report``;
+    returns how many documents it read."""
+    namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
+    read = 0
+    for doc in iter_documents(source):
+        if report.full:
+            return read
+        read = doc.index
+        if doc.data is not None:
+            report.documents += 1
+        findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
+        findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
+        if not findings and not doc.problems:
+            continue
+        ident = _identity(doc.data)
+        explained = set()  # a field the reader already reported needs no second finding
+        for problem in doc.problems:
+            path = dotted(_shortened(doc.path_of(problem)))
+            if problem.severity == "error":
+                explained.add(path)
+            finding = Finding(problem.severity, path, problem.rule, problem.message)
+            report.add(Located(finding, name, doc.index, problem.line, problem.column, *ident))
+        for finding in findings:
+            if finding.path not in explained:
+                report.add(_locate(finding, doc, name, ident))
+    return read
+
+
+def _shortened(path: list, keep: int = 12) -> list:
+    """A readable path: up to the first part that is no name or index (a mapping used as a key,
+    as `token: {{HF_TOKEN}}` makes, has no path: the finding is on the mapping holding it), and
+    cut short for absurdly deep places (the reader stops at 200 levels)."""
+    plain = next((i for i, part in enumerate(path) if not isinstance(part, str | int) or isinstance(part, bool)), None)
+    path = path if plain is None else path[:plain]
+    return path if len(path) <= keep else [*path[:keep], f"(+{len(path) - keep} levels)"]
+
+
+def _identity(data) -> tuple:
+    if not isinstance(data, dict):
+        return (None, None, None)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = meta.get("name")
+    return (data.get("apiVersion"), data.get("kind"), name if isinstance(name, str) else None)
+
+
+def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
+    from generator.kubeyaml.compose import implicit_type_note  # loaded already: the position came from its tree
+
+    (line, column), target = doc.position(split_path(finding.path))
+    if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error
+        note = implicit_type_note(target)
+        rule = "yaml-implicit-type" if note else "type"
+        finding = Finding(finding.severity, finding.path, rule, note or finding.message)
+    return Located(finding, file, doc.index, line, column, *ident)

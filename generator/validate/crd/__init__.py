@@ -1,0 +1,1 @@
+"""Custom resources: CRD schemas, formats, CEL and structural rules."""

@@ -1,0 +1,681 @@
+"""Validate custom resources against a CRD's openAPIV3Schema, as the apiserver would.
+
+The order is the apiextensions apiserver's (pkg/registry/customresource/strategy.go, Validate,
+after the decoder's pruning and defaulting):
+
+1. defaults: every `default` of the structural schema is applied to the object first
+   (structuraldefaulting.Default), so rules see the defaulted object; with a status
+   subresource, a create's status is dropped (PrepareForCreate);
+2. the schema: types, required, enum, patterns, bounds and unknown fields (jsonschema-rs), the
+   formats (crformats.py), embedded resources (schema/objectmeta) and duplicates in list-sets
+   and list-maps (ValidateListSetsAndMaps);
+3. the CEL rules (x-kubernetes-validations, celrules.py) of every node with a value, unless
+   step 2 found a blocking error (hasBlockingErr: a wrong type, a missing required field, a
+   value outside an enum, too long or too many), as the apiserver skips them then.
+
+The apiserver prunes fields a structural schema does not name, silently: a
+misspelt ``cleanPolicy`` disappears instead of failing.  ``strict=True`` turns
+every such field into an error (what a user wants before ``kubectl apply``, and what
+kubectl's default strict field validation does since 1.25); ``strict=False`` gives the
+apiserver's verdict without it.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import jsonschema_rs
+
+from generator.core.findings import Finding, child, dotted, joined
+from generator.core.grammar import lazy_pattern
+from generator.schema import cache as schemacache
+from generator.validate.crd import formats as crformats
+from generator.validate.crd.formats import FORMATS
+from generator.validate.schemaerrors import describe
+
+
+class _Everything:
+    """Marked for every node: walks visit everything."""
+
+    def __call__(self, _node) -> bool:
+        return True
+
+    def properties(self, node: dict) -> list[tuple[str, dict]]:
+        props = node.get("properties")
+        return [(k, v) for k, v in props.items() if isinstance(v, dict)] if isinstance(props, dict) else []
+
+
+_everything = _Everything()
+
+
+_MARKERS_TO_DROP = (
+    "x-kubernetes-int-or-string",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-embedded-resource",
+    "nullable",
+)
+
+
+def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict:
+    """An OpenAPI v3 CRD schema as a draft-4 JSON schema, closed where the apiserver prunes.
+    ``object_meta``: the node's `metadata` property is an ObjectMeta (the root's, an embedded
+    resource's), which the apiserver validates itself rather than by this schema."""
+    out = {}
+    for key, value in schema.items():
+        if key in _MARKERS_TO_DROP or key == "x-kubernetes-preserve-unknown-fields":
+            continue
+        if key == "properties":
+            embedded = bool(schema.get("x-kubernetes-embedded-resource"))
+            out[key] = {
+                name: (
+                    to_json_schema(sub, False, False)
+                    if object_meta and name == "metadata"
+                    else to_json_schema(sub, strict, embedded)
+                )
+                for name, sub in value.items()
+            }
+        elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+            out[key] = to_json_schema(value, strict, False)
+        elif key in ("anyOf", "allOf", "oneOf"):
+            out[key] = [to_json_schema(sub, strict, object_meta) for sub in value]
+        else:
+            out[key] = value
+    if schema.get("nullable"):
+        kind = out.get("type")
+        if kind:
+            out["type"] = [kind, "null"]
+    if schema.get("x-kubernetes-embedded-resource"):
+        # an embedded object always has apiVersion, kind and metadata (ObjectMeta), declared or not
+        embedded = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
+        out["properties"] = {**embedded, **out.get("properties", {})}
+    closed = strict and not schema.get("x-kubernetes-preserve-unknown-fields")
+    # pruning (apiextensions-apiserver schema/pruning/algorithm.go) keeps only declared fields,
+    # so an object schema without properties keeps none: `torch: {type: object}` takes no field
+    if closed and "additionalProperties" not in schema and ("properties" in out or schema.get("type") == "object"):
+        out.setdefault("properties", {})  # so that an unknown field is reported by its name
+        out["additionalProperties"] = False
+    return out
+
+
+def prune_nulls(data, schema: dict | None):
+    """``data`` as the apiserver holds it before validating (apiextensions-apiserver
+    structuraldefaulting.PruneNonNullableNullsWithoutDefaults, from Kubernetes 1.20): the null
+    of a field the schema declares, not nullable and without a default, is dropped. A null
+    field the schema does not declare stays: pruning (schema/pruning/algorithm.go prune)
+    removes an undeclared field whatever its value, and strict field validation reports it
+    as unknown (`creationTimestamp: null` in a pod template's metadata)."""
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(data, dict):
+        properties = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        out = {}
+        for key, value in data.items():
+            declared = properties.get(key, extra if isinstance(extra, dict) else None)
+            if value is None and declared is not None and not declared.get("nullable") and "default" not in declared:
+                continue
+            out[key] = prune_nulls(value, declared)
+        return out
+    if isinstance(data, list):
+        items = schema.get("items")
+        return [prune_nulls(item, items if isinstance(items, dict) else None) for item in data]
+    return data
+
+
+def compiled_form(openapi_schema: dict, strict: bool) -> dict:
+    """What a validator derives from an openAPIV3Schema before it compiles it, as JSON data, so
+    that it is derived once and kept on disk between runs (schemacache, by the schema's content):
+    the draft-4 JSON schema for jsonschema-rs, whether RE2 patterns were taken out of it, and
+    whether a default can change a verdict."""
+    import orjson
+
+    content = orjson.dumps([openapi_schema, strict], option=orjson.OPT_SORT_KEYS)
+    code = [Path(__file__), Path(crformats.__file__)]
+    return schemacache.cached("jsonschema", code, lambda: _derive_form(openapi_schema, strict), content)
+
+
+def _derive_form(openapi_schema: dict, strict: bool) -> dict:
+    root = to_json_schema(openapi_schema, strict)
+    # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
+    # apiVersion and kind are always there, declared or not.
+    props = root.setdefault("properties", {})
+    props["metadata"] = {"type": "object"}
+    props.setdefault("apiVersion", {"type": "string"})
+    props.setdefault("kind", {"type": "string"})
+    # A pattern in RE2 syntax that is no ECMA regex (`^(?i)[a-z]+$`, Kueue's) would stop
+    # jsonschema-rs: such patterns are checked by format_findings with Python's re instead.
+    foreign = _drop_foreign_patterns(root)
+    return {
+        "jsonSchema": _shared_subschemas(root),
+        "foreignPatterns": foreign,
+        "defaultsMayMatter": _default_may_matter(openapi_schema),
+        "marks": SchemaMarks(_MARKED).dump(openapi_schema),
+    }
+
+
+# The keys the walks over a schema look for (SchemaMarks), and which of their values count.
+_MARKED = {
+    "default": None,
+    "x-kubernetes-validations": None,
+    "x-kubernetes-list-type": lambda kind: kind in ("set", "map"),
+    "x-kubernetes-embedded-resource": None,
+    "format": lambda fmt: isinstance(fmt, str) and fmt in FORMATS,
+}
+
+
+# Subschemas at least this large (bytes of JSON) that a schema holds more than once are compiled
+# once: a PaddleJob's pod template is in ps and in worker, and jsonschema-rs compiled it twice.
+_SHARED_BYTES = 1024
+# where a JSON schema keeps subschemas: keyword -> how (one, a mapping of them, a list of them)
+_SUBSCHEMAS = {
+    "items": "one",
+    "additionalProperties": "one",
+    "not": "one",
+    "properties": "mapping",
+    "patternProperties": "mapping",
+    "allOf": "list",
+    "anyOf": "list",
+    "oneOf": "list",
+}
+
+
+def _shared_subschemas(root: dict) -> dict:
+    """``root`` with each large subschema it holds more than once moved to `definitions` and
+    referred to (`$ref`): the same schema, compiled once. CRD schemas have no `$ref` or
+    `definitions` of their own (structural schemas forbid them)."""
+    import orjson
+
+    def key(node: dict) -> bytes:
+        return orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
+
+    counts: dict[bytes, int] = {}
+    for node in _subschemas(root):
+        text = key(node)
+        if len(text) >= _SHARED_BYTES:
+            counts[text] = counts.get(text, 0) + 1
+    definitions: dict[str, dict] = {}
+    names: dict[bytes, str] = {}
+
+    def rewrite(node, top: bool = False):
+        if not isinstance(node, dict):
+            return node
+        if not top:
+            text = key(node)
+            if counts.get(text, 0) > 1:
+                if text not in names:
+                    names[text] = f"shared{len(names)}"
+                    definitions[names[text]] = rewrite(node, top=True)
+                return {"$ref": f"#/definitions/{names[text]}"}
+        out = {}
+        for keyword, value in node.items():
+            how = _SUBSCHEMAS.get(keyword)
+            if how == "one":
+                out[keyword] = rewrite(value)
+            elif how == "mapping" and isinstance(value, dict):
+                out[keyword] = {name: rewrite(sub) for name, sub in value.items()}
+            elif how == "list" and isinstance(value, list):
+                out[keyword] = [rewrite(sub) for sub in value]
+            else:
+                out[keyword] = value
+        return out
+
+    if not counts or max(counts.values()) < 2:
+        return root
+    out = rewrite(root, top=True)
+    out["definitions"] = definitions
+    return out
+
+
+def _subschemas(node) -> Iterator[dict]:
+    """Every subschema below ``node`` (a JSON schema), in document order."""
+    if not isinstance(node, dict):
+        return
+    for keyword, value in node.items():
+        how = _SUBSCHEMAS.get(keyword)
+        if how == "one":
+            subs = [value]
+        elif how == "mapping" and isinstance(value, dict):
+            subs = list(value.values())
+        elif how == "list" and isinstance(value, list):
+            subs = value
+        else:
+            continue
+        for sub in subs:
+            if isinstance(sub, dict):
+                yield sub
+                yield from _subschemas(sub)
+
+
+class CustomResourceValidator:
+    """One version of a custom resource: its schema compiled once, its CEL rules compiled once
+    per run for ``minor`` (the Kubernetes release whose CEL libraries the rules get; None: the
+    newest this tool knows)."""
+
+    def __init__(
+        self, openapi_schema: dict, strict: bool = True, minor: int | None = None, status_subresource: bool = False
+    ):
+        self.schema = openapi_schema
+        self.status_subresource = status_subresource
+        form = compiled_form(openapi_schema, strict)
+        self._re2_patterns = form["foreignPatterns"]
+        self._validator = jsonschema_rs.Draft4Validator(form["jsonSchema"])
+        # which parts of the schema have defaults, rules, list types: the walks skip the rest
+        marks = SchemaMarks(_MARKED)
+        marks.load(openapi_schema, form["marks"])
+        self._defaults = marks.marked("default")
+        self._rules = marks.marked("x-kubernetes-validations")
+        self._list_types = marks.marked("x-kubernetes-list-type")
+        self._embedded = marks.marked("x-kubernetes-embedded-resource")
+        # Defaults change a verdict through the rules, a required field, or an object's property
+        # count (list-map keys take their defaults in list_type_findings); else they are skipped.
+        self._defaults_matter = form["defaultsMayMatter"] and self._defaults(openapi_schema)
+        self._formats = marks.marked("format") if not self._re2_patterns else _everything
+        self.minor = minor
+
+    def findings(self, obj: dict) -> list[Finding]:
+        if self._defaults_matter:
+            obj = apply_defaults(self.schema, obj, self._defaults)
+        # is_valid first: it stops at the first error, and most objects have none
+        errors = () if self._validator.is_valid(obj) else self._validator.iter_errors(obj)
+        found = [Finding("error", *problem) for error in errors for problem in describe(error)]
+        if self.status_subresource and "status" in obj:
+            # With a status subresource a create cannot set status: PrepareForCreate deletes it
+            # before validation (strategy.go); its unknown fields were found when decoding.
+            found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
+            obj = {k: v for k, v in obj.items() if k != "status"}
+        if self._formats(self.schema):
+            found += format_findings(self.schema, obj, (), self._formats)
+        if self._embedded(self.schema):
+            found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
+        if self._list_types(self.schema):
+            found += list_type_findings(self.schema, obj, (), self._list_types)
+        rules_apply = self.minor is None or self.minor >= RULES_SINCE
+        if rules_apply and self._rules(self.schema) and not any(_blocking(f) for f in found):
+            from generator.validate.crd.cel import RuleRunner  # here: CEL (and its engine) only for schemas with rules
+
+            found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
+        return sorted(found, key=lambda f: (f.path, f.message))
+
+
+def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
+    """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
+    apiserver's Duplicate value error). The walk follows a plan of the schema made once (the
+    nodes on the way to a list-set or list-map, nothing else), not the schema itself."""
+    out: list[Finding] = []
+    plan = _list_plan(schema, marked)
+    if plan is not None:
+        _check_lists(plan, value, path, out)
+    return out
+
+
+class _ListPlan(NamedTuple):
+    schema: dict
+    kind: str | None  # "set", "map", or None: a node on the way
+    keys: list | None  # a list-map's keys
+    items: _ListPlan | None
+    properties: tuple  # ((name, plan), ...) of the properties on the way
+    extra: _ListPlan | None  # additionalProperties
+
+
+def _list_plan(schema, marked) -> _ListPlan | None:
+    """The part of ``schema`` that leads to a list-set or list-map, or None; made once per node
+    of a validator's schema (kept by its Marked)."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return None
+    memo = marked.plans if isinstance(marked, Marked) else {}
+    plan = memo.get(id(schema), False)
+    if plan is not False:
+        return plan
+    kind = schema.get("x-kubernetes-list-type")
+    keys = schema.get("x-kubernetes-list-map-keys")
+    extra = schema.get("additionalProperties")
+    plan = _ListPlan(
+        schema,
+        kind if kind in ("set", "map") else None,
+        keys if isinstance(keys, list) else None,
+        _list_plan(schema.get("items"), marked),
+        tuple((name, sub) for name, value in marked.properties(schema) if (sub := _list_plan(value, marked))),
+        _list_plan(extra, marked) if isinstance(extra, dict) else None,
+    )
+    memo[id(schema)] = plan
+    return plan
+
+
+def _check_lists(plan: _ListPlan, value, path: tuple, out: list[Finding]) -> None:
+    if isinstance(value, list):
+        kind = plan.kind
+        if kind is not None and len(value) > 1:
+            _duplicates(plan, value, path, out)
+        if plan.items is not None:
+            for i, item in enumerate(value):
+                _check_lists(plan.items, item, (*path, i), out)
+    elif isinstance(value, dict):
+        for name, sub in plan.properties:
+            if name in value:
+                _check_lists(sub, value[name], (*path, name), out)
+        if plan.extra is not None:
+            for name, item in value.items():
+                _check_lists(plan.extra, item, (*path, name), out)
+
+
+def _duplicates(plan: _ListPlan, value: list, path: tuple, out: list[Finding]) -> None:
+    kind, keys = plan.kind, plan.keys
+    seen: dict = {}
+    for i, item in enumerate(value):
+        if kind == "set":
+            key = _hashable(item)
+        elif keys is not None and isinstance(item, dict):
+            key = tuple(_hashable(item[k] if k in item else _key_default(plan.schema, k)) for k in keys)
+        else:
+            continue
+        if key not in seen:
+            seen[key] = i
+            continue
+        if kind == "set":
+            what = f"{_short(item)} is in the list-set twice"
+        else:
+            same = ", ".join(f"{k}={_short(item.get(k))}" for k in keys)
+            what = f"two items of the list-map have the same {same}"
+        message = f"Duplicate value: {what} (see [{seen[key]}])"
+        out.append(Finding("error", dotted([*path, i]), "schema", message))
+
+
+def format_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
+    """Strings that are not of their schema's `format` (FORMATS: the ones kube-openapi checks),
+    or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, str):
+        fmt = schema.get("format")
+        check = FORMATS.get(fmt) if isinstance(fmt, str) else None
+        if check is not None and not check(value):
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {fmt!r}"))
+        pattern = schema.get("pattern")
+        if isinstance(pattern, str) and not _ecma_ok(pattern) and not _re2(pattern).search(value):
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
+    elif isinstance(value, dict):
+        for name, sub in marked.properties(schema):
+            if name in value:
+                out += format_findings(sub, value[name], (*path, name), marked)
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and marked(extra):
+            for name, item in value.items():
+                out += format_findings(extra, item, (*path, name), marked)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += format_findings(schema["items"], item, (*path, i), marked)
+    return out
+
+
+@functools.cache
+def _ecma_ok(pattern: str) -> bool:
+    try:
+        jsonschema_rs.Draft4Validator({"pattern": pattern})
+    except (jsonschema_rs.ValidationError, ValueError):
+        return False
+    return True
+
+
+@functools.cache
+def _re2(pattern: str) -> re.Pattern:
+    """An RE2 pattern for Python's re, which takes inline flags only at the start."""
+    flags = 0
+    for letter, flag in (("i", re.IGNORECASE), ("s", re.DOTALL), ("m", re.MULTILINE)):
+        if f"(?{letter})" in pattern:
+            pattern, flags = pattern.replace(f"(?{letter})", ""), flags | flag
+    try:
+        return re.compile(pattern, flags)
+    except re.error:
+        return re.compile("")  # matches everything: the apiserver's verdict is unknown here
+
+
+def _drop_foreign_patterns(schema) -> bool:
+    """Remove the `pattern`s jsonschema-rs refuses from a JSON schema; True if there were any."""
+    found = False
+    if isinstance(schema, dict):
+        if isinstance(schema.get("pattern"), str) and not _ecma_ok(schema["pattern"]):
+            del schema["pattern"]
+            found = True
+        for key, value in schema.items():
+            if key not in ("enum", "default"):
+                found = _drop_foreign_patterns(value) or found
+    elif isinstance(schema, list):
+        for item in schema:
+            found = _drop_foreign_patterns(item) or found
+    return found
+
+
+_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+
+def embedded_findings(schema, value, path: str, marked=_everything, root: bool = False) -> list[Finding]:
+    """An x-kubernetes-embedded-resource object's apiVersion, kind and metadata, as
+    apiextensions-apiserver's schema/objectmeta Validate checks them (validateEmbeddedResource):
+    apiVersion and kind required, kind a DNS-1035 label in any case, metadata's keys and values."""
+    from generator.validate.rules.meta import metadata_findings
+
+    if not isinstance(schema, dict) or not marked(schema):
+        return []
+    out: list[Finding] = []
+    if isinstance(value, dict):
+        if schema.get("x-kubernetes-embedded-resource") and not root:
+            for key in ("apiVersion", "kind"):
+                if not value.get(key):
+                    out.append(Finding("error", child(path, key), "required", f"an embedded object needs {key}"))
+            kind = value.get("kind")
+            if isinstance(kind, str) and kind and not (len(kind) <= 63 and _DNS1035.match(kind.lower())):
+                message = f"{kind!r} may have mixed case, but should otherwise be a DNS-1035 label"
+                out.append(Finding("error", child(path, "kind"), "schema", message))
+            if isinstance(value.get("metadata"), dict):
+                for found in metadata_findings({"kind": kind, "metadata": value["metadata"]}, check_name=False):
+                    out.append(Finding(found.severity, joined(path, found.path), found.rule, found.message))
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        extra = schema.get("additionalProperties")
+        for name, item in value.items():
+            sub = props.get(name, extra if isinstance(extra, dict) else None)
+            if sub is not None:
+                out += embedded_findings(sub, item, child(path, name), marked)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out += embedded_findings(schema["items"], item, child(path, i), marked)
+    return out
+
+
+def _key_default(schema: dict, key: str):
+    """The default of a list-map key (the apiserver defaults before it compares items)."""
+    props = schema.get("items", {}).get("properties") if isinstance(schema.get("items"), dict) else None
+    sub = props.get(key) if isinstance(props, dict) else None
+    return sub.get("default") if isinstance(sub, dict) else None
+
+
+_COUNTED = ("x-kubernetes-validations", "maxProperties", "minProperties")
+
+
+def _default_may_matter(schema) -> bool:
+    """Whether a default can change a verdict somewhere in ``schema``: a CEL rule or a property
+    count sees it, or a property is both required and defaulted (a default then satisfies it).
+    One walk for all three: this runs for every schema a run compiles."""
+    if isinstance(schema, dict):
+        if any(key in schema for key in _COUNTED):
+            return True
+        props, required = schema.get("properties"), schema.get("required")
+        if (
+            isinstance(props, dict)
+            and isinstance(required, list)
+            and any(isinstance(props.get(name), dict) and "default" in props[name] for name in required)
+        ):
+            return True
+        return any(_default_may_matter(v) for k, v in schema.items() if k not in ("default", "enum"))
+    if isinstance(schema, list):
+        return any(_default_may_matter(v) for v in schema)
+    return False
+
+
+_SCALAR_KINDS = {str: "s", bool: "b", int: "n", float: "n", type(None): "z"}
+
+
+def _hashable(value):
+    kind = _SCALAR_KINDS.get(value.__class__)
+    if kind is not None:  # 1 and 1.0 are one number; True is not 1
+        return (kind, value)
+    if isinstance(value, dict):
+        return ("{}", tuple(sorted((k, _hashable(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("[]", tuple(_hashable(v) for v in value))
+    return (type(value).__name__, value)
+
+
+def _short(value) -> str:
+    import json
+
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# x-kubernetes-validations (KEP-2876, feature gate CustomResourceValidationExpressions): alpha in
+# 1.23 and off by default, beta and on from 1.25; a release without it drops the rules
+RULES_SINCE = 25
+
+
+def _under_status(path: str) -> bool:
+    return path == "status" or path.startswith(("status.", "status["))
+
+
+class SchemaMarks:
+    """Which of several keys each schema node has at or below it (a bit per key), found for all
+    keys in one walk of a subtree, when a node is first asked about; by identity: the schema
+    lives as long as its validator. ``wanted``: key -> which of its values count (None: any)."""
+
+    def __init__(self, wanted: dict):
+        self._wanted = [(1 << bit, key, accept) for bit, (key, accept) in enumerate(wanted.items())]
+        self._bits = {key: bit for bit, key, _ in self._wanted}
+        self._masks: dict[int, int] = {}
+        self._complete = False
+
+    def marked(self, key: str) -> Marked:
+        return Marked(self, self._bits[key])
+
+    def dump(self, schema: dict) -> list:
+        """The masks of ``schema``'s nodes as JSON data, for load: [mask, {key or index: ...}],
+        with only the nodes that have a mark (most have none)."""
+        mask = self.mask(schema)
+        items = schema.items() if isinstance(schema, dict) else enumerate(schema)
+        below = {
+            str(key): self.dump(value)
+            for key, value in items
+            if not (isinstance(schema, dict) and key in ("default", "enum")) and self.mask(value)
+        }
+        return [mask, below]
+
+    def load(self, schema: dict, masks: list) -> None:
+        """Takes the masks ``dump`` gave for ``schema``: no walk of the whole schema; a node
+        of it that was not dumped has no mark."""
+        self._complete = True
+
+        def put(node, entry: list) -> None:
+            self._masks[id(node)] = entry[0]
+            for key, below in entry[1].items():
+                put(node[key] if isinstance(node, dict) else node[int(key)], below)
+
+        put(schema, masks)
+
+    def mask(self, node) -> int:
+        if not isinstance(node, dict | list):
+            return 0
+        found = self._masks.get(id(node))
+        if found is None:
+            found = 0
+            if self._complete:  # loaded: a node not named has no mark
+                return 0
+            if isinstance(node, dict):
+                for bit, key, accept in self._wanted:
+                    if key in node and (accept is None or accept(node[key])):
+                        found |= bit
+                for key, value in node.items():
+                    if key not in ("default", "enum") and isinstance(value, dict | list):
+                        found |= self.mask(value)
+            else:
+                for value in node:
+                    if isinstance(value, dict | list):
+                        found |= self.mask(value)
+            self._masks[id(node)] = found
+        return found
+
+
+class Marked:
+    """Whether a schema node has one key of its SchemaMarks at or below it."""
+
+    def __init__(self, marks: SchemaMarks, bit: int):
+        self._marks, self._bit = marks, bit
+        self._properties: dict[int, list] = {}
+        self.plans: dict[int, object] = {}  # what a walk made of a node, by id (list_type_findings)
+
+    def __call__(self, node) -> bool:
+        return bool(self._marks.mask(node) & self._bit)
+
+    def properties(self, node: dict) -> list[tuple[str, dict]]:
+        """The properties of ``node`` that are marked (the ones a walk must visit)."""
+        found = self._properties.get(id(node))
+        if found is None:
+            props = node.get("properties")
+            found = [(k, v) for k, v in props.items() if self(v)] if isinstance(props, dict) else []
+            self._properties[id(node)] = found
+        return found
+
+
+# hasBlockingErr in apiextensions-apiserver pkg/registry/customresource/strategy.go: these field
+# errors (TypeInvalid, Required, NotSupported, TooLong, TooMany) stop the CEL rules.
+_BLOCKING_MESSAGE = lazy_pattern(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
+
+
+def _blocking(finding: Finding) -> bool:
+    if finding.rule in ("type", "type-string", "required", "enum"):
+        return True
+    return finding.rule == "schema" and bool(_BLOCKING_MESSAGE().search(finding.message))
+
+
+# -- defaults ----------------------------------------------------------------------------------
+
+
+def apply_defaults(schema: dict, value, marked=_everything):
+    """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
+    property that is absent (or null where the schema is not nullable) takes its default, in
+    objects, in list items and in map values. ``value`` is not changed: the mappings and lists
+    a default goes into are copied."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return value
+    if isinstance(value, dict):
+        out = value
+        for name, sub in marked.properties(schema):
+            current = value.get(name)
+            if name not in value or (current is None and not sub.get("nullable")):
+                if "default" not in sub:
+                    continue
+                new = apply_defaults(sub, copy.deepcopy(sub["default"]), marked)
+            else:
+                new = apply_defaults(sub, current, marked)
+                if new is current:
+                    continue
+            if out is value:
+                out = dict(value)
+            out[name] = new
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and marked(extra):
+            for name, current in value.items():
+                new = apply_defaults(extra, current, marked)
+                if new is not current:
+                    if out is value:
+                        out = dict(value)
+                    out[name] = new
+        return out
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        items = [apply_defaults(schema["items"], item, marked) for item in value]
+        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    return value

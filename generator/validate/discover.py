@@ -1,0 +1,280 @@
+"""Which files under a folder are Kubernetes manifests, and which are not (and why).
+
+A repository holds more YAML than manifests: kustomizations and the patches they apply, Helm
+charts (Chart.yaml, values.yaml, templates that are not YAML until rendered), CI configs, other
+tools' files (jsonnetfile.json, package.json, docker-compose.yml, ...).
+`validate DIR` reads the manifests and skips the others with a note that says how to check
+them (build the kustomization, render the chart). Files named on the command line are always
+read. `--ignore PATTERN` skips paths that match a regular expression, as kubeconform's
+-ignore-filename-pattern does.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from pathlib import Path
+from typing import NamedTuple
+
+from generator.core.values import UsageError
+from generator.kubeyaml.load import read_documents
+
+EXTENSIONS = (".yaml", ".yml", ".json")
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+# Helm's own files: a chart's metadata and values, which are no manifests wherever they are
+HELM_VALUES = re.compile(r"^values([-.][\w.-]+)?\.ya?ml$|^values\.schema\.json$|^Chart\.(yaml|lock)$")
+# Other tools' own files, which no apiserver reads: jsonnet-bundler's, npm's, TypeScript's,
+# Renovate's, Docker Compose's, MkDocs', Codecov's. (Files in hidden folders, .github/ and
+# the like, are never walked into.)
+TOOL_FILES = {
+    "jsonnetfile.json": "jsonnet-bundler's",
+    "jsonnetfile.lock.json": "jsonnet-bundler's",
+    "package.json": "npm's",
+    "package-lock.json": "npm's",
+    "tsconfig.json": "TypeScript's",
+    "renovate.json": "Renovate's",
+    "docker-compose.yml": "Docker Compose's",
+    "docker-compose.yaml": "Docker Compose's",
+    "compose.yaml": "Docker Compose's",
+    "compose.yml": "Docker Compose's",
+    "mkdocs.yml": "MkDocs'",
+    "mkdocs.yaml": "MkDocs'",
+    "codecov.yml": "Codecov's",
+}
+
+
+def _tool_file(name: str) -> str | None:
+    owner = TOOL_FILES.get(name)
+    return f"{owner} configuration, not a manifest" if owner else None
+
+
+# kustomization fields whose files are not whole objects (or not objects at all): patches, and
+# the configurations of plugins (`apiVersion: builtin` PatchTransformer, ...)
+_KUSTOMIZE_INPUTS = (
+    "patches",
+    "patchesStrategicMerge",
+    "patchesJson6902",
+    "configurations",
+    "replacements",
+    "transformers",
+    "generators",
+    "validators",
+)
+
+
+def file_type(mode: int) -> str:
+    """What a file that is no regular file or folder is, by its mode (os.stat's st_mode)."""
+    kinds = (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` made absolute with its links resolved, as far as they resolve: a symbolic link
+    loop (RuntimeError or OSError from resolve) or a name the system refuses (a NUL byte in a
+    kustomization's path: ValueError) is taken as it is written."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):
+        try:
+            return Path(os.path.abspath(path))
+        except ValueError:
+            return path
+
+
+def _link_note(path: str) -> str | None:
+    """Why ``path``, a file that is no regular file or folder, is not read: a symbolic link loop,
+    a link whose target does not exist, a named pipe, a device, a socket. None when it is a
+    folder or a regular file after all (it changed since it was listed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        if os.path.islink(path):
+            try:
+                target = os.readlink(path)
+            except OSError:
+                target = "?"
+            if err.errno == errno.ELOOP:
+                return f"a symbolic link loop (to {target!r}): it never reaches a file"
+            return f"a dangling symbolic link: its target {target!r} does not exist"
+        return f"cannot read it: {err.strerror}"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return f"{file_type(mode)}, not a regular file: not read"
+
+
+class Found(NamedTuple):
+    files: list[str]  # the files to read, in order
+    skipped: list[tuple[str, str]]  # (path, why)
+
+
+def _kustomize_inputs(kustomization: Path) -> set[Path]:
+    """The files a kustomization uses as patches and configurations."""
+    try:
+        docs, _ = read_documents(kustomization)
+    except OSError:
+        return set()
+    found = set()
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        for key in _KUSTOMIZE_INPUTS:
+            entries = doc.get(key)
+            for entry in entries if isinstance(entries, list) else []:
+                name = entry.get("path") if isinstance(entry, dict) else entry
+                if isinstance(name, str):
+                    found.add(_resolved(kustomization.parent / name))
+    return found
+
+
+def find(paths: list[str], ignore: list[str] | None = None) -> Found:
+    """Files to read: the files named, and the manifests under the folders named."""
+    try:
+        patterns = [re.compile(p) for p in ignore or []]
+    except re.error as err:
+        raise UsageError(f"--ignore: not a regular expression: {err}") from None
+    out = Found([], [])
+    for name in paths:
+        if name == "-":
+            out.files.append(name)
+            continue
+        path = Path(name)
+        try:
+            mode = os.stat(name).st_mode
+        except (OSError, ValueError) as err:
+            if isinstance(err, OSError) and err.errno == errno.ENOENT and not os.path.islink(name):
+                raise UsageError(f"{name}: no such file or directory") from None
+            why = _link_note(name) if isinstance(err, OSError) else "the name holds a NUL byte"
+            raise UsageError(f"{name}: {why}") from None
+        if stat.S_ISDIR(mode):
+            _walk(path, patterns, out)
+        elif stat.S_ISREG(mode):
+            why = _not_a_manifest(path)
+            if why:
+                out.skipped.append((name, why))
+            else:
+                out.files.append(name)
+        elif stat.S_ISFIFO(mode):  # /dev/stdin, <(...) and other pipes, read like files (with limits)
+            out.files.append(name)
+        else:
+            raise UsageError(
+                f"{name}: {file_type(mode)}, not a file: validate reads files, folders and - (standard input)"
+            )
+    return out
+
+
+def _not_a_manifest(path: Path) -> str | None:
+    """Why a file named on the command line (a pre-commit hook names every changed file) is no
+    manifest, by the names the folder walk knows; None for a manifest."""
+    if path.name in KUSTOMIZATIONS:
+        return "a kustomization: build it first (kubectl kustomize DIR | validate -)"
+    if HELM_VALUES.match(path.name):
+        return "Helm values or chart metadata, not a manifest"
+    if why := _tool_file(path.name):
+        return why
+    resolved = _resolved(path)
+    chart = next((d for d in resolved.parents if (d / "Chart.yaml").is_file()), None)
+    if chart is not None and "templates" in resolved.relative_to(chart).parts:
+        return "a Helm template: render the chart first (helm template CHART | validate -)"
+    siblings = [path.parent / k for k in KUSTOMIZATIONS if (path.parent / k).is_file()]
+    if any(resolved in _kustomize_inputs(k) for k in siblings):
+        return "a kustomize patch or configuration, applied by the build"
+    return None
+
+
+def _files_below(root: str, notes: list[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """The files below ``root``, as their names' parts from it (links to files too; linked
+    folders are not walked into, as Path.rglob), without hidden files and folders, which are not
+    even walked (.git can hold more files than the rest). A directory entry knows whether it is
+    a file or a folder: no system call per file. Names are strings, not Paths: a Path costs
+    some 20 us to make and compare, which a repository of 5,000 files waits for before any
+    file is checked. What is not read and might have been a manifest is added to ``notes``
+    (path, why): a folder that cannot be listed, and by a manifest's name a symbolic link loop,
+    a dangling link, a named pipe, a device."""
+    files: list[tuple[str, ...]] = []
+    folders: list[tuple[str, ...]] = [()]
+    while folders:
+        parts = folders.pop()
+        try:
+            with os.scandir(_joined(root, parts)) as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append((*parts, entry.name))
+                            continue
+                        regular = entry.is_file()
+                    except OSError:  # a symbolic link loop (ELOOP), a name too long to follow
+                        regular = False
+                    if regular:
+                        files.append((*parts, entry.name))
+                    elif os.path.splitext(entry.name)[1] in EXTENSIONS and not _linked_folder(entry):
+                        path = _joined(root, (*parts, entry.name))
+                        if why := _link_note(path):
+                            notes.append((path, why))
+        except OSError as err:  # as rglob, a folder that cannot be listed holds nothing: said
+            if parts:
+                notes.append((_joined(root, parts), f"cannot list the folder: {err.strerror}"))
+            else:
+                raise UsageError(f"{root}: cannot list the folder: {err.strerror}") from None
+    return files
+
+
+def _linked_folder(entry: os.DirEntry) -> bool:
+    """A symbolic link to a folder (not walked into, as Path.rglob, and not worth a note)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _joined(root: str, parts: tuple[str, ...]) -> str:
+    """The path of ``parts`` below ``root``, written as str(Path(root, *parts)) writes it."""
+    if not parts:
+        return root
+    if root == ".":
+        return os.sep.join(parts)
+    return (root if root.endswith(os.sep) else root + os.sep) + os.sep.join(parts)
+
+
+def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
+    top = str(root)  # as Path writes it: "./a/" is "a"
+    notes: list[tuple[str, str]] = []
+    candidates = sorted(_files_below(top, notes))  # by parts, as Paths sort
+    out.skipped.extend(sorted(notes))
+    # a chart's files are the chart's, and a subchart's its parent's (the outermost chart)
+    charts = sorted({parts[:-1] for parts in candidates if parts[-1] == "Chart.yaml"}, key=len)
+    patches: set[Path] = set()
+    for parts in candidates:
+        if parts[-1] in KUSTOMIZATIONS:
+            patches |= _kustomize_inputs(Path(_joined(top, parts)))
+    for parts in candidates:
+        name, text = parts[-1], _joined(top, parts)
+        chart = next((c for c in charts if parts[: len(c)] == c), None)
+        if chart is not None:
+            if parts[:-1] == chart and name == "Chart.yaml":
+                out.skipped.append(
+                    (_joined(top, chart), "a Helm chart: render it first (helm template CHART | validate -)")
+                )
+        elif name in KUSTOMIZATIONS:
+            out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
+        elif patches and _resolved(Path(text)) in patches:  # resolve() costs a system call per folder of the path
+            out.skipped.append((text, "a kustomize patch or plugin configuration, applied by the build"))
+        elif HELM_VALUES.match(name):
+            out.skipped.append((text, "Helm values or chart metadata, not a manifest"))
+        elif why := _tool_file(name):
+            out.skipped.append((text, why))
+        elif os.path.splitext(name)[1] not in EXTENSIONS:
+            continue
+        elif any(pattern.search(text) for pattern in patterns):
+            out.skipped.append((text, "--ignore"))
+        else:
+            out.files.append(text)

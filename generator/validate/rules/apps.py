@@ -1,0 +1,139 @@
+"""Owner `apps`: the apiserver's validation of Deployments, StatefulSets, DaemonSets and
+ReplicaSets beyond their schemas (k8s.io/kubernetes pkg/apis/apps/validation/validation.go;
+each rule names the function it ports). The pod template itself, its restart policy and the
+selector matching its labels are pod.py's, shared with every kind that holds a template."""
+
+from __future__ import annotations
+
+import re
+
+from generator.core.findings import Finding
+from generator.validate.rules.base import as_dict, as_int, enforced, error, nonnegative, nonnegative_fields
+from generator.validate.rules.selector import is_empty, selector_findings
+
+_PERCENT = re.compile(r"^[0-9]+%$")  # validation.IsValidPercent
+
+
+def int_or_percent(value, path: str, rule: str) -> tuple[int | None, list[Finding]]:
+    """ValidatePositiveIntOrPercent and IsNotMoreThan100Percent: a count >= 0 or "N%" up to 100%.
+    Returns the number (percent or count; None if malformed) for the both-zero rules."""
+    if isinstance(value, str):
+        if not _PERCENT.match(value):
+            return None, [error(path, rule, f"{value!r} must be an integer or a percentage (e.g. '25%')")]
+        percent = int(value[:-1])
+        if percent > 100:
+            return percent, [error(path, rule, f"{value!r} must not be greater than 100%")]
+        return percent, []
+    number = as_int(value)
+    if number is not None and number < 0:
+        return number, [error(path, rule, f"{number} must be greater than or equal to 0")]
+    return number, []
+
+
+def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[Finding]:
+    """The bounds every controller shares, and a selector that must be set and not empty."""
+    out = nonnegative_fields(spec, fields, "spec", rule)
+    selector = spec.get("selector")
+    if isinstance(selector, dict):
+        out += selector_findings(selector, "spec.selector")
+        if is_empty(selector):
+            message = f"an empty selector is not valid for a {kind}: give matchLabels of the pod template"
+            out.append(error("spec.selector", rule, message))
+    template = as_dict(as_dict(spec.get("template")).get("spec"))
+    if template.get("activeDeadlineSeconds") is not None:  # ValidatePodTemplateSpecForReplicaSet and others
+        message = f"activeDeadlineSeconds is not supported in a {kind}'s pod template: its pods run until replaced"
+        out.append(error("spec.template.spec.activeDeadlineSeconds", rule, message))
+    return out
+
+
+def deployment_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment."""
+    spec = as_dict(obj.get("spec"))
+    fields = ("replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
+    out = _common(spec, "deployment", "Deployment", fields)
+    strategy = as_dict(spec.get("strategy"))
+    kind = strategy.get("type") or "RollingUpdate"
+    rolling = strategy.get("rollingUpdate")
+    if kind == "Recreate" and rolling is not None:
+        message = "rollingUpdate may not be set when the strategy type is Recreate"
+        out.append(error("spec.strategy.rollingUpdate", "deployment", message))
+    elif kind == "RollingUpdate" and isinstance(rolling, dict):
+        here = "spec.strategy.rollingUpdate"
+        surge, found = int_or_percent(rolling.get("maxSurge", "25%"), f"{here}.maxSurge", "deployment")
+        out += found if "maxSurge" in rolling else []
+        unavailable, found = int_or_percent(
+            rolling.get("maxUnavailable", "25%"), f"{here}.maxUnavailable", "deployment"
+        )
+        out += found if "maxUnavailable" in rolling else []
+        if surge == 0 and unavailable == 0:
+            message = "maxUnavailable may not be 0 when maxSurge is 0: the rollout could never progress"
+            out.append(error(f"{here}.maxUnavailable", "deployment", message))
+    deadline = as_int(spec.get("progressDeadlineSeconds", 600 if obj.get("apiVersion") == "apps/v1" else None))
+    ready = as_int(spec.get("minReadySeconds")) or 0  # apps/v1 defaults the deadline to 600 (SetDefaults_Deployment)
+    if deadline is not None and deadline >= 0 and deadline <= ready:
+        message = f"progressDeadlineSeconds {deadline} must be greater than minReadySeconds {ready}"
+        out.append(error("spec.progressDeadlineSeconds", "deployment", message))
+    return out
+
+
+def replicaset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateReplicaSetSpec: replicas and minReadySeconds >= 0, a selector."""
+    return _common(as_dict(obj.get("spec")), "replicaset", "ReplicaSet", ("replicas", "minReadySeconds"))
+
+
+DAEMONSET_SURGE_SINCE = 22  # DaemonSetUpdateSurge: alpha 1.21, beta (on) 1.22, GA 1.25
+
+
+def daemonset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateDaemonSetSpec, ValidateDaemonSetUpdateStrategy, ValidateRollingUpdateDaemonSet:
+    exactly one of maxUnavailable and maxSurge non-zero (maxSurge from 1.22)."""
+    spec = as_dict(obj.get("spec"))
+    out = _common(spec, "daemonset", "DaemonSet", ("minReadySeconds", "revisionHistoryLimit"))
+    strategy = as_dict(spec.get("updateStrategy"))
+    rolling = strategy.get("rollingUpdate")
+    default = "OnDelete" if str(obj.get("apiVersion")).startswith("extensions/") else "RollingUpdate"
+    if (strategy.get("type") or default) != "RollingUpdate" or not isinstance(rolling, dict):
+        return out
+    here = "spec.updateStrategy.rollingUpdate"
+    unavailable, found = int_or_percent(rolling.get("maxUnavailable", 1), f"{here}.maxUnavailable", "daemonset")
+    out += found
+    surge = 0
+    if enforced(releases, DAEMONSET_SURGE_SINCE) and "maxSurge" in rolling:
+        surge, found = int_or_percent(rolling.get("maxSurge"), f"{here}.maxSurge", "daemonset")
+        out += found
+    if unavailable and surge:
+        message = "maxSurge may not be set when maxUnavailable is non-zero: set maxUnavailable: 0 to surge"
+        out.append(error(f"{here}.maxSurge", "daemonset", message))
+    elif unavailable == 0 and surge == 0:
+        message = "maxUnavailable cannot be 0 when maxSurge is 0: the rollout could never progress"
+        out.append(error(f"{here}.maxUnavailable", "daemonset", message))
+    return out
+
+
+POD_MANAGEMENT = ("OrderedReady", "Parallel")
+
+
+def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateStatefulSetSpec: podManagementPolicy, updateStrategy and its partition, bounds, a selector."""
+    spec = as_dict(obj.get("spec"))
+    out = _common(spec, "statefulset", "StatefulSet", ("replicas", "minReadySeconds", "revisionHistoryLimit"))
+    policy = spec.get("podManagementPolicy")
+    # SetDefaults_StatefulSet (pkg/apis/apps/v1/defaults.go) makes an empty policy OrderedReady
+    # before ValidateStatefulSetSpec runs: "" is accepted.
+    if isinstance(policy, str) and policy and policy not in POD_MANAGEMENT:
+        message = f"podManagementPolicy {policy!r} must be OrderedReady or Parallel"
+        out.append(error("spec.podManagementPolicy", "statefulset", message))
+    strategy = as_dict(spec.get("updateStrategy"))
+    kind = strategy.get("type") or "RollingUpdate"
+    if not isinstance(kind, str):
+        return out  # another type: the schema's finding
+    if kind not in ("RollingUpdate", "OnDelete"):
+        message = f"updateStrategy type {kind!r} must be RollingUpdate or OnDelete"
+        out.append(error("spec.updateStrategy.type", "statefulset", message))
+    elif kind == "OnDelete" and strategy.get("rollingUpdate") is not None:
+        message = "rollingUpdate is only allowed for updateStrategy RollingUpdate"
+        out.append(error("spec.updateStrategy.rollingUpdate", "statefulset", message))
+    else:
+        rolling = as_dict(strategy.get("rollingUpdate"))
+        out += nonnegative(rolling.get("partition"), "spec.updateStrategy.rollingUpdate.partition", "statefulset")
+    return out

@@ -1,0 +1,83 @@
+"""What every rule module uses: the finding constructors, defensive access to input of any
+shape (bad shapes are the schema's business, a rule must never crash on them), and the check
+that the items of a list have unique, well-formed names."""
+
+from __future__ import annotations
+
+from generator.core.findings import Finding
+from generator.core.grammar import DNS1123_LABEL, name_problem
+
+
+def error(path: str, rule: str, message: str) -> Finding:
+    return Finding("error", path, rule, message)
+
+
+def warning(path: str, rule: str, message: str) -> Finding:
+    return Finding("warning", path, rule, message)
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
+def dig(value, *keys):
+    """value[k1][k2]... or None, whatever the shapes on the way."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def as_int(value) -> int | None:
+    return value if isinstance(value, int) and type(value) is not bool else None  # bool has no subclasses
+
+
+def json_text(value) -> str:
+    return "none" if value is None else repr(value)
+
+
+def unique_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:
+    """Each item's name is a DNS-1123 label, and no two items share one."""
+    out, seen = [], set()
+    spelled = f"{what} name (DNS-1123 label)"
+    for i, item in enumerate(items):
+        name = item.get("name") if isinstance(item, dict) else None
+        problem = name_problem(name, DNS1123_LABEL, 63, spelled)
+        if problem:
+            out.append(error(path_of(i), bad_rule, problem))
+        elif name in seen:
+            out.append(error(path_of(i), twice_rule, f"{what} name {name!r} is used twice"))
+        if isinstance(name, str):
+            seen.add(name)
+    return out
+
+
+def enforced(releases: tuple[int, ...], since: int = 0, until: int = 10**6) -> bool:
+    """Whether a rule the apiserver enforces from 1.``since`` up to 1.``until`` (both included)
+    applies to one of the targeted releases: a bundle checked against several releases must
+    pass on each, so one release that refuses is enough."""
+    return any(since <= minor <= until for minor in releases)
+
+
+def nonnegative(value, path: str, rule: str, what: str | None = None) -> list[Finding]:
+    """ValidateNonnegativeField (core/validation): an integer field that must be >= 0."""
+    number = as_int(value)
+    if number is not None and number < 0:
+        return [
+            error(path, rule, f"{what or path.rpartition('.')[2]} must be greater than or equal to 0, got {number}")
+        ]
+    return []
+
+
+def nonnegative_fields(obj: dict, fields: tuple[str, ...], parent: str, rule: str) -> list[Finding]:
+    """``nonnegative`` for each of ``fields`` of ``obj`` at ``parent``: a path is built only for
+    a finding (most fields are absent or fine)."""
+    out = []
+    for field in fields:
+        number = as_int(obj.get(field))
+        if number is not None and number < 0:
+            out += nonnegative(number, f"{parent}.{field}", rule)
+    return out

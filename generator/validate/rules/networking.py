@@ -1,0 +1,260 @@
+"""Owner `networking`: the apiserver's validation of Ingresses and NetworkPolicies beyond
+their schemas (k8s.io/kubernetes pkg/apis/networking/validation/validation.go; each rule names
+the function it ports)."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from generator.core.findings import Finding
+from generator.core.grammar import (
+    DNS1035_LABEL,
+    DNS1123_SUBDOMAIN,
+    PROTOCOLS,
+    is_domain_prefixed_path,
+    name_problem,
+    port_name_problem,
+)
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.selector import selector_findings
+
+PATH_TYPES = ("Exact", "Prefix", "ImplementationSpecific")
+
+# validateIngressHTTPIngressPath: what an Exact or Prefix path may not contain or end with
+_INVALID_SEQUENCES = ("//", "/./", "/../", "%2f", "%2F")
+_INVALID_SUFFIXES = ("/..", "/.")
+
+_WILDCARD = re.compile(r"^\*\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def ingress_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateIngressSpec for networking.k8s.io/v1 (its backend shape): rules or a default
+    backend, hosts, paths and pathTypes, backends with one target and one port."""
+    if obj.get("apiVersion") != "networking.k8s.io/v1":
+        return []  # the v1beta1 backend (serviceName/servicePort) is a different shape: not modelled
+    spec = as_dict(obj.get("spec"))
+    out = []
+    rules = as_list(spec.get("rules"))
+    if not rules and spec.get("defaultBackend") is None:
+        out.append(error("spec", "ingress", "an Ingress needs rules or a defaultBackend"))
+    if isinstance(spec.get("defaultBackend"), dict):
+        out += _backend_findings(spec["defaultBackend"], "spec.defaultBackend")
+    for i, rule in enumerate(rules):
+        rule = as_dict(rule)
+        here = f"spec.rules[{i}]"
+        host = rule.get("host")
+        if isinstance(host, str) and host:
+            problem = host_problem(host)
+            if problem:
+                out.append(error(f"{here}.host", "ingress", problem))
+        http = rule.get("http")
+        if isinstance(http, dict) and not as_list(http.get("paths")):
+            out.append(error(f"{here}.http.paths", "ingress", "http needs at least one path"))
+        for j, item in enumerate(as_list(as_dict(http).get("paths"))):
+            out += _path_findings(as_dict(item), f"{here}.http.paths[{j}]")
+    for i, tls in enumerate(as_list(spec.get("tls"))):
+        for j, host in enumerate(as_list(as_dict(tls).get("hosts"))):
+            problem = host_problem(host) if isinstance(host, str) else None
+            if problem:
+                out.append(error(f"spec.tls[{i}].hosts[{j}]", "ingress", problem))
+    class_name = spec.get("ingressClassName")
+    if isinstance(class_name, str):
+        problem = name_problem(class_name, DNS1123_SUBDOMAIN, 253, "ingressClassName (DNS-1123 subdomain)")
+        if problem:
+            out.append(error("spec.ingressClassName", "ingress", problem))
+    return out
+
+
+def host_problem(host: str) -> str | None:
+    """validateIngressRules: a DNS name, or "*." and one; never an IP address."""
+    try:
+        ipaddress.ip_address(host)
+        return f"host {host!r} must be a DNS name, not an IP address"
+    except ValueError:
+        pass
+    if host.startswith("*"):
+        if len(host) <= 253 and _WILDCARD.match(host):
+            return None
+        return f"host {host!r}: a wildcard host is '*.' followed by a DNS-1123 subdomain (e.g. *.example.com)"
+    return name_problem(host, DNS1123_SUBDOMAIN, 253, "host (DNS-1123 subdomain, lower case)")
+
+
+def _path_findings(item: dict, here: str) -> list[Finding]:
+    """validateHTTPIngressPath: pathType, a path that is absolute and clean for Exact and Prefix."""
+    out = []
+    path, kind = item.get("path"), item.get("pathType")
+    if isinstance(kind, str) and kind not in PATH_TYPES:
+        out.append(error(f"{here}.pathType", "ingress", f"pathType {kind!r} is not one of {', '.join(PATH_TYPES)}"))
+    if isinstance(path, str):
+        if kind in ("Exact", "Prefix"):
+            if not path.startswith("/"):
+                out.append(error(f"{here}.path", "ingress", f"path {path!r} must be absolute (start with '/')"))
+            elif any(seq in path for seq in _INVALID_SEQUENCES) or path.endswith(_INVALID_SUFFIXES):
+                message = f"path {path!r} must not contain '//', '/./', '/../' or '%2f', nor end with '/.' or '/..'"
+                out.append(error(f"{here}.path", "ingress", message))
+        elif path and not path.startswith("/"):
+            out.append(error(f"{here}.path", "ingress", f"path {path!r} must be absolute (start with '/')"))
+    if isinstance(item.get("backend"), dict):
+        out += _backend_findings(item["backend"], f"{here}.backend")
+    return out
+
+
+def _backend_findings(backend: dict, here: str) -> list[Finding]:
+    """validateIngressBackend: a service or a resource, not both; a service port by name or
+    number, not both."""
+    service, resource = backend.get("service"), backend.get("resource")
+    if service is not None and resource is not None:
+        return [error(here, "ingress", "a backend is a service or a resource, not both")]
+    if service is None and resource is None:
+        return [error(here, "ingress", "a backend needs a service (or a resource)")]
+    if not isinstance(service, dict):
+        return []
+    out = []
+    name = service.get("name")
+    if isinstance(name, str):
+        problem = name_problem(name, DNS1035_LABEL, 63, "service name (DNS-1035 label)")
+        if problem:
+            out.append(error(f"{here}.service.name", "ingress", problem))
+    port = as_dict(service.get("port"))
+    port_name, number = port.get("name"), port.get("number")
+    if port_name and number is not None:
+        out.append(error(f"{here}.service.port", "ingress", "a service port is a name or a number, not both"))
+    elif not port_name and number is None:
+        out.append(error(f"{here}.service.port", "ingress", "a service port needs a name or a number"))
+    elif isinstance(port_name, str) and (problem := port_name_problem(port_name)):
+        out.append(error(f"{here}.service.port.name", "ingress", problem))
+    elif as_int(number) is not None and not 1 <= number <= 65535:
+        out.append(error(f"{here}.service.port.number", "ingress", f"port {number} is not in 1-65535"))
+    return out
+
+
+MAX_CONTROLLER = 250  # maxLenIngressClassController
+
+CLASS_NAMESPACED_PARAMS_SINCE = 21  # IngressClassNamespacedParams: alpha 1.20, beta (on) 1.21, GA 1.23
+
+
+def ingress_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """validateIngressClassSpec: a controller that is a domain-prefixed path of at most 250
+    characters (IsDomainPrefixedPath); parameters scoped to a namespace name one, cluster-scoped
+    ones do not (validateIngressClassParametersReference)."""
+    spec = as_dict(obj.get("spec"))
+    out = []
+    controller = spec.get("controller")
+    if isinstance(controller, str):
+        if len(controller) > MAX_CONTROLLER:
+            message = f"controller is {len(controller)} characters; at most {MAX_CONTROLLER}"
+            out.append(error("spec.controller", "ingress", message))
+        elif not is_domain_prefixed_path(controller):
+            message = f"controller {controller!r} must be a domain-prefixed path (e.g. k8s.io/ingress-nginx)"
+            out.append(error("spec.controller", "ingress", message))
+    parameters = spec.get("parameters")
+    if isinstance(parameters, dict) and enforced(releases, CLASS_NAMESPACED_PARAMS_SINCE):
+        scope, namespace = parameters.get("scope"), parameters.get("namespace")
+        if scope == "Namespace" and not namespace:
+            message = "parameters with scope Namespace need a namespace"
+            out.append(error("spec.parameters.namespace", "ingress", message))
+        elif scope in (None, "Cluster") and namespace is not None:
+            message = "parameters.namespace may only be set when scope is Namespace"
+            out.append(error("spec.parameters.namespace", "ingress", message))
+        elif isinstance(scope, str) and scope not in ("Namespace", "Cluster"):
+            out.append(error("spec.parameters.scope", "ingress", f"scope {scope!r} must be Cluster or Namespace"))
+    return out
+
+
+POLICY_TYPES = ("Ingress", "Egress")
+
+
+def network_policy_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateNetworkPolicySpec: the pod selector, ports, peers and ipBlocks, policyTypes."""
+    spec = as_dict(obj.get("spec"))
+    out = selector_findings(spec.get("podSelector"), "spec.podSelector")
+    for direction, peers_key in (("ingress", "from"), ("egress", "to")):
+        for i, rule in enumerate(as_list(spec.get(direction))):
+            rule = as_dict(rule)
+            here = f"spec.{direction}[{i}]"
+            for j, port in enumerate(as_list(rule.get("ports"))):
+                out += _policy_port_findings(as_dict(port), f"{here}.ports[{j}]")
+            for j, peer in enumerate(as_list(rule.get(peers_key))):
+                out += _peer_findings(as_dict(peer), f"{here}.{peers_key}[{j}]")
+    types = as_list(spec.get("policyTypes"))
+    for i, kind in enumerate(types):
+        if isinstance(kind, str) and kind not in POLICY_TYPES:
+            out.append(
+                error(f"spec.policyTypes[{i}]", "network-policy", f"policyType {kind!r} must be Ingress or Egress")
+            )
+    if len(types) > 2:
+        out.append(error("spec.policyTypes", "network-policy", "policyTypes has at most two items, Ingress and Egress"))
+    return out
+
+
+def _policy_port_findings(port: dict, here: str) -> list[Finding]:
+    """validateNetworkPolicyPort: protocol, a port number or name, endPort after a numeric port."""
+    out = []
+    protocol = port.get("protocol")
+    if isinstance(protocol, str) and protocol not in PROTOCOLS:
+        out.append(error(f"{here}.protocol", "network-policy", f"protocol {protocol!r} is not one of TCP, UDP, SCTP"))
+    value, end = port.get("port"), as_int(port.get("endPort"))
+    if isinstance(value, str):
+        problem = port_name_problem(value)
+        if problem:
+            out.append(error(f"{here}.port", "network-policy", f"{problem}; write a number without quotes"))
+        if end is not None:
+            out.append(error(f"{here}.endPort", "network-policy", "endPort may not be set when port is a name"))
+    elif as_int(value) is not None:
+        if not 1 <= value <= 65535:
+            out.append(error(f"{here}.port", "network-policy", f"port {value} is not in 1-65535"))
+        elif end is not None and end < value:
+            message = f"endPort {end} must be greater than or equal to port {value}"
+            out.append(error(f"{here}.endPort", "network-policy", message))
+    elif end is not None:
+        out.append(error(f"{here}.endPort", "network-policy", "endPort may not be set without port"))
+    return out
+
+
+def _peer_findings(peer: dict, here: str) -> list[Finding]:
+    """ValidateNetworkPolicyPeer: podSelector and/or namespaceSelector, or an ipBlock alone."""
+    selectors = [k for k in ("podSelector", "namespaceSelector") if peer.get(k) is not None]
+    block = peer.get("ipBlock")
+    if not selectors and block is None:
+        return [error(here, "network-policy", "a peer needs podSelector, namespaceSelector or ipBlock")]
+    if selectors and block is not None:
+        message = "ipBlock may not be combined with podSelector or namespaceSelector: write two peers"
+        return [error(f"{here}.ipBlock", "network-policy", message)]
+    out = []
+    for key in selectors:
+        out += selector_findings(peer[key], f"{here}.{key}")
+    if isinstance(block, dict):
+        out += _ip_block_findings(block, f"{here}.ipBlock")
+    return out
+
+
+def _ip_block_findings(block: dict, here: str) -> list[Finding]:
+    """ValidateIPBlock: a CIDR, and each except a strict subset of it in the same family."""
+    cidr = block.get("cidr")
+    if not isinstance(cidr, str):
+        return []
+    network = _network(cidr)
+    if network is None:
+        return [error(f"{here}.cidr", "network-policy", f"cidr {cidr!r} is not a CIDR (e.g. 10.0.0.0/8)")]
+    out = []
+    for i, text in enumerate(as_list(block.get("except"))):
+        inner = _network(text) if isinstance(text, str) else None
+        if inner is None:
+            if isinstance(text, str):
+                out.append(error(f"{here}.except[{i}]", "network-policy", f"{text!r} is not a CIDR"))
+            continue
+        if inner.version != network.version or not network.supernet_of(inner) or inner.prefixlen <= network.prefixlen:
+            message = f"except {text!r} must be a strict subset of cidr {cidr!r}"
+            out.append(error(f"{here}.except[{i}]", "network-policy", message))
+    return out
+
+
+def _network(text: str):
+    """net.ParseCIDR: an address with host bits allowed, and a prefix length."""
+    if "/" not in text:
+        return None
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return None

@@ -1,0 +1,520 @@
+"""Owner `pod`: the apiserver's pod validation that schemas cannot express, for every pod
+template a workload or job holds (k8s.io/kubernetes pkg/apis/core/validation, apps and batch
+validation): containers, images, ports, mounts, resources and GPUs, restart policies, selectors."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from generator.core.findings import Finding, child, joined
+from generator.core.grammar import (
+    DNS1123_LABEL,
+    DNS_POLICIES,
+    PROTOCOLS,
+    PULL_POLICIES,
+    RESTART_POLICIES,
+    config_key_problem,
+    image_problem,
+    name_problem,
+    parse_quantity,
+    port_name_problem,
+    quantity_message,
+)
+from generator.schema import kubernetes as kube
+from generator.validate.rules.base import (
+    as_dict,
+    as_int,
+    as_list,
+    enforced,
+    error,
+    json_text,
+    nonnegative_fields,
+    unique_names,
+    warning,
+)
+from generator.validate.rules.meta import label_findings
+from generator.validate.rules.paddlejob import PADDLE_ROLES
+from generator.validate.rules.selector import mismatches
+
+
+def env_duplicate_message(name: str) -> str:
+    """Accepted by create and client-side apply, with the apiserver's warning (pkg/api/pod/warnings.go:
+    "hides previous definition ..., which may be dropped when using apply"); env is a list-map
+    keyed by name, and server-side apply refuses an applied list-map with a key twice."""
+    return (
+        f"env {name!r} is set twice: kubectl create and client-side apply accept it (the last value wins), "
+        "server-side apply (kubectl apply --server-side, Helm 4) refuses it as a duplicate list-map key; "
+        "remove one"
+    )
+
+
+def pod_spec_findings(
+    spec, path: str, template: bool = True, claims: frozenset = frozenset(), releases: tuple[int, ...] = ()
+) -> list[Finding]:
+    """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
+    are volumes the controller adds (a StatefulSet's volumeClaimTemplates); ``releases`` the
+    targeted Kubernetes releases (some rules changed)."""
+    releases = releases or (kube.known_versions()[-1],)
+    if not isinstance(spec, dict):
+        return []
+    out = []
+    containers = spec.get("containers")
+    if isinstance(containers, list) and not containers:
+        out.append(error(f"{path}.containers", "containers", "a pod needs at least one container"))
+    volume_list = as_list(spec.get("volumes"))
+    volumes = {v.get("name") for v in volume_list if isinstance(v, dict) and isinstance(v.get("name"), str)} | claims
+    seen: dict[str, str] = {}  # container name -> the path of the first container with it
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(as_list(spec.get(group))):
+            if not isinstance(c, dict):
+                continue
+            here = f"{path}.{group}[{i}]"
+            out += _container_findings(c, here, volumes)
+            out += _probe_env_findings(c, here, releases)
+            name = c.get("name")
+            if isinstance(name, str):
+                if name in seen:
+                    out.append(
+                        error(
+                            f"{here}.name",
+                            "container-name",
+                            f"container name {name!r} is used twice (also at {seen[name]}.name)",
+                        )
+                    )
+                seen.setdefault(name, here)
+    policy = spec.get("restartPolicy")
+    if isinstance(policy, str) and policy not in RESTART_POLICIES:
+        out.append(
+            error(
+                f"{path}.restartPolicy", "enum", f"restartPolicy {policy!r} is not one of {', '.join(RESTART_POLICIES)}"
+            )
+        )
+    dns = spec.get("dnsPolicy")
+    if isinstance(dns, str) and dns not in DNS_POLICIES:
+        out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
+    node_selector = spec.get("nodeSelector")
+    if node_selector:  # ValidateLabels, as pod labels
+        out += label_findings(node_selector, f"{path}.nodeSelector")
+    deadline = as_int(spec.get("activeDeadlineSeconds"))
+    if deadline is not None and not 1 <= deadline <= 2**31 - 1:  # ValidatePodSpec
+        message = f"activeDeadlineSeconds {deadline} must be between 1 and 2147483647"
+        out.append(error(f"{path}.activeDeadlineSeconds", "pod-bounds", message))
+    if volume_list:
+        out += unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
+    return out
+
+
+def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
+    out = []
+    name = c.get("name")
+    if name is not None:  # a missing name is the schema's finding
+        problem = name_problem(name, DNS1123_LABEL, 63, "container name (DNS-1123 label)")
+        if problem:
+            out.append(error(f"{here}.name", "name", problem))
+    image = c.get("image")
+    problem = image_problem(image) if image is not None else "image is required"
+    if problem:
+        out.append(error(f"{here}.image", "image", problem))
+    pull = c.get("imagePullPolicy")
+    if isinstance(pull, str) and pull not in PULL_POLICIES:
+        out.append(
+            error(
+                f"{here}.imagePullPolicy", "enum", f"imagePullPolicy {pull!r} is not one of {', '.join(PULL_POLICIES)}"
+            )
+        )
+    # each list below is often absent: skip its loop rather than walk an empty one
+    ports = c.get("ports")
+    if isinstance(ports, list):
+        out += _port_findings(ports, here)
+    mounts = c.get("volumeMounts")
+    if isinstance(mounts, list):
+        out += _mount_findings(mounts, here, volumes)
+    env_list = c.get("env")
+    if isinstance(env_list, list):
+        env_names: set = set()
+        for j, env in enumerate(env_list):
+            name = env.get("name") if isinstance(env, dict) else None
+            if isinstance(name, str):
+                if name in env_names:
+                    out.append(warning(f"{here}.env[{j}].name", "env-duplicate", env_duplicate_message(name)))
+                env_names.add(name)
+    resources = c.get("resources")
+    if isinstance(resources, dict) and resources:
+        out += _resource_findings(resources, here)
+    return out
+
+
+def _port_findings(ports: list, here: str) -> list[Finding]:
+    out = []
+    for j, port in enumerate(ports):
+        if not isinstance(port, dict):
+            continue
+        for field in ("containerPort", "hostPort"):
+            number = as_int(port.get(field))
+            if number is not None and not 1 <= number <= 65535:
+                out.append(error(f"{here}.ports[{j}].{field}", "port", f"{field} {number} is not in 1-65535"))
+        port_name = port.get("name")
+        if isinstance(port_name, str):
+            problem = port_name_problem(port_name)
+            if problem:
+                out.append(error(f"{here}.ports[{j}].name", "port-name", problem))
+        protocol = port.get("protocol")
+        if isinstance(protocol, str) and protocol not in PROTOCOLS:
+            out.append(
+                error(f"{here}.ports[{j}].protocol", "enum", f"protocol {protocol!r} is not one of TCP, UDP, SCTP")
+            )
+    return out
+
+
+def _mount_findings(mounts: list, here: str, volumes: set) -> list[Finding]:
+    out = []
+    mount_paths: dict[str, int] = {}
+    for j, mount in enumerate(mounts):
+        if not isinstance(mount, dict):
+            continue
+        name, mount_path = mount.get("name"), mount.get("mountPath")
+        if isinstance(mount_path, str):
+            if mount_path in mount_paths:
+                out.append(
+                    error(
+                        f"{here}.volumeMounts[{j}].mountPath",
+                        "mount-path",
+                        f"mountPath {mount_path!r} is used twice (also volumeMounts[{mount_paths[mount_path]}]); "
+                        "the apiserver rejects it",
+                    )
+                )
+            mount_paths.setdefault(mount_path, j)
+        if isinstance(name, str) and name not in volumes:
+            out.append(
+                error(
+                    f"{here}.volumeMounts[{j}].name",
+                    "volume-mount",
+                    f"volumeMount {name!r} names no volume of the pod; add it to volumes or fix the name",
+                )
+            )
+    return out
+
+
+def _resource_findings(resources: dict, here: str) -> list[Finding]:
+    """Quantities that parse, the extended resources' rules, and no request above its limit."""
+    out = []
+    parsed = {}
+    for kind in ("requests", "limits"):
+        amounts = resources.get(kind)
+        if not isinstance(amounts, dict):
+            continue
+        for resource, quantity in amounts.items():
+            value = parse_quantity(quantity)
+            if value is None and isinstance(quantity, str):  # another type: the schema's finding
+                out.append(error(child(f"{here}.resources.{kind}", resource), "quantity", quantity_message(quantity)))
+            parsed[(kind, resource)] = value
+    out += _extended_resource_findings(resources, parsed, here)
+    for (kind, resource), value in parsed.items():
+        if kind != "requests" or value is None:
+            continue
+        limit = parsed.get(("limits", resource))
+        if limit is not None and value > limit:
+            out.append(
+                error(
+                    child(f"{here}.resources.requests", resource),
+                    "resources",
+                    f"request {resources['requests'][resource]!r} is above the limit {resources['limits'][resource]!r}",
+                )
+            )
+    return out
+
+
+def _is_extended(resource: str) -> bool:
+    """A resource name outside kubernetes.io, with a domain: nvidia.com/gpu, rdma/hca."""
+    domain, _, _ = resource.rpartition("/")
+    return bool(domain) and not domain.endswith("kubernetes.io") and not resource.startswith("hugepages-")
+
+
+def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> list[Finding]:
+    """The apiserver's rules for extended resources (GPUs): whole numbers, a limit, request = limit."""
+    out = []
+    names = {r for (_, r) in parsed if isinstance(r, str) and "/" in r and _is_extended(r)}  # "/": the quick test
+    for resource in sorted(names):
+        request, limit = parsed.get(("requests", resource)), parsed.get(("limits", resource))
+        for kind, value in (("requests", request), ("limits", limit)):
+            if value is not None and value != value.to_integral_value():
+                shown = resources[kind][resource]
+                message = f"{resource} must be a whole number, got {shown!r}: devices are not shared"
+                out.append(error(child(f"{here}.resources.{kind}", resource), "extended-resource", message))
+        if ("limits", resource) not in parsed:
+            message = (
+                f"{resource} must be set in limits (requests alone are refused: extended resources cannot overcommit)"
+            )
+            out.append(error(child(f"{here}.resources.requests", resource), "extended-resource", message))
+        elif request is not None and limit is not None and request != limit:
+            message = f"{resource} request and limit must be equal for an extended resource"
+            out.append(error(child(f"{here}.resources.requests", resource), "extended-resource", message))
+    return out
+
+
+def _templates(obj: dict) -> list[tuple[str, dict]]:
+    """(path, pod template) for every pod template a workload or job holds; a Pod is its own
+    template (path "")."""
+    kind, spec = obj.get("kind"), as_dict(obj.get("spec"))
+    api = str(obj.get("apiVersion", ""))
+    if kind == "Pod":
+        return [("", obj)]
+    if kind == "PodTemplate" and api == "v1":  # ValidatePodTemplate: its template is a pod's
+        return [("template", as_dict(obj.get("template")))]
+    if kind == "CronJob":
+        job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
+        return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
+    if api.startswith("batch.paddlepaddle.org/"):
+        return [
+            (f"spec.{r}.template", as_dict(role.get("template")))
+            for r in PADDLE_ROLES
+            if isinstance(role := spec.get(r), dict)
+        ]
+    if api.startswith("batch.volcano.sh/"):
+        return [
+            (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
+            for i, t in enumerate(as_list(spec.get("tasks")))
+        ]
+    if api.startswith("kubeflow.org/"):  # every training-operator job: <framework>ReplicaSpecs
+        return [
+            (child(f"spec.{field}", r) + ".template", as_dict(as_dict(s).get("template")))
+            for field, specs in spec.items()
+            if field.endswith("ReplicaSpecs")
+            for r, s in as_dict(specs).items()
+        ]
+    if api.startswith("jobset.x-k8s.io/"):  # each replicated Job's pod template
+        return _replicated_job_templates("spec", spec)
+    if api.startswith("trainer.kubeflow.org/") and kind in ("ClusterTrainingRuntime", "TrainingRuntime"):
+        return _replicated_job_templates("spec.template.spec", as_dict(as_dict(spec.get("template")).get("spec")))
+    if api.startswith("trainer.kubeflow.org/"):  # a TrainJob holds no whole pod template
+        return []
+    if isinstance(spec.get("template"), dict):
+        return [("spec.template", spec["template"])]
+    return []
+
+
+def _claim_templates(obj: dict) -> list:
+    """The PVC templates whose volumes the controller adds to the pods that mount them: a
+    StatefulSet's volumeClaimTemplates; a JobSet's volumeClaimPolicies templates (JobSet 0.11+,
+    pkg/controllers/volume_claim_policy.go addVolumes), a training runtime's in its JobSet
+    template."""
+    spec = as_dict(obj.get("spec"))
+    if obj.get("kind") == "StatefulSet":
+        return as_list(spec.get("volumeClaimTemplates"))
+    api = str(obj.get("apiVersion", ""))
+    if api.startswith("trainer.kubeflow.org/"):
+        spec = as_dict(as_dict(spec.get("template")).get("spec"))
+    elif not api.startswith("jobset.x-k8s.io/"):
+        return []
+    return [t for policy in as_list(spec.get("volumeClaimPolicies")) for t in as_list(as_dict(policy).get("templates"))]
+
+
+def _replicated_job_templates(path: str, spec: dict) -> list[tuple[str, dict]]:
+    """The pod templates of a JobSet spec's replicated Jobs (a JobSet's, or a training runtime's
+    JobSet template): the pods the Job controller will create from each."""
+    return [
+        (f"{path}.replicatedJobs[{i}].template.spec.template", template)
+        for i, r in enumerate(as_list(spec.get("replicatedJobs")))
+        if isinstance(template := as_dict(as_dict(as_dict(r).get("template")).get("spec")).get("template"), dict)
+    ]
+
+
+_ALWAYS_RESTART = {"Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "ReplicationController"}
+
+_JOB_KINDS = {"Job", "CronJob"}
+
+_CONTROLLER_KINDS = _ALWAYS_RESTART | _JOB_KINDS
+
+
+def _is_builtin(obj: dict) -> bool:
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return "." not in group or group.endswith(".k8s.io")
+
+
+def _controller_findings(obj: dict) -> list[Finding]:
+    """What the apiserver checks between a built-in controller and its pod template."""
+    kind = obj.get("kind")
+    if kind not in _CONTROLLER_KINDS or not _is_builtin(obj):
+        return []  # custom resources have their operators' own rules
+    spec = as_dict(obj.get("spec"))
+    out = []
+    template_path = "spec.jobTemplate.spec.template" if kind == "CronJob" else "spec.template"
+    template = (
+        as_dict(as_dict(as_dict(spec.get("jobTemplate")).get("spec")).get("template"))
+        if kind == "CronJob"
+        else as_dict(spec.get("template"))
+    )
+    if not isinstance(template.get("spec"), dict):
+        return [error(template_path, "pod-template", f"a {kind} needs a pod template with a spec and containers")]
+    pod = template["spec"]
+    policy = pod.get("restartPolicy")
+    if policy is not None and policy not in RESTART_POLICIES:
+        policy = "Always" if kind in _ALWAYS_RESTART else "OnFailure"  # the enum rule reports it
+    if kind in _ALWAYS_RESTART and policy not in (None, "Always"):
+        message = f"a {kind}'s pods must restart Always, got {policy!r}"
+        out.append(error(f"{template_path}.spec.restartPolicy", "restart-policy", message))
+    if kind in _JOB_KINDS and policy not in ("OnFailure", "Never"):
+        message = f"a {kind}'s pods restart OnFailure or Never (the default Always is refused), got {json_text(policy)}"
+        out.append(error(f"{template_path}.spec.restartPolicy", "restart-policy", message))
+    labels = as_dict(as_dict(template.get("metadata")).get("labels"))
+    out += label_findings(labels, f"{template_path}.metadata.labels")
+    if kind == "ReplicationController":  # a plain map of labels
+        selector = {"matchLabels": spec.get("selector")}
+        return out + mismatches(selector, labels, "spec.selector", "pod template", labels_path="spec.selector")
+    if kind in _ALWAYS_RESTART and isinstance(spec.get("selector"), dict):  # a Job's selector is generated
+        out += mismatches(spec["selector"], labels, "spec.selector", "pod template")
+    return out
+
+
+def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding]:
+    """The pod rules for every pod template of ``obj`` (the pod its controller will create, as the
+    apiserver will judge it), at the template's own lines; ``releases``: the targeted releases."""
+    out = _controller_findings(obj)
+    releases = releases or (kube.known_versions()[-1],)
+    claims = frozenset(
+        name for t in _claim_templates(obj) if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
+    )
+    kind = obj.get("kind")
+    builtin = kind in _CONTROLLER_KINDS and _is_builtin(obj)
+    for path, template in _templates(obj):
+        spec_path = joined(path, "spec")
+        if kind == "Pod" and not isinstance(template.get("spec"), dict):
+            # `spec:` left empty: the apiserver's Required spec.containers (ValidatePodSpec)
+            out.append(error("spec", "containers", "a Pod needs spec.containers (at least one container)"))
+            continue
+        labels = as_dict(template.get("metadata")).get("labels")
+        if path and not builtin and labels:  # a built-in controller's template labels: _controller_findings
+            out += label_findings(labels, f"{path}.metadata.labels")
+        if ".replicatedJobs[" in path:  # a Job's pod template, which the JobSet controller submits
+            policy = as_dict(template.get("spec")).get("restartPolicy")
+            if policy == "Always":  # unset: the JobSet webhook's OnFailure; not an enum value: the schema's
+                message = "a Job's pods restart OnFailure or Never: the Job the JobSet controller makes is refused"
+                out.append(error(f"{spec_path}.restartPolicy", "restart-policy", message))
+        out += pod_spec_findings(template.get("spec"), spec_path, claims=claims, releases=releases)
+    return out
+
+
+# -- probes, lifecycle hooks, environment (validateProbe, validateLifecycle, validateEnv) ---------
+
+PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+
+HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
+
+_PROBE_COUNTS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold")
+
+ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+
+_ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
+
+_RELAXED_ENV_NAME = re.compile(r"^[ -<>-~]+$")  # printable ASCII but '=' (IsRelaxedEnvVarName)
+
+RELAXED_ENV_NAMES_SINCE = 32  # RelaxedEnvironmentVariableValidation: alpha 1.30, beta (on) 1.32, GA 1.34
+
+
+def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
+    out = []
+    for probe_kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = c.get(probe_kind)
+        if isinstance(probe, dict):
+            out += _probe_findings(probe, f"{here}.{probe_kind}", probe_kind)
+    lifecycle = c.get("lifecycle")
+    if isinstance(lifecycle, dict):
+        for hook in ("postStart", "preStop"):
+            handler = lifecycle.get(hook)
+            if isinstance(handler, dict):
+                out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
+    env_list = c.get("env")
+    if isinstance(env_list, list):
+        names = _env_name_grammar(releases)
+        for j, env in enumerate(env_list):
+            if isinstance(env, dict):
+                name = env.get("name")
+                if env.get("valueFrom") is None and (not isinstance(name, str) or names.match(name)):
+                    continue  # the common case: a valid name and a plain value
+                out += _env_findings(env, f"{here}.env[{j}]", names)
+    return out
+
+
+@functools.cache  # a checker's releases: one tuple for every document
+def _env_name_grammar(releases: tuple[int, ...]) -> re.Pattern:
+    """The env name grammar of the strictest targeted release."""
+    return _ENV_NAME if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) else _RELAXED_ENV_NAME
+
+
+def _handler_findings(handler: dict, path: str, kinds: tuple, what: str) -> list[Finding]:
+    """validateHandler / validateLifecycleHandler: exactly one handler, its port a number or a name."""
+    present = [k for k in kinds if handler.get(k) is not None]
+    if not present:
+        return [error(path, "probe", f"a {what} needs one handler: {', '.join(kinds)}")]
+    if len(present) > 1:
+        message = f"a {what} has one handler, found {' and '.join(present)}; keep one"
+        return [error(f"{path}.{present[1]}", "probe", message)]
+    out = []
+    action = as_dict(handler.get(present[0]))
+    port = action.get("port")
+    port_path = f"{path}.{present[0]}.port"
+    if present[0] in ("httpGet", "tcpSocket"):  # ValidatePortNumOrName
+        if isinstance(port, str):
+            problem = port_name_problem(port)
+            if problem:
+                message = f"{problem}; write a number without quotes (a name must be a container port's name)"
+                out.append(error(port_path, "probe", message))
+        elif as_int(port) is not None and not 1 <= port <= 65535:
+            out.append(error(port_path, "probe", f"port {port} is not in 1-65535"))
+    elif present[0] == "grpc" and as_int(port) is not None and not 1 <= port <= 65535:
+        out.append(error(port_path, "probe", f"port {port} is not in 1-65535"))
+    elif present[0] == "exec" and not as_list(action.get("command")):
+        out.append(error(f"{path}.exec.command", "probe", "exec needs a command"))
+    return out
+
+
+def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
+    """validateProbe: one handler, counts >= 0 (0 is defaulted), and a liveness or startup
+    probe's successThreshold 1 (validateContainers)."""
+    out = _handler_findings(probe, path, PROBE_HANDLERS, probe_kind)
+    out += nonnegative_fields(probe, _PROBE_COUNTS, path, "probe")
+    threshold = as_int(probe.get("successThreshold"))
+    if probe_kind != "readinessProbe" and threshold not in (None, 0, 1):
+        message = f"a {probe_kind}'s successThreshold must be 1, got {threshold}"
+        out.append(error(f"{path}.successThreshold", "probe", message))
+    return out
+
+
+def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
+    """validateEnv and validateEnvVarValueFrom: a name ``names`` matches (the release's grammar),
+    and valueFrom with exactly one source."""
+    out = []
+    name = env.get("name")
+    if isinstance(name, str) and name and not names.match(name):
+        if names is _ENV_NAME:
+            message = (
+                f"env name {name!r} must be letters, digits, '_', '-' or '.', not starting with a digit "
+                f"(any printable character but '=' from Kubernetes 1.{RELAXED_ENV_NAMES_SINCE})"
+            )
+        else:
+            message = f"env name {name!r} must be printable ASCII characters other than '='"
+        out.append(error(f"{path}.name", "env-value", message))
+    source = env.get("valueFrom")
+    if not isinstance(source, dict):
+        return out
+    if env.get("value"):
+        out.append(error(f"{path}.valueFrom", "env-value", "valueFrom may not be set when value is not empty"))
+    present = [k for k in ENV_SOURCES if source.get(k) is not None]
+    if not present:
+        message = f"valueFrom needs one of {', '.join(ENV_SOURCES)}"
+        out.append(error(f"{path}.valueFrom", "env-value", message))
+    elif len(present) > 1:
+        message = f"valueFrom has one source, found {' and '.join(present)}; keep one"
+        out.append(error(f"{path}.valueFrom.{present[1]}", "env-value", message))
+    for ref in ("configMapKeyRef", "secretKeyRef"):  # validateConfigMapKeySelector, validateSecretKeySelector
+        selector = source.get(ref)
+        if not isinstance(selector, dict):
+            continue
+        if not selector.get("name"):
+            out.append(error(f"{path}.valueFrom.{ref}.name", "env-value", f"{ref} needs the name of the object"))
+        key = selector.get("key")
+        problem = config_key_problem(key) if isinstance(key, str) else None
+        if problem:
+            out.append(error(f"{path}.valueFrom.{ref}.key", "env-value", problem))
+    return out

@@ -1,0 +1,73 @@
+"""Label selectors (apimachinery pkg/apis/meta/v1/validation ValidateLabelSelector, and the
+selector's meaning, labels.Selector.Matches): shared by the workload, PDB and NetworkPolicy
+rules. Findings carry the rule id `selector`."""
+
+from __future__ import annotations
+
+from generator.core.findings import Finding, child
+from generator.core.grammar import label_key_problem
+from generator.validate.rules.base import as_dict, as_list, error
+from generator.validate.rules.meta import label_findings
+
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def selector_findings(selector, path: str) -> list[Finding]:
+    """ValidateLabelSelector: matchLabels are labels; each expression has a label key, a known
+    operator, values for In/NotIn and none for Exists/DoesNotExist."""
+    selector = as_dict(selector)
+    out = label_findings(selector.get("matchLabels"), f"{path}.matchLabels")
+    for i, expression in enumerate(as_list(selector.get("matchExpressions"))):
+        expression = as_dict(expression)
+        here = f"{path}.matchExpressions[{i}]"
+        key, operator = expression.get("key"), expression.get("operator")
+        values = expression.get("values")
+        problem = label_key_problem(key) if isinstance(key, str) else None
+        if problem:
+            out.append(error(f"{here}.key", "selector", problem))
+        if isinstance(operator, str) and operator not in OPERATORS:
+            message = f"operator {operator!r} is not one of {', '.join(OPERATORS)}"
+            out.append(error(f"{here}.operator", "selector", message))
+        elif operator in ("In", "NotIn") and not as_list(values):
+            message = f"values must be given when the operator is {operator} (ValidateLabelSelectorRequirement)"
+            out.append(error(f"{here}.values", "selector", message))
+        elif operator in ("Exists", "DoesNotExist") and as_list(values):
+            message = f"values may not be given when the operator is {operator} (ValidateLabelSelectorRequirement)"
+            out.append(error(f"{here}.values", "selector", message))
+    return out
+
+
+def is_empty(selector) -> bool:
+    selector = as_dict(selector)
+    return not as_dict(selector.get("matchLabels")) and not as_list(selector.get("matchExpressions"))
+
+
+def expression_matches(expression: dict, labels: dict) -> bool | None:
+    """Whether ``labels`` satisfy one matchExpressions item; None if it is malformed (its own finding)."""
+    key, operator, values = expression.get("key"), expression.get("operator"), as_list(expression.get("values"))
+    if not isinstance(key, str) or operator not in OPERATORS or not all(isinstance(v, str) for v in values):
+        return None  # another type: the schema's finding
+    if operator == "In":
+        return key in labels and labels[key] in values
+    if operator == "NotIn":
+        return key not in labels or labels[key] not in values
+    return (key in labels) == (operator == "Exists")
+
+
+def mismatches(selector, labels, path: str, what: str, labels_path: str | None = None) -> list[Finding]:
+    """Each part of ``selector`` that ``labels`` do not satisfy (labels.Selector.Matches): the
+    controller would own no pod of its template, which the apiserver refuses. ``labels_path``:
+    where matchLabels are (a ReplicationController's selector is a plain map)."""
+    selector, labels = as_dict(selector), as_dict(labels)
+    out = []
+    for key, value in as_dict(selector.get("matchLabels")).items():
+        if isinstance(value, str) and labels.get(key) != value:  # another type: the schema's finding
+            message = f"selector {key}={value} does not match the {what}'s labels: the controller would own no pod"
+            out.append(error(child(labels_path or f"{path}.matchLabels", key), "selector", message))
+    for i, expression in enumerate(as_list(selector.get("matchExpressions"))):
+        if expression_matches(as_dict(expression), labels) is False:
+            expression = as_dict(expression)
+            shown = f"{expression['key']} {expression['operator']} ({', '.join(as_list(expression.get('values')))})"
+            message = f"selector expression {shown} does not match the {what}'s labels: the controller would own no pod"
+            out.append(error(f"{path}.matchExpressions[{i}]", "selector", message))
+    return out

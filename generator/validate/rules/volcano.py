@@ -1,0 +1,182 @@
+"""Owner `volcano`: Volcano's admission webhooks for batch.volcano.sh/v1alpha1 Job and
+scheduling.volcano.sh/v1beta1 Queue (pkg/webhooks/admission/jobs/validate, queues/validate),
+and the gang rule PaddleJobs share."""
+
+from __future__ import annotations
+
+from generator.core.findings import Finding, child
+from generator.core.grammar import parse_quantity, quantity_message
+from generator.validate.rules.base import as_dict, as_int, as_list, error, unique_names
+
+
+def gang_findings(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
+    """A gang larger than every pod there is never gets scheduled."""
+    if minimum is not None and minimum > total:
+        return [
+            error(path, rule, f"minAvailable {minimum} is more than the {total} pods of {whose}: it would never start")
+        ]
+    return []
+
+
+# What Volcano's job webhook lets users write (v1.15.1, pkg/webhooks/admission/jobs/validate/util.go:
+# policyEventMap and policyActionMap entries allowed for external use).
+VOLCANO_EVENTS = ("*", "PodFailed", "PodEvicted", "PodPending", "Unknown", "TaskCompleted", "TaskFailed", "JobUpdated")
+
+VOLCANO_ACTIONS = ("AbortJob", "RestartJob", "RestartTask", "RestartPod", "RestartPartition", "TerminateJob",
+                   "CompleteJob", "ResumeJob")  # fmt: skip
+
+
+def _policy_findings(policies, path: str) -> list[Finding]:
+    """Volcano's webhook rules for one list of lifecycle policies (validatePolicies)."""
+    out = []
+    seen_events: dict[str, int] = {}
+    seen_codes: dict[int, int] = {}
+    for i, policy in enumerate(as_list(policies)):
+        policy = as_dict(policy)
+        here = f"{path}[{i}]"
+        given = [e for e in [policy.get("event"), *as_list(policy.get("events"))] if e]
+        events = [e for e in given if isinstance(e, str)]  # another type is the schema's finding
+        if given and policy.get("exitCode") is not None:
+            out.append(error(here, "volcano-policy", "set either event(s) or exitCode in a policy, not both"))
+        if not given and policy.get("exitCode") is None:
+            out.append(error(here, "volcano-policy", "a policy needs an event, events or an exitCode"))
+        if policy.get("exitCode") == 0:
+            out.append(
+                error(f"{here}.exitCode", "volcano-policy", "exitCode 0 means success; it cannot trigger an action")
+            )
+        code = as_int(policy.get("exitCode"))
+        if code:
+            if code in seen_codes:
+                out.append(
+                    error(f"{here}.exitCode", "volcano-policy", f"exitCode {code} is also in policy {seen_codes[code]}")
+                )
+            seen_codes.setdefault(code, i)
+        action = policy.get("action")
+        if events and isinstance(action, str) and action not in VOLCANO_ACTIONS:
+            message = f"action {action!r} is not one the webhook accepts: {', '.join(VOLCANO_ACTIONS)}"
+            out.append(error(f"{here}.action", "volcano-policy", message))
+        for event in dict.fromkeys(events):
+            if not isinstance(event, str):
+                continue
+            if event not in VOLCANO_EVENTS:
+                message = f"event {event!r} is not one the webhook accepts: {', '.join(VOLCANO_EVENTS)}"
+                out.append(error(f"{here}.event", "volcano-policy", message))
+            elif event in seen_events:
+                message = f"event {event} is also in policy {seen_events[event]}: each event once across the policies"
+                out.append(error(here, "volcano-policy", message))
+            seen_events.setdefault(event, i)
+    if "*" in seen_events and len(seen_events) > 1:
+        out.append(error(path, "volcano-policy", "with the event * no other event may have a policy"))
+    return out
+
+
+# The job plugins each Volcano release registers (pkg/controllers/job/plugins/factory.go, from
+# the release it first appears in); the job webhook refuses any other ("unable to find job plugin").
+_PLUGINS_SINCE = {
+    (1, 6): ("env", "mpi", "ssh", "svc", "tensorflow"),
+    (1, 7): ("pytorch",),
+    (1, 13): ("hcclrank", "ray"),
+}
+
+
+def plugins_of(release: tuple[int, int]) -> list[str]:
+    """The job plugins Volcano ``release`` knows (1.6 and later)."""
+    return sorted(name for since, names in _PLUGINS_SINCE.items() if since <= release for name in names)
+
+
+def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
+    """Volcano's job webhook (admit_job.go validateJobCreate) for ``release``."""
+    spec = as_dict(obj.get("spec"))
+    tasks = as_list(spec.get("tasks"))
+    out = []
+    if not tasks:
+        out.append(error("spec.tasks", "volcano-tasks", "a Volcano Job needs at least one task"))
+    out += unique_names(tasks, lambda i: f"spec.tasks[{i}].name", "task", "volcano-task-name", "volcano-task-name")
+    out += _plugin_findings(as_dict(spec.get("plugins")), tasks, release)
+    out += _volume_findings(as_list(spec.get("volumes")))
+    job_name = as_dict(obj.get("metadata")).get("name")
+    total = 0
+    for i, task in enumerate(tasks):
+        task = as_dict(task)
+        replicas = as_int(task.get("replicas")) or 0
+        total += replicas
+        task_name = task.get("name")
+        if isinstance(job_name, str) and isinstance(task_name, str) and replicas >= 1:
+            pod = f"{job_name}-{task_name}-{replicas - 1}"  # jobhelpers.MakePodName: JOB-TASK-INDEX
+            if len(pod) > 63:
+                message = (
+                    f"pod name {pod!r} is {len(pod)} characters, more than 63: shorten the job or task name "
+                    f"by {len(pod) - 63}"
+                )
+                out.append(error(f"spec.tasks[{i}].name", "volcano-pod-name", message))
+        task_min = as_int(task.get("minAvailable"))
+        if task_min is not None and task_min > replicas:
+            out.append(
+                error(
+                    f"spec.tasks[{i}].minAvailable",
+                    "volcano-min-available",
+                    f"minAvailable {task_min} is more than the task's {replicas} replicas",
+                )
+            )
+        out += _policy_findings(task.get("policies"), f"spec.tasks[{i}].policies")
+    out += gang_findings(
+        as_int(spec.get("minAvailable")), total, "spec.minAvailable", "volcano-min-available", "all tasks"
+    )
+    out += _policy_findings(spec.get("policies"), "spec.policies")
+    return out
+
+
+def _plugin_findings(plugins: dict, tasks: list, release: tuple[int, int]) -> list[Finding]:
+    out = []
+    known = plugins_of(release)
+    for name in plugins:
+        if name not in known:
+            release_text = f"{release[0]}.{release[1]}"
+            message = f"Volcano {release_text} has no job plugin {name!r}; it has {', '.join(known)}"
+            out.append(error(child("spec.plugins", name), "volcano-plugin", message))
+    mpi = plugins.get("mpi")
+    if "mpi" in plugins:  # the mpi plugin's master task (--master=NAME, default "master") must exist
+        master = "master"
+        for argument in as_list(mpi):
+            if isinstance(argument, str) and argument.startswith("--master="):
+                master = argument.partition("=")[2]
+        if master not in [as_dict(t).get("name") for t in tasks]:
+            message = f"the mpi plugin's master task {master!r} is not a task of the job (--master=NAME names it)"
+            out.append(error("spec.plugins.mpi", "volcano-plugin", message))
+    return out
+
+
+def _volume_findings(volumes: list) -> list[Finding]:
+    """The job's volumes (util.go validateIO): a mountPath each, once; a claim or a claim name."""
+    out, seen = [], set()
+    for i, volume in enumerate(volumes):
+        volume = as_dict(volume)
+        here = f"spec.volumes[{i}]"
+        mount_path = volume.get("mountPath")
+        if not mount_path:
+            out.append(error(f"{here}.mountPath", "volcano-volume", "a job volume needs a mountPath"))
+        elif isinstance(mount_path, str):  # another type is the schema's finding
+            if mount_path in seen:
+                out.append(error(f"{here}.mountPath", "volcano-volume", f"mountPath {mount_path!r} is used twice"))
+            seen.add(mount_path)
+        claim, claim_name = volume.get("volumeClaim"), volume.get("volumeClaimName")
+        if claim is None and not claim_name:
+            message = "give volumeClaimName (an existing PVC) or volumeClaim (a new one)"
+            out.append(error(here, "volcano-volume", message))
+        elif claim is not None and claim_name:
+            message = "volumeClaimName uses an existing PVC and volumeClaim makes a new one: give one of them"
+            out.append(error(here, "volcano-volume", message))
+    return out
+
+
+def volcano_queue_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
+    """A Queue's resource lists must be quantities (Volcano's queue webhook parses them)."""
+    spec = as_dict(obj.get("spec"))
+    out = []
+    lists = [("capability", spec.get("capability")), ("deserved", spec.get("deserved"))]
+    lists.append(("guarantee.resource", as_dict(spec.get("guarantee")).get("resource")))
+    for where, amounts in lists:
+        for name, amount in as_dict(amounts).items():
+            if isinstance(amount, str) and parse_quantity(amount) is None:  # other types: the schema
+                out.append(error(child(f"spec.{where}", name), "quantity", quantity_message(amount)))
+    return out
