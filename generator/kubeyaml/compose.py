@@ -13,8 +13,6 @@ reads whole, and that finds nothing, never loads it.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import re
 
@@ -24,35 +22,11 @@ from yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, Do
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from generator.kubeyaml import scalars as kubeyaml
-from generator.kubeyaml.load import MAX_DEPTH, Document, Problem, duplicate_key_message
+from generator.kubeyaml.document import MAX_DEPTH, Document, Problem, duplicate_key_message, too_many_message
 from generator.kubeyaml.scalars import DecodeError
+from generator.kubeyaml.tree import CACHE_CLEARING_SIZE, Loader, quoted, resolve_tag
 
 _INT64 = 1 << 63
-
-
-# The tag of a node, for libyaml's composer, which calls this C-level cache directly (no Python
-# frame on a hit; manifests repeat their scalars). Its memory is bounded by entries times their
-# length: documents over _CACHE_CLEARING_SIZE clear it after they are read, so at most
-# 2,048 scalars of a 16 KiB document stay (fuzzing found megabyte scalars piling up).
-@functools.lru_cache(maxsize=2048)
-def _resolve(kind, value, implicit):
-    if kind is ScalarNode:
-        return kubeyaml.resolve_plain(value)[0] if implicit[0] else kubeyaml.STR
-    return kubeyaml.MAP if kind is MappingNode else kubeyaml.SEQ
-
-
-_CACHE_CLEARING_SIZE = 16 * 1024
-
-
-class _Loader(yaml.CSafeLoader):
-    """libyaml's parser and composer; plain scalars resolved as kubectl resolves them."""
-
-    resolve = staticmethod(_resolve)
-    # PyYAML's path resolvers are unused; the composer still calls these two hooks for every
-    # collection node. C builtins that accept the same arguments stand in for the no-op Python
-    # methods (400,000 calls for 3,000 Deployments, about 7% of the time).
-    descend_resolver = staticmethod(slice)
-    ascend_resolver = staticmethod(tuple)
 
 
 def _allowed_alias_ratio(decoded: int) -> float:
@@ -208,7 +182,7 @@ class _Builder:
             self.problem(
                 key_node,
                 "yaml-implicit-type",
-                f"kubectl reads the key {key_node.value} as {key!r}; quote it if you mean {_quoted(key_node.value)}",
+                f"kubectl reads the key {key_node.value} as {key!r}; quote it if you mean {quoted(key_node.value)}",
                 severity="warning",
             )
         return key
@@ -256,13 +230,9 @@ def _is_merge(node) -> bool:
     )
 
 
-def _quoted(raw: str) -> str:
-    return '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def too_deep(text: str, line_offset: int) -> Problem | None:
     """Depth from the parser's events, for the rare text that could crash libyaml's composer."""
-    loader = _Loader(text)
+    loader = Loader(text)
     depth = 0
     try:
         while loader.check_event():
@@ -290,9 +260,8 @@ def too_many_nodes(text: str, line_offset: int, limit: int) -> Problem | None:
     """A problem when the first document of ``text`` holds more than ``limit`` values, counted
     from the parser's events (no tree is built: a tree of a million nodes is 500 MB), which
     stop at the first one past the limit."""
-    from generator.kubeyaml.load import _too_many_message
 
-    loader = _Loader(text)
+    loader = Loader(text)
     count = 0
     try:
         while loader.check_event():
@@ -301,7 +270,7 @@ def too_many_nodes(text: str, line_offset: int, limit: int) -> Problem | None:
                 count += 1
                 if count > limit:
                     mark = event.start_mark
-                    return Problem(mark.line + 1 + line_offset, mark.column + 1, "yaml-size", _too_many_message(limit))
+                    return Problem(mark.line + 1 + line_offset, mark.column + 1, "yaml-size", too_many_message(limit))
             elif isinstance(event, DocumentEndEvent):
                 return None
     except yaml.YAMLError:
@@ -314,7 +283,7 @@ def too_many_nodes(text: str, line_offset: int, limit: int) -> Problem | None:
 _VALUE_EVENTS = (ScalarEvent, AliasEvent)
 
 
-class _AnchorsLoader(_Loader):
+class _AnchorsLoader(Loader):
     """go-yaml lets an anchor be defined again, an alias meaning the latest definition; libyaml's
     composer refuses that, so a document it refuses for it is composed again by PyYAML's Python
     composer (over libyaml's events) with the check left out. Only such documents pay for it."""
@@ -339,7 +308,7 @@ class _AnchorsLoader(_Loader):
 
 def _compose(text: str):
     """The first document's node tree, libyaml's composer first."""
-    loader = _Loader(text)
+    loader = Loader(text)
     try:
         return loader.get_node() if loader.check_node() else None
     except ComposerError as err:
@@ -394,8 +363,8 @@ def read(text: str, index: int, offset: int) -> Document | None:
         message = f"the document nests deeper than {MAX_DEPTH} levels, the limit of this tool"
         return Document(index, None, [Problem(offset + 1, 1, "yaml-depth", message)])
     finally:
-        if len(text) > _CACHE_CLEARING_SIZE:
-            _resolve.cache_clear()  # no long scalar of this document stays cached
+        if len(text) > CACHE_CLEARING_SIZE:
+            resolve_tag.cache_clear()  # no long scalar of this document stays cached
     if node is None:
         return None
     if "\\/" in text:
@@ -444,99 +413,3 @@ def _slash_escape(root, text: str, offset: int) -> Problem | None:
             )
             return Problem(line, column, "yaml-syntax", message)
     return None
-
-
-def compose_first(text: str):
-    """The node tree of the first document of ``text``, for positions; None if there is none."""
-    loader = _Loader(text)
-    try:
-        return loader.get_node() if loader.check_node() else None
-    except yaml.YAMLError:
-        return None
-    finally:
-        loader.dispose()
-
-
-def compose(text: str) -> list:
-    """Node trees of the documents of our own output, with positions."""
-    nodes = []
-    loader = _Loader(text)
-    try:
-        while loader.check_node():
-            nodes.append(loader.get_node())
-    except yaml.YAMLError:
-        pass
-    finally:
-        loader.dispose()
-    return nodes
-
-
-def locate(node, path: list) -> tuple[tuple[int, int], object]:
-    """((line, column), node) of ``path`` under ``node``: the key of a mapping entry, the item of a
-    sequence. A path that goes deeper than the document points at the deepest part that exists."""
-    mark = node.start_mark
-    for part in path:
-        found = None
-        if isinstance(node, MappingNode):
-            for key, value in node.value:
-                if isinstance(key, ScalarNode) and _key_matches(key, part):
-                    found, mark = value, key.start_mark
-                    break
-        elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
-            found = node.value[part]
-            mark = found.start_mark
-        if found is None:
-            return (mark.line + 1, mark.column + 1), None
-        node = found
-    return (mark.line + 1, mark.column + 1), node
-
-
-def _key_matches(key: ScalarNode, part) -> bool:
-    if key.value == part:
-        return True
-    if key.style not in (None, ""):
-        return False
-    try:
-        return kubeyaml.key_string(kubeyaml.resolve_plain(key.value)[1]) == part
-    except DecodeError:
-        return False
-
-
-def path_at(node, line: int, column: int) -> list | None:
-    """The path of the mapping entry (key or value) or item that starts at (line, column), 1-based;
-    the deepest one, as a mapping starts where its first key does. Iterative, and each node is
-    visited once: aliases may make the tree a graph, even a cycle."""
-    best: tuple | None = None
-    stack, seen = [(node, ())], set()
-    while stack:
-        current, prefix = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, MappingNode):
-            entries = [(key, value, (*prefix, key.value)) for key, value in current.value]
-        elif isinstance(current, SequenceNode):
-            entries = [(item, item, (*prefix, i)) for i, item in enumerate(current.value)]
-        else:
-            continue
-        for start, value, here in entries:
-            for candidate in (start, value):  # the key, or a tagged or otherwise odd value
-                mark = candidate.start_mark
-                if (mark.line + 1, mark.column + 1) == (line, column) and (best is None or len(here) > len(best)):
-                    best = here
-            stack.append((value, here))
-    return list(best) if best is not None else None
-
-
-def implicit_type_note(node) -> str | None:
-    """Why a plain scalar is not a string: kubectl reads `y` as true and `0777` as 511."""
-    if not isinstance(node, ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
-        return None
-    raw = node.value
-    tag, value = kubeyaml.resolve_plain(raw)
-    kinds = {kubeyaml.BOOL: "a boolean", kubeyaml.INT: "an integer", kubeyaml.FLOAT: "a number", kubeyaml.NULL: "null"}
-    if tag not in kinds or (tag == kubeyaml.NULL and raw in ("null", "Null", "NULL", "~", "")):
-        return None  # a null written as null was meant as one: the type error says enough
-    shown = json.dumps(value) if isinstance(value, bool | None) or str(value) != raw else ""
-    shown = f" ({shown})" if shown else ""
-    return f"kubectl reads {raw} as {kinds[tag]}{shown}, but a string is required here; quote it: {_quoted(raw)}"

@@ -40,76 +40,20 @@ from typing import NamedTuple
 
 from generator.kubeyaml import fast as yamlfast
 from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml.document import (  # noqa: F401  (the reader's public names)
+    MAX_DEPTH,
+    MAX_NODES,
+    Document,
+    Problem,
+    duplicate_key_message,
+    too_many_message,
+)
 
 MAX_DOCUMENT_BYTES = 3 * 1024 * 1024  # the apiserver refuses larger request bodies
-MAX_DEPTH = 200  # kubectl allows 10,000; schemas stop at about 60, and validators recurse
-# A limit of this tool (kubectl has none; go-yaml bounds only aliases and depth): values in one
-# document. Each costs some 500 bytes as a node tree, and the largest manifests we know (CRDs of
-# 600 KB) hold some 12,000; 3 MiB of `-` lines would hold 1.5 million (800 MB, 4 s).
-MAX_NODES = 200_000
 _COMPOSE_SAFE = 5_000  # below this many brackets or indentation, libyaml cannot nest too deep
 _BLOCK_SIZE = 1 << 20
 _MAX_JSON_BYTES = 64 * 1024 * 1024  # JSON is read whole: bounded
 _DEEP_BLOCK = re.compile(rf"^[ \t?:-]{{{_COMPOSE_SAFE}}}", re.M)
-
-
-class Problem(NamedTuple):
-    line: int  # 1-based, in the file
-    column: int  # 1-based
-    rule: str
-    message: str
-    severity: str = "error"
-
-
-class Document:
-    """One document of a stream: its data (None when it could not be read) and its problems."""
-
-    __slots__ = ("index", "data", "problems", "node", "line_offset", "nulls", "text")
-
-    def __init__(
-        self,
-        index: int,  # 1-based position in the file
-        data: object,
-        problems: list[Problem] | None = None,
-        node: object = None,  # the composed tree (YAML), for turning field paths into positions
-        line_offset: int = 0,  # lines of the file before this document
-        nulls: bool = True,  # whether the data may hold a null (False: the reader saw none)
-        text: str | None = None,  # read by rapidyaml: the tree is composed from this when needed
-    ):
-        self.index = index
-        self.data = data
-        self.problems = [] if problems is None else problems
-        self.node = node
-        self.line_offset = line_offset
-        self.nulls = nulls
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"Document(index={self.index}, data={self.data!r}, problems={self.problems!r})"
-
-    def tree(self):
-        """The document's node tree; composed by libyaml on first use if rapidyaml read it."""
-        if self.node is None and self.text is not None:
-            from generator.kubeyaml.compose import compose_first
-
-            self.node, self.text = compose_first(self.text), None
-        return self.node
-
-    def position(self, path: list) -> tuple[tuple[int, int], object]:
-        """((line, column), node) of a field path; the document's start when it has no tree."""
-        from generator.kubeyaml.compose import locate
-
-        if self.tree() is None:
-            return (self.line_offset + 1, 1), None
-        (line, column), target = locate(self.node, path)
-        return (line + self.line_offset, column), target
-
-    def path_of(self, problem: Problem) -> list:
-        from generator.kubeyaml.compose import path_at
-
-        if self.tree() is None:
-            return []
-        return path_at(self.node, problem.line - self.line_offset, problem.column) or []
 
 
 # -- splitting the stream ------------------------------------------------------------------------
@@ -307,21 +251,6 @@ def _node_bound(text: str, start: int = 0, end: int | None = None) -> int:
     return 3 * colons + 2 * items + 1
 
 
-def _too_many_message(limit: int) -> str:
-    return (
-        f"the document holds more than {limit:,} values, the limit of this tool (kubectl has none; "
-        "no manifest we know holds a tenth of it): split it"
-    )
-
-
-def duplicate_key_message(key) -> str:
-    """A key twice in one mapping: the verdict depends on the tool that reads the file."""
-    return (
-        f"duplicate key {key!r}: kubectl (create, apply, apply --server-side) keeps the last value, so the "
-        "apiserver never sees the first; kustomize refuses the file (mapping key already defined); remove one"
-    )
-
-
 def _json_documents(text: str) -> Iterator[Document]:
     """A stream of JSON objects, as kubectl reads input that starts with `{`."""
     duplicates: list[str] = []
@@ -357,13 +286,13 @@ def _json_documents(text: str) -> Iterator[Document]:
         problems = [Problem(line + 1, 1, "duplicate-key", duplicate_key_message(key), "warning") for key in duplicates]
         duplicates.clear()
         if (end - position) * 2 > MAX_NODES and _node_bound(text, position, end) > MAX_NODES and _too_many(data):
-            problems.append(Problem(line + 1, 1, "yaml-size", _too_many_message(MAX_NODES)))
+            problems.append(Problem(line + 1, 1, "yaml-size", too_many_message(MAX_NODES)))
             yield Document(index, None, problems, None, line)
         elif nesting_depth(data) > MAX_DEPTH:
             problems.append(Problem(line + 1, 1, "yaml-depth", f"the document nests deeper than {MAX_DEPTH} levels"))
             yield Document(index, None, problems, None, line)
         else:
-            from generator.kubeyaml.compose import compose_first
+            from generator.kubeyaml.tree import compose_first
 
             # Go's JSON decoding reads a lone surrogate escape ("\ud800") as U+FFFD; Python keeps it
             lone = text.find("\\ud", position, end) >= 0 or text.find("\\uD", position, end) >= 0

@@ -25,9 +25,9 @@ from generator.core.findings import split_path
 from generator.core.provenance import Provenance
 from generator.jobs.model import JobError, check_manifests
 from generator.jsonnet import sandbox
-from generator.kubeyaml.compose import compose, locate
 from generator.kubeyaml.dump import dump_documents
 from generator.kubeyaml.load import iter_documents, read_documents
+from generator.kubeyaml.tree import compose, locate
 from generator.render import atomic, bundles, chart, publish, upgrade
 from generator.render.bundles import Bundle
 from generator.render.publish import pretty_json

@@ -658,7 +658,7 @@ def _identity(data) -> tuple:
 
 
 def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
-    from generator.kubeyaml.compose import implicit_type_note  # loaded already: the position came from its tree
+    from generator.kubeyaml.tree import implicit_type_note  # loaded already: the position came from its tree
 
     (line, column), target = doc.position(split_path(finding.path))
     if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error

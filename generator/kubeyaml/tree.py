@@ -1,0 +1,142 @@
+"""Node trees of YAML text, with positions: libyaml's composer with plain scalars resolved as
+kubectl resolves them, a field path turned into a line and column (locate) and a position back
+into a path (path_at). The reader (compose.py) builds on the same loader; a Document (document.py)
+asks here for its positions.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import yaml
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml.scalars import DecodeError
+
+
+# The tag of a node, for libyaml's composer, which calls this C-level cache directly (no Python
+# frame on a hit; manifests repeat their scalars). Its memory is bounded by entries times their
+# length: documents over CACHE_CLEARING_SIZE clear it after they are read, so at most
+# 2,048 scalars of a 16 KiB document stay (fuzzing found megabyte scalars piling up).
+@functools.lru_cache(maxsize=2048)
+def resolve_tag(kind, value, implicit):
+    if kind is ScalarNode:
+        return kubeyaml.resolve_plain(value)[0] if implicit[0] else kubeyaml.STR
+    return kubeyaml.MAP if kind is MappingNode else kubeyaml.SEQ
+
+
+CACHE_CLEARING_SIZE = 16 * 1024
+
+
+class Loader(yaml.CSafeLoader):
+    """libyaml's parser and composer; plain scalars resolved as kubectl resolves them."""
+
+    resolve = staticmethod(resolve_tag)
+    # PyYAML's path resolvers are unused; the composer still calls these two hooks for every
+    # collection node. C builtins that accept the same arguments stand in for the no-op Python
+    # methods (400,000 calls for 3,000 Deployments, about 7% of the time).
+    descendresolve_tagr = staticmethod(slice)
+    ascendresolve_tagr = staticmethod(tuple)
+
+
+def compose_first(text: str):
+    """The node tree of the first document of ``text``, for positions; None if there is none."""
+    loader = Loader(text)
+    try:
+        return loader.get_node() if loader.check_node() else None
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+
+
+def compose(text: str) -> list:
+    """Node trees of the documents of our own output, with positions."""
+    nodes = []
+    loader = Loader(text)
+    try:
+        while loader.check_node():
+            nodes.append(loader.get_node())
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return nodes
+
+
+def locate(node, path: list) -> tuple[tuple[int, int], object]:
+    """((line, column), node) of ``path`` under ``node``: the key of a mapping entry, the item of a
+    sequence. A path that goes deeper than the document points at the deepest part that exists."""
+    mark = node.start_mark
+    for part in path:
+        found = None
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if isinstance(key, ScalarNode) and _key_matches(key, part):
+                    found, mark = value, key.start_mark
+                    break
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
+            found = node.value[part]
+            mark = found.start_mark
+        if found is None:
+            return (mark.line + 1, mark.column + 1), None
+        node = found
+    return (mark.line + 1, mark.column + 1), node
+
+
+def _key_matches(key: ScalarNode, part) -> bool:
+    if key.value == part:
+        return True
+    if key.style not in (None, ""):
+        return False
+    try:
+        return kubeyaml.key_string(kubeyaml.resolve_plain(key.value)[1]) == part
+    except DecodeError:
+        return False
+
+
+def path_at(node, line: int, column: int) -> list | None:
+    """The path of the mapping entry (key or value) or item that starts at (line, column), 1-based;
+    the deepest one, as a mapping starts where its first key does. Iterative, and each node is
+    visited once: aliases may make the tree a graph, even a cycle."""
+    best: tuple | None = None
+    stack, seen = [(node, ())], set()
+    while stack:
+        current, prefix = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, MappingNode):
+            entries = [(key, value, (*prefix, key.value)) for key, value in current.value]
+        elif isinstance(current, SequenceNode):
+            entries = [(item, item, (*prefix, i)) for i, item in enumerate(current.value)]
+        else:
+            continue
+        for start, value, here in entries:
+            for candidate in (start, value):  # the key, or a tagged or otherwise odd value
+                mark = candidate.start_mark
+                if (mark.line + 1, mark.column + 1) == (line, column) and (best is None or len(here) > len(best)):
+                    best = here
+            stack.append((value, here))
+    return list(best) if best is not None else None
+
+
+def implicit_type_note(node) -> str | None:
+    """Why a plain scalar is not a string: kubectl reads `y` as true and `0777` as 511."""
+    if not isinstance(node, ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
+        return None
+    raw = node.value
+    tag, value = kubeyaml.resolve_plain(raw)
+    kinds = {kubeyaml.BOOL: "a boolean", kubeyaml.INT: "an integer", kubeyaml.FLOAT: "a number", kubeyaml.NULL: "null"}
+    if tag not in kinds or (tag == kubeyaml.NULL and raw in ("null", "Null", "NULL", "~", "")):
+        return None  # a null written as null was meant as one: the type error says enough
+    shown = json.dumps(value) if isinstance(value, bool | None) or str(value) != raw else ""
+    shown = f" ({shown})" if shown else ""
+    return f"kubectl reads {raw} as {kinds[tag]}{shown}, but a string is required here; quote it: {quoted(raw)}"
+
+
+def quoted(raw: str) -> str:
+    """``raw`` as a double-quoted YAML scalar."""
+    return '"' + raw.replace("\\", "\\\\").replace('"', '\\"') + '"'
