@@ -23,6 +23,7 @@ import time
 import traceback
 from pathlib import Path
 
+from generator import validate
 from generator.core import values as cliargs
 from generator.jobs import convert
 from generator.jobs import model as jobs
@@ -31,7 +32,6 @@ from generator.kubeyaml.load import read_documents
 from generator.local import run as localrun
 from generator.render import params
 from generator.schema import kubernetes as kube
-from generator.validate import checker as validate
 from generator.validate import outputs
 
 ROOT = Path(__file__).resolve().parent.parent

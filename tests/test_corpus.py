@@ -15,7 +15,7 @@ from pathlib import Path
 import kubernetes_validate
 import pytest
 
-from generator.validate import checker as validate
+from generator import validate
 
 from .conftest import FIXTURES, kubectl_decode_error, load_all, needs_kubectl
 

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from generator.validate import checker as validate
+from generator import validate
 from generator.validate import sources as schemasource
 from generator.validate.crd import kubecel
 

@@ -263,8 +263,7 @@ def test_a_full_disk_leaves_the_old_output_and_no_leftovers(tmp_path, monkeypatc
 
 
 def test_an_internal_error_is_exit_3_with_a_report_line(monkeypatch, capsys):
-    from generator import cli
-    from generator.validate import checker as validate
+    from generator import cli, validate
 
     def broken(*_args, **_kwargs):
         raise KeyError("surprise")

@@ -16,10 +16,9 @@ import jsonschema
 import pytest
 import yaml
 
-from generator import cli
+from generator import cli, validate
 from generator.core.paths import JSONSCHEMA_DIR
 from generator.render import publish
-from generator.validate import checker as validate
 from generator.validate import outputs
 from generator.validate.crd.validator import prune_nulls
 

@@ -12,14 +12,13 @@ import sys
 import pytest
 import yaml
 
-from generator import cli
+from generator import cli, validate
 from generator.core.paths import DEPLOY, LIBSONNET
 from generator.jobs import compat
 from generator.jobs import model as jobs
 from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
-from generator.validate import checker as validate
 
 from .conftest import FIXTURES, REPO, load_all
 

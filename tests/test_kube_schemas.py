@@ -95,7 +95,7 @@ def test_a_run_over_built_in_kinds_reads_only_their_index_and_closures(tmp_path)
         "        - {name: c, image: i, ports: [{containerPort: web}]}\n"
     )
     code = (
-        "import sys; from generator.schema import kubernetes as kube; from generator.validate import checker as validate; "
+        "import sys; from generator.schema import kubernetes as kube; from generator import validate; "
         "report = validate.validate_files([sys.argv[1]], validate.ObjectChecker(37)); "
         "found = [(f.line, f.finding.path, f.finding.message) for f in report.findings]; "
         "print(kube._definitions.cache_info().currsize, found)"

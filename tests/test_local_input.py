@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from generator import validate
 from generator.kubeyaml.load import read_documents
 from generator.local import pods
 from generator.local import run as localrun
-from generator.validate import checker as validate
 
 from .conftest import FIXTURES, REPO
 from .sweep import mutations

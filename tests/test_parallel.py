@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.validate import checker as validate
-from generator.validate import outputs, parallel
+from generator import validate
+from generator.validate import files, outputs, parallel
 
 JOB = """\
 apiVersion: batch.paddlepaddle.org/v1
@@ -109,7 +109,8 @@ def _log_checks(monkeypatch, tmp_path, then=None):
             then(name)
         check(name, checker, report)
 
-    monkeypatch.setattr(validate, "validate_file", logged)
+    monkeypatch.setattr(parallel, "validate_file", logged)  # what the workers and this process call
+    monkeypatch.setattr(files, "validate_file", logged)
     return log
 
 

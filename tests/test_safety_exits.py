@@ -16,8 +16,9 @@ from xml.etree import ElementTree
 
 import pytest
 
+from generator import validate
+from generator.core.findings import Finding
 from generator.schema import kubernetes as kube
-from generator.validate import checker as validate
 from generator.validate import discover, outputs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -195,7 +196,8 @@ def test_a_named_pipe_no_process_writes_to_is_an_error_not_a_hang(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys\nfrom generator import cli\nfrom generator.validate import checker as validate\nvalidate.PIPE_IDLE_SECONDS = 0.3\n"
+            "import sys\nfrom generator import cli\n"
+            "from generator.validate import stream as validate\nvalidate.PIPE_IDLE_SECONDS = 0.3\n"
             "sys.exit(cli.main(['validate', 'pipe.yaml']))",
         ],
         capture_output=True,
@@ -229,7 +231,8 @@ def test_a_named_pipe_that_never_ends_is_read_only_so_far(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys\nfrom generator import cli\nfrom generator.validate import checker as validate\nvalidate.MAX_PIPE_BYTES = 1 << 20\n"
+            "import sys\nfrom generator import cli\n"
+            "from generator.validate import stream as validate\nvalidate.MAX_PIPE_BYTES = 1 << 20\n"
             "sys.exit(cli.main(['validate', 'pipe.yaml']))",
         ],
         capture_output=True,
@@ -325,7 +328,7 @@ def test_json_and_sarif_parse_and_keep_the_names(hostile_names):
 
 
 def test_sarif_uri_keeps_a_hidden_folder_s_dot():
-    item = validate.Located(validate.Finding("error", "", "image", "m"), "./.github/x.yaml", 1, 1, 1)
+    item = validate.Located(Finding("error", "", "image", "m"), "./.github/x.yaml", 1, 1, 1)
     report = validate.Report(findings=[item])
     result = json.loads(outputs.sarif(report))["runs"][0]["results"][0]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == ".github/x.yaml"
@@ -376,8 +379,8 @@ def test_a_finding_on_every_document_costs_linear_time():
     assert cpu(20_000) / cpu(5_000) < 8
     # the running count stays right when findings are added by the merge (`findings +=`), or
     # the list is replaced or cut
-    error = validate.Located(validate.Finding("error", "", "image", "m"), "f", 1, 1, 1)
-    warning = validate.Located(validate.Finding("warning", "", "unknown-kind", "m"), "f", 1, 1, 1)
+    error = validate.Located(Finding("error", "", "image", "m"), "f", 1, 1, 1)
+    warning = validate.Located(Finding("warning", "", "unknown-kind", "m"), "f", 1, 1, 1)
     report = validate.Report(max_errors=3)
     report.add(error)
     report.add(warning)

@@ -14,10 +14,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator import cli
+from generator import cli, validate
 from generator.core.paths import DEPLOY
-from generator.validate import checker as validate
-from generator.validate import outputs
+from generator.validate import checker, outputs
 
 from .conftest import FIXTURES, REPO
 from .sweep import mutations
@@ -333,7 +332,7 @@ def test_a_removed_version_names_the_one_that_replaces_it():
     hpa = {"apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"}}
     (finding,) = validate.ObjectChecker(37).check(hpa)
     assert finding.rule == "api-not-served" and finding.message.endswith("; use autoscaling/v2")
-    assert validate._version_rank("x/v1") > validate._version_rank("x/v2beta2") > validate._version_rank("x/v3alpha1")
+    assert checker._version_rank("x/v1") > checker._version_rank("x/v2beta2") > checker._version_rank("x/v3alpha1")
 
 
 def test_skip_rules_drops_those_findings_and_refuses_an_unknown_id():

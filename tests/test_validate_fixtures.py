@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from generator import validate
 from generator.core import rulebook
 from generator.schema import kubernetes as kube
-from generator.validate import checker as validate
 from generator.validate import sources as schemasource
 
 from .conftest import FIXTURES, KUBECTL, kubectl_decode_error, needs_kubectl

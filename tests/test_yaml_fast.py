@@ -123,7 +123,9 @@ def test_both_readers_agree_on_fuzzed_inputs():
 
 def test_a_document_rapidyaml_refuses_leaves_nothing_on_stderr():
     """rapidyaml's C++ error handler prints every parse error: the reader silences it."""
-    code = "from generator.kubeyaml import load as yamlload; print(len(list(yamlload.iter_documents('a: -\\nb: [\\n'))))"
+    code = (
+        "from generator.kubeyaml import load as yamlload; print(len(list(yamlload.iter_documents('a: -\\nb: [\\n'))))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "1"
     assert done.stderr == ""

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from generator import validate
 from generator.cli import flags
 from generator.core import rulebook
 from generator.core import values as cliargs
 from generator.schema import kubernetes as kube
 from generator.schema import projects as thirdparty
-from generator.validate import checker as validate
 from generator.validate import discover, outputs
 from generator.validate import sources as schemasource
 

@@ -21,7 +21,7 @@ from generator.core.paths import LIBSONNET, RUNTIMES_FILE
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
 from generator.schema.kubernetes import apply_order, known_versions
-from generator.validate.checker import ObjectChecker, Report, validate_text
+from generator.validate import ObjectChecker, Report, validate_text
 from generator.validate.outputs import finding_text
 from generator.validate.outputs import text as format_text
 

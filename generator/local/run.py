@@ -48,11 +48,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator import validate
 from generator.kubeyaml.load import read_documents
 from generator.local import pods
 from generator.local.pods import Pod
 from generator.schema import kubernetes as kube
-from generator.validate import checker as validate
 from generator.validate import outputs
 
 # What local mode adds, only where the pod's spec does not set it: each pod logs into a folder of

@@ -34,7 +34,7 @@ from generator.render.publish import pretty_json
 from generator.schema import crd as crdschema
 from generator.schema import kubernetes as kube
 from generator.schema.kubernetes import apply_order
-from generator.validate.checker import Located, ObjectChecker
+from generator.validate import Located, ObjectChecker
 from generator.validate.crd.structural import APPLY_ANNOTATION_LIMIT, compact_size
 from generator.validate.outputs import finding_line, finding_text
 

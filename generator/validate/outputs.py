@@ -19,7 +19,7 @@ from collections.abc import Callable
 from generator import __version__
 from generator.core import rulebook
 from generator.core.findings import Finding
-from generator.validate.checker import Located, Report
+from generator.validate.report import Located, Report
 
 DOCS = "https://github.com/paddleflow/paddlejob-manifests/blob/main/docs/validate.md"
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m"}

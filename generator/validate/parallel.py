@@ -35,6 +35,9 @@ import signal
 import struct
 from typing import NamedTuple
 
+from generator.validate.report import Report
+from generator.validate.stream import validate_file, validate_part
+
 MIN_BYTES = 256 * 1024  # less work than this: starting workers costs more than it saves
 MIN_FILES = 4
 # The work of a file, besides its bytes, in bytes: opening, reading and starting a report cost
@@ -271,7 +274,6 @@ class _Checked(NamedTuple):
 
 def _check_run(shared: _Shared, index: int, slot: int) -> list[_Checked]:
     """What each unit of run ``index`` holds, each read whole."""
-    from generator.validate.checker import Report
 
     found = []
     for unit in shared.runs[index]:
@@ -285,7 +287,6 @@ def _check_run(shared: _Shared, index: int, slot: int) -> list[_Checked]:
 def _check_unit(unit: _Unit, checker, report) -> tuple[int, int]:
     """Check a file, or a part of one, into ``report``; for a part, how many documents it read
     and how many lines it has (a file's: 0, 0)."""
-    from generator.validate.checker import validate_file, validate_part
 
     if unit.end is None:
         validate_file(unit.name, checker, report)
@@ -363,7 +364,6 @@ def _status(status: int) -> str:
 def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
     """The reports of the units, in file order, into ``report``, stopping where one process
     stops: a part's findings are moved by the lines and documents before it in its file."""
-    from generator.validate.checker import Report
 
     before: dict[str, tuple[int, int]] = {}  # (documents read, lines) in the parts of a file so far
     for index, run in enumerate(runs):

@@ -1,0 +1,187 @@
+"""The documents of one input (a file, a pipe, stdin, a part of a big file, a text) checked one
+at a time into a Report; each finding's field path turned into a line and column of the input
+(`locate`, the one place that does it)."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+
+from generator.core import provenance
+from generator.core.findings import Finding, dotted, split_path
+from generator.kubeyaml import load as yamlload
+from generator.kubeyaml.load import Document, Problem, iter_documents
+from generator.schema import kubernetes as kube
+from generator.validate import discover
+from generator.validate.checker import ObjectChecker
+from generator.validate.report import Located, Report
+from generator.validate.rules import podsecurity
+
+
+def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
+    """Check one file ("-": stdin) into ``report``; a file that cannot be read is a finding."""
+    if name == "-":
+        validate_stream("<stdin>", sys.stdin.buffer, _checker_for(sys.stdin.buffer, checker), report)
+        return
+    try:
+        with open_input(name) as stream:
+            validate_stream(name, stream, _checker_for(stream, checker), report)
+    except OSError as err:
+        problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror or err}")
+        report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
+
+
+# A named pipe (`validate <(kustomize build)`, a FIFO) has no size to bound it as a file has: at most
+# this much is read from it (the limit of a JSON stream, which is read whole), and it must give
+# something every PIPE_IDLE_SECONDS (a FIFO no process writes to would be waited on for ever).
+MAX_PIPE_BYTES = yamlload._MAX_JSON_BYTES
+PIPE_IDLE_SECONDS = 10.0
+
+
+def open_input(name: str):
+    """A binary stream of the file ``name``: a regular file, or a named pipe read as _Pipe reads
+    it. Opened without waiting for a writer; anything else (a device, a socket, a folder) is an
+    OSError that says what it is."""
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb")
+        if stat.S_ISFIFO(mode):
+            return io.BufferedReader(_Pipe(fd), 1 << 20)
+        raise OSError(f"not a regular file ({discover.file_type(mode)}): give - to read standard input")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class _Pipe(io.RawIOBase):
+    """A named pipe read with limits: an OSError when nothing comes for PIPE_IDLE_SECONDS, or
+    when more than MAX_PIPE_BYTES come (as a file's size bounds what is read from a file)."""
+
+    def __init__(self, fd: int):
+        import select  # here: only a pipe needs it
+
+        self.fd = fd
+        self.total = 0
+        self.poller = select.poll()
+        self.poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def readinto(self, buffer) -> int:
+        if self.total > MAX_PIPE_BYTES:
+            raise OSError(
+                f"more than {MAX_PIPE_BYTES:,} bytes came through the pipe and it did not end; "
+                "save what writes to it to a file and check the file"
+            )
+        while True:
+            if not self.poller.poll(PIPE_IDLE_SECONDS * 1000):
+                raise OSError(f"nothing came through the pipe in {PIPE_IDLE_SECONDS:g} s: does a process write to it?")
+            try:
+                data = os.read(self.fd, min(len(buffer), MAX_PIPE_BYTES + 1 - self.total))
+            except BlockingIOError:
+                continue
+            buffer[: len(data)] = data
+            self.total += len(data)
+            return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.fd)
+        super().close()
+
+
+def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
+    """``checker``, or for a file `render` wrote (when the checker follows records: no
+    --kube-version) the checker for the releases the file records and this tool knows."""
+    if not checker.follow_records or not hasattr(stream, "peek"):
+        return checker
+    try:
+        record = provenance.read(stream.peek(provenance.HEAD_BYTES))
+    except (provenance.ProvenanceError, OSError):
+        return checker  # not a record this tool wrote: the releases asked for
+    known = set(kube.known_versions())
+    releases = [minor for minor in record.releases if minor in known] if record else []
+    return checker.for_releases(releases) if releases else checker
+
+
+def validate_text(name: str, text: str, checker: ObjectChecker, report: Report) -> None:
+    """Check the documents of ``text`` into ``report``."""
+    validate_stream(name, text, checker, report)
+
+
+def validate_part(name: str, start: int, end: int, checker: ObjectChecker, report: Report) -> tuple[int, int]:
+    """Check bytes ``start`` to ``end`` of file ``name``, a part of it that starts at a document
+    separator (parallel.py cuts big files), into ``report``, as if it were the whole file: the
+    caller moves the findings' lines and documents. Returns how many documents it read and how
+    many lines the part has."""
+    with open(name, "rb") as stream:
+        checker = _checker_for(stream, checker)  # what the file's head says, for every part
+        stream.seek(start)
+        part = stream.read(end - start)
+    return validate_stream(name, part, checker, report), part.count(b"\n")
+
+
+def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> int:
+    """Check every document of ``source`` (text, bytes or a binary file) into ``report``;
+    returns how many documents it read."""
+    namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
+    read = 0
+    for doc in iter_documents(source):
+        if report.full:
+            return read
+        read = doc.index
+        if doc.data is not None:
+            report.documents += 1
+        findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
+        findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
+        if not findings and not doc.problems:
+            continue
+        ident = _identity(doc.data)
+        explained = set()  # a field the reader already reported needs no second finding
+        for problem in doc.problems:
+            path = dotted(_shortened(doc.path_of(problem)))
+            if problem.severity == "error":
+                explained.add(path)
+            finding = Finding(problem.severity, path, problem.rule, problem.message)
+            report.add(Located(finding, name, doc.index, problem.line, problem.column, *ident))
+        for finding in findings:
+            if finding.path not in explained:
+                report.add(_locate(finding, doc, name, ident))
+    return read
+
+
+def _shortened(path: list, keep: int = 12) -> list:
+    """A readable path: up to the first part that is no name or index (a mapping used as a key,
+    as `token: {{HF_TOKEN}}` makes, has no path: the finding is on the mapping holding it), and
+    cut short for absurdly deep places (the reader stops at 200 levels)."""
+    plain = next((i for i, part in enumerate(path) if not isinstance(part, str | int) or isinstance(part, bool)), None)
+    path = path if plain is None else path[:plain]
+    return path if len(path) <= keep else [*path[:keep], f"(+{len(path) - keep} levels)"]
+
+
+def _identity(data) -> tuple:
+    if not isinstance(data, dict):
+        return (None, None, None)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = meta.get("name")
+    return (data.get("apiVersion"), data.get("kind"), name if isinstance(name, str) else None)
+
+
+def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
+    from generator.kubeyaml.tree import implicit_type_note  # loaded already: the position came from its tree
+
+    (line, column), target = doc.position(split_path(finding.path))
+    if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error
+        note = implicit_type_note(target)
+        rule = "yaml-implicit-type" if note else "type"
+        finding = Finding(finding.severity, finding.path, rule, note or finding.message)
+    return Located(finding, file, doc.index, line, column, *ident)
