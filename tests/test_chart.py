@@ -216,7 +216,7 @@ WRONG = {
 @pytest.mark.parametrize("helm", HELM)
 def test_schema_refuses_a_wrong_value(helm, value):
     if WRONG[value] is not None:
-        with pytest.raises(params.UsageError):
+        with pytest.raises(params.InputError):
             params.check(WRONG[value])
     option = "--set-string" if value.startswith(("networkPolicy", "labels")) else "--set"
     done = run_helm(helm, "template", "x", str(CHART), option, value)

@@ -20,6 +20,7 @@ import sys
 
 from generator import __version__
 from generator.core import values as cliargs
+from generator.core.errors import Error
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
 # One module of this package per subcommand, named as the subcommand. Only the one being run is
@@ -210,9 +211,12 @@ def _main(argv: list[str]) -> int:
         args.subparsers[args.subcommand].error(flags.unrecognized(args.subparsers[args.subcommand], extras))
     try:
         return args.func(args)
-    except cliargs.UsageError as err:
+    except cliargs.InputError as err:
         print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
         return 2
+    except Error as err:  # expected, and not turned into findings by the handler: never exit 3
+        print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"paddlejob-manifests {args.subcommand}: interrupted", file=sys.stderr)
         return 130

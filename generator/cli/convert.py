@@ -18,11 +18,11 @@ from generator.kubeyaml.load import read_documents
 def cmd_convert(args: argparse.Namespace) -> int:
     name = "<stdin>" if args.file == "-" else args.file
     if args.file != "-" and not Path(args.file).is_file():
-        raise cliargs.UsageError(f"{args.file}: no such file")
+        raise cliargs.InputError(f"{args.file}: no such file")
     try:
         docs, problems = read_documents(sys.stdin.buffer if args.file == "-" else Path(args.file))
     except OSError as err:
-        raise cliargs.UsageError(f"{args.file}: cannot read it: {err.strerror}") from None
+        raise cliargs.InputError(f"{args.file}: cannot read it: {err.strerror}") from None
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         for problem in errors:

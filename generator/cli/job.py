@@ -68,7 +68,7 @@ def _refuse_dropped_flags(args: argparse.Namespace) -> None:
                 flag = "--" + dest.replace("_", "-")
                 feature = FEATURE_OF_FLAG.get(companion)
                 where = f" (runtimes that have it: {', '.join(jobs.runtimes_with(feature))})" if feature else ""
-                raise cliargs.UsageError(f"{flag}: only with {companion}{where}; without it {flag} is not used")
+                raise cliargs.InputError(f"{flag}: only with {companion}{where}; without it {flag} is not used")
 
 
 JOB_EXAMPLE = """\
@@ -85,25 +85,25 @@ examples:
 def _source_and_mount(option: str, value: str) -> tuple[str, str]:
     source, sep, mount = value.partition(":")
     if not sep or not source or not mount.startswith("/"):
-        raise cliargs.UsageError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
+        raise cliargs.InputError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
     return source, mount
 
 
 def job_from_args(args: argparse.Namespace) -> TrainingJob:
-    """The job the flags describe; flag-level mistakes raise UsageError naming the flag."""
+    """The job the flags describe; flag-level mistakes raise InputError naming the flag."""
     cpu, memory = cliargs.quantity("--cpu", args.cpu), cliargs.quantity("--memory", args.memory)
     if args.gpus < 0:
-        raise cliargs.UsageError(f"--gpus: must be 0 or more, got {args.gpus}")
+        raise cliargs.InputError(f"--gpus: must be 0 or more, got {args.gpus}")
     if args.mode == "collective" and args.ps:
-        raise cliargs.UsageError("--mode collective: remove --ps (collective jobs have workers only)")
+        raise cliargs.InputError("--mode collective: remove --ps (collective jobs have workers only)")
     if args.mode == "ps" and not args.ps:
-        raise cliargs.UsageError("--mode ps: give the number of parameter servers with --ps N")
+        raise cliargs.InputError("--mode ps: give the number of parameter servers with --ps N")
     if args.mode == "heter" and not args.heter:
-        raise cliargs.UsageError("--mode heter: give the number of heter workers with --heter N")
+        raise cliargs.InputError("--mode heter: give the number of heter workers with --heter N")
     if args.elastic and args.runtime == "paddle-operator" and not args.etcd:
-        raise cliargs.UsageError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
+        raise cliargs.InputError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
     if args.etcd and not args.elastic:
-        raise cliargs.UsageError("--etcd: only with --elastic")
+        raise cliargs.InputError("--etcd: only with --elastic")
     _refuse_dropped_flags(args)
     volumes = []
     for i, value in enumerate(args.pvc or []):
@@ -176,7 +176,7 @@ def cmd_job(args: argparse.Namespace) -> int:
         if "\n" in text:  # rendered, but the manifests do not validate: show every finding
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
-        raise cliargs.UsageError(flag_message(text)) from None
+        raise cliargs.InputError(flag_message(text)) from None
     for line in jobs.warnings(manifests, args.kube_version):
         print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)

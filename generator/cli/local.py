@@ -55,9 +55,9 @@ def add_parser(sub) -> None:
 
 def cmd_local(args: argparse.Namespace) -> int:
     if args.file != "-" and not Path(args.file).is_file():
-        raise cliargs.UsageError(f"{args.file}: no such file")
+        raise cliargs.InputError(f"{args.file}: no such file")
     if not args.workdir.is_dir():
-        raise cliargs.UsageError(f"--workdir: {args.workdir} is not a folder")
+        raise cliargs.InputError(f"--workdir: {args.workdir} is not a folder")
     with open(sys.stdin.fileno(), "rb", closefd=False) if args.file == "-" else open(args.file, "rb") as stream:
         data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file

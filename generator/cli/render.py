@@ -281,14 +281,14 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
     if shaping_flags(args) or args.out == STDOUT:
         return args
     if not args.out.is_dir():
-        raise cliargs.UsageError(
+        raise cliargs.InputError(
             f"--out {args.out}: no such folder to check; render it first "
             f"(`paddlejob-manifests render --out {args.out} ...`) or point --out at the rendered folder"
         )
     try:
         recorded = render.recorded(args.out)
     except provenance.ProvenanceError as err:
-        raise cliargs.UsageError(str(err)) from None
+        raise cliargs.InputError(str(err)) from None
     if not recorded:
         return args
     again = args.parser.parse_args(recorded)
@@ -306,10 +306,10 @@ def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
             name, sep, text = value.partition("=")
             if not sep:
                 if name not in os.environ:
-                    raise cliargs.UsageError(f"{flag} {name}: no =VALUE and no environment variable {name}")
+                    raise cliargs.InputError(f"{flag} {name}: no =VALUE and no environment variable {name}")
                 text = os.environ[name]
             if not name.isidentifier():
-                raise cliargs.UsageError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
+                raise cliargs.InputError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
             _check_utf8(flag, name, text, "its environment variable" if not sep else "the value")
             out.setdefault(kind, {})[name] = text
     return out
@@ -322,7 +322,7 @@ def _check_utf8(flag: str, name: str, text: str, what: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError as err:
         byte = os.fsencode(text[err.start : err.end])[:1]
-        raise cliargs.UsageError(
+        raise cliargs.InputError(
             f"{flag} {name}: {what} is not UTF-8 text (byte 0x{byte.hex()} at offset {err.start}); "
             "give UTF-8 (jsonnet strings are Unicode), e.g. the bytes in base64 and std.base64Decode"
         ) from None
@@ -333,7 +333,7 @@ def cmd_render_file(args: argparse.Namespace) -> int:
     nested as Tanka finds them), validated, to stdout."""
     path = Path(args.file)
     if not path.is_file():
-        raise cliargs.UsageError(f"{args.file}: no such file")
+        raise cliargs.InputError(f"{args.file}: no such file")
     variables = _variables(args)
     minor = args.kube_version
     try:
@@ -413,9 +413,9 @@ def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
     extras = ["--check"] if args.check else []
     extras += [f"--{name.replace('_', '-')}" for name in GENERATED if getattr(args, name)]
     if extras:
-        raise cliargs.UsageError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
+        raise cliargs.InputError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
     if len(chosen) != 1:
-        raise cliargs.UsageError(
+        raise cliargs.InputError(
             "--out -: prints one bundle; choose it with --kube-version (e.g. 1.30 for the v1 bundle, 1.15 for v1beta1)"
         )
     try:

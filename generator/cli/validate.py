@@ -128,24 +128,24 @@ def _rule_ids(text: str) -> frozenset[str]:
 
         hint = difflib.get_close_matches(unknown[0], list(rulebook.RULES), n=1)
         also = f"; did you mean {hint[0]!r}?" if hint else " (--list-rules shows them)"
-        raise cliargs.UsageError(f"--skip-rules: no rule {unknown[0]!r}{also}")
+        raise cliargs.InputError(f"--skip-rules: no rule {unknown[0]!r}{also}")
     return ids
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.list_rules:
         if args.output not in outputs.RULE_LISTS:
-            raise cliargs.UsageError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
+            raise cliargs.InputError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
         sys.stdout.write(outputs.RULE_LISTS[args.output]())
         return 0
     if not args.paths:
-        raise cliargs.UsageError("give a PATH to check (a file, a folder, or - for stdin)")
+        raise cliargs.InputError("give a PATH to check (a file, a folder, or - for stdin)")
     skip_rules = _rule_ids(args.skip_rules)
     minor = args.kube_version
     if args.max_errors < 0:
-        raise cliargs.UsageError(f"--max-errors: expected 0 or more, got {args.max_errors}")
+        raise cliargs.InputError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     if args.jobs < 0:
-        raise cliargs.UsageError(f"--jobs: expected 0 or more, got {args.jobs}")
+        raise cliargs.InputError(f"--jobs: expected 0 or more, got {args.jobs}")
     found = discover.find(args.paths, args.ignore)
     for path, why in found.skipped:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
@@ -154,7 +154,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         crds = schemasource.CrdSource(args.crd) if args.crd else None
     except schemasource.CrdLoadError as err:
-        raise cliargs.UsageError(f"--crd: {err}") from None
+        raise cliargs.InputError(f"--crd: {err}") from None
     newest = kube.known_versions()[-1]
     checker = validate.ObjectChecker(
         minor or newest,
@@ -168,7 +168,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
-        raise cliargs.UsageError(f"--crd: {err}") from None
+        raise cliargs.InputError(f"--crd: {err}") from None
     validate.note_empty(report, files, fail=args.fail_on_empty)
     report.strict = args.strict
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))

@@ -17,11 +17,13 @@ import json
 import shlex
 from typing import NamedTuple
 
+from generator.core.errors import Error
+
 MARKER = "# paddlejob-manifests: "
 HEAD_BYTES = 4096  # the comment block is at the very top; this is plenty
 
 
-class ProvenanceError(ValueError):
+class ProvenanceError(Error, ValueError):
     """A marker line that is not ours to read: hand-edited or from another tool."""
 
 

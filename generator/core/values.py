@@ -1,16 +1,13 @@
-"""Parsing flag values, shared by the subcommands; a bad value raises UsageError naming the flag."""
+"""Parsing flag values, shared by the subcommands; a bad value raises InputError naming the flag."""
 
 from __future__ import annotations
 
 import shlex
 
 from generator.core import grammar
+from generator.core.errors import InputError  # noqa: F401  (what a bad value raises)
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
-class UsageError(Exception):
-    """Exit code 2: the message names the flag and what it takes."""
 
 
 def pairs(option: str, values: list[str] | None) -> dict[str, str]:
@@ -19,7 +16,7 @@ def pairs(option: str, values: list[str] | None) -> dict[str, str]:
     for value in values or []:
         key, sep, val = value.partition("=")
         if not sep or not key:
-            raise UsageError(f"{option}: expected KEY=VALUE, got {value!r}")
+            raise InputError(f"{option}: expected KEY=VALUE, got {value!r}")
         out[key] = val
     return out
 
@@ -30,7 +27,7 @@ def labels(option: str, values: list[str] | None) -> dict[str, str]:
     for key, value in out.items():
         problem = grammar.label_key_problem(key) or grammar.label_value_problem(value, key)
         if problem:
-            raise UsageError(f"{option}: {problem}")
+            raise InputError(f"{option}: {problem}")
     return out
 
 
@@ -41,12 +38,12 @@ def words(option: str, value: str | None) -> list[str] | None:
     try:
         return shlex.split(value)
     except ValueError as err:  # an unbalanced quote
-        raise UsageError(f"{option}: {err} in {value!r} (quote it as a shell would)") from None
+        raise InputError(f"{option}: {err} in {value!r} (quote it as a shell would)") from None
 
 
 def quantity(option: str, value: str | None) -> str | None:
     if value is not None and grammar.parse_quantity(value) is None:
-        raise UsageError(f"{option}: {grammar.quantity_message(value)}")
+        raise InputError(f"{option}: {grammar.quantity_message(value)}")
     return value
 
 
@@ -62,7 +59,7 @@ def toleration(value: str) -> dict:
     """KEY[=VALUE]:EFFECT, as `kubectl taint` writes taints."""
     spec, sep, effect = value.rpartition(":")
     if not sep or effect not in EFFECTS:
-        raise UsageError(
+        raise InputError(
             f"--toleration: expected KEY[=VALUE]:EFFECT with EFFECT one of {', '.join(EFFECTS)}, got {value!r}"
         )
     key, has_value, val = spec.partition("=")
@@ -75,7 +72,7 @@ def toleration(value: str) -> dict:
 def namespace(option: str, value: str, allow_empty: bool = False) -> str:
     if (value == "" and allow_empty) or grammar.name_problem(value, grammar.DNS1123_LABEL, 63, "namespace") is None:
         return value
-    raise UsageError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")
+    raise InputError(f"{option}: {value!r} is not a namespace name (lower-case letters, digits and '-', at most 63)")
 
 
 class LazyChoices:

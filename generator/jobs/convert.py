@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import copy
 
+from generator.core.errors import Error
 from generator.jobs.model import Elastic, Role, TrainingJob, Volcano, runtimes_with
 from generator.schema import kubernetes as kube
 from generator.validate.checker import ObjectChecker
 from generator.validate.outputs import finding_text
 
 
-class ConvertError(ValueError):
+class ConvertError(Error, ValueError):
     pass
 
 

@@ -17,6 +17,7 @@ import functools
 import json
 from dataclasses import dataclass, field
 
+from generator.core.errors import Error
 from generator.core.paths import LIBSONNET, RUNTIMES_FILE
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
@@ -63,7 +64,14 @@ def runtimes_with(feature: str) -> list[str]:
     return [r for r in runtimes() if r in found["how"]]
 
 
-class JobError(ValueError):
+@functools.cache
+def trainer_runtimes() -> list[dict]:
+    """The job library's Paddle ClusterTrainingRuntimes (runtimes/trainer.libsonnet), which a
+    bundle rendered with trainerRuntimes holds and deploy/trainer/ holds alone."""
+    return engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
+
+
+class JobError(Error, ValueError):
     """A job description that cannot be rendered; the message is one line."""
 
 

@@ -12,10 +12,11 @@ import json
 import os
 from pathlib import Path
 
+from generator.core.errors import Error
 from generator.core.paths import LIBSONNET
 
 
-class JsonnetError(RuntimeError):
+class JsonnetError(Error, RuntimeError):
     pass
 
 

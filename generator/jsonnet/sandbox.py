@@ -31,6 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.core.errors import Error
 from generator.core.paths import LIBSONNET
 from generator.kubeyaml.load import MAX_DEPTH, nesting_depth
 
@@ -42,7 +43,7 @@ CPU_SECONDS = 60
 STACK_BYTES = 64 << 20
 
 
-class SandboxError(Exception):
+class SandboxError(Error):
     """Evaluation failed or was refused; the message names the file and the reason."""
 
 

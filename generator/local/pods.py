@@ -18,8 +18,10 @@ import functools
 import importlib
 from dataclasses import dataclass, field
 
+from generator.core.errors import Error
 
-class ExpandError(ValueError):
+
+class ExpandError(Error, ValueError):
     pass
 
 

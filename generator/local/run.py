@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import validate
+from generator.core.errors import Error
 from generator.kubeyaml.load import read_documents
 from generator.local import pods
 from generator.local.pods import Pod
@@ -64,7 +65,7 @@ _REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\$")
 _FIELD = re.compile(r"^metadata\.(labels|annotations)\['([^']+)'\]$")
 
 
-class LocalError(Exception):
+class LocalError(Error):
     """The job cannot run locally; the message says why."""
 
 

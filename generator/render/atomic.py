@@ -41,6 +41,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from generator.core.errors import Error
+
 JOURNAL = ".paddlejob-render.journal"
 _NEW, _OLD = ".paddlejob-new-", ".paddlejob-old-"
 _LEFTOVER = re.compile(r"\.paddlejob-(?:new|old)-.+-[0-9a-f]{8}\Z", re.DOTALL)
@@ -53,7 +55,7 @@ MAX_ENTRIES = 1000
 _DELETE_IT = "if a render of yours was interrupted, run that same render again (same --out and output flags); "
 
 
-class WriteError(Exception):
+class WriteError(Error):
     """The output could not be written (nothing changed); the message names the path and why."""
 
 

@@ -4,11 +4,12 @@ templates them)."""
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 
+from generator.core.errors import Error
 from generator.core.paths import OPERATOR_LIB
+from generator.jobs.model import trainer_runtimes
 from generator.jsonnet import engine
 from generator.schema import crd as crdschema
 from generator.schema import kubernetes as kube
@@ -49,14 +50,7 @@ def default_bundles(kube_version: str | None = None) -> list[Bundle]:
     return [for_releases("v1" if minor >= FIRST_V1 else "v1beta1", minor)]
 
 
-@functools.cache
-def trainer_runtimes() -> list[dict]:
-    """The job library's Paddle ClusterTrainingRuntimes (runtimes/trainer.libsonnet), which a
-    bundle rendered with trainerRuntimes holds and deploy/trainer/ holds alone."""
-    return engine.evaluate_snippet("(import 'paddlejob/main.libsonnet').trainerRuntimes()")
-
-
-class BundleError(ValueError):
+class BundleError(Error, ValueError):
     """The bundle's jsonnet failed; the message says where."""
 
 

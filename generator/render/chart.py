@@ -26,6 +26,7 @@ import yaml
 
 from generator import __version__
 from generator.core import grammar
+from generator.core.errors import Error
 from generator.core.paths import OPERATOR_LIB
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
@@ -36,7 +37,7 @@ NAME = "paddle-operator"
 CONFIG = OPERATOR_LIB / "config.libsonnet"
 
 
-class ChartError(Exception):
+class ChartError(Error):
     pass
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from generator.core import grammar
 from generator.core.paths import OPERATOR_LIB
-from generator.core.values import EFFECTS, UsageError
+from generator.core.values import EFFECTS, InputError
 from generator.jsonnet import engine
 from generator.kubeyaml.load import iter_documents
 
@@ -75,7 +75,7 @@ QUANTITY_VALUE = re.compile(r"^\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0
 QUANTITY_VALUE_LENGTH = 64
 
 
-class ParamsError(UsageError):
+class ParamsError(InputError):
     """A config value that is refused (exit 2): where it came from (the --params file and line, or
     the flag), the field's path and what is wrong."""
 
@@ -108,23 +108,23 @@ def read_params_file(path: str) -> dict:
     try:
         raw = Path(path).read_bytes()
     except OSError as err:
-        raise UsageError(f"--params: cannot read {path}: {err.strerror}") from None
+        raise InputError(f"--params: cannot read {path}: {err.strerror}") from None
     if len(raw) > MAX_PARAMS_BYTES:
-        raise UsageError(f"--params: {path} is larger than {MAX_PARAMS_BYTES:,} bytes; it holds a few fields")
+        raise InputError(f"--params: {path} is larger than {MAX_PARAMS_BYTES:,} bytes; it holds a few fields")
     documents = list(iter_documents(raw))
     for document in documents:
         for problem in document.problems:
             if problem.rule == "duplicate-key":  # kubectl's strict decoding refuses them too
                 key = re.match(r"duplicate key (.*?): kubectl", problem.message)
-                raise UsageError(
+                raise InputError(
                     f"--params: {path}:{problem.line}:{problem.column}: duplicate key {key.group(1) if key else ''}: "
                     "kubectl's strict decoding refuses it and a field is given once here too; remove one"
                 )
             if problem.severity == "error":
-                raise UsageError(f"--params: {path}:{problem.line}:{problem.column}: {problem.message}")
+                raise InputError(f"--params: {path}:{problem.line}:{problem.column}: {problem.message}")
     read = [document for document in documents if document.data is not None]
     if len(read) != 1 or not isinstance(read[0].data, dict):
-        raise UsageError(f"--params: {path} must hold one mapping of config fields (see config.libsonnet)")
+        raise InputError(f"--params: {path} must hold one mapping of config fields (see config.libsonnet)")
     return check(read[0].data, origin=(path, read[0]))
 
 

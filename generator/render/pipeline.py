@@ -21,6 +21,7 @@ from pathlib import Path
 
 from generator.core import provenance
 from generator.core import values as cliargs
+from generator.core.errors import Error
 from generator.core.findings import split_path
 from generator.core.provenance import Provenance
 from generator.jobs.model import JobError, check_manifests
@@ -49,11 +50,11 @@ SOURCES = "schemas/paddlejob.v1.yaml and libsonnet/paddle-operator/"
 KUSTOMIZATION = "Kustomization"
 
 
-class RenderError(Exception):
+class RenderError(Error):
     pass
 
 
-class OutputRefused(cliargs.UsageError):
+class OutputRefused(cliargs.InputError):
     """The output cannot be used as it is (a journal this tool did not write, another render
     writing it, a path under a file): exit 2, nothing touched; the message says what to do."""
 

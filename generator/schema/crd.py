@@ -23,6 +23,7 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
+from generator.core.errors import Error
 from generator.core.paths import KUBE_SCHEMA_DIR, PADDLEJOB_SCHEMA
 from generator.schema import cache as schemacache
 from generator.schema import kubernetes as kube
@@ -80,7 +81,7 @@ def _schema_props(minor: int, apiextensions: str) -> frozenset[str]:
     return frozenset(kube.schema_props(minor, apiextensions))
 
 
-class SchemaError(ValueError):
+class SchemaError(Error, ValueError):
     pass
 
 

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import orjson
 
+from generator.core.errors import InputError
 from generator.core.paths import KUBE_SCHEMA_DIR
 from generator.schema import cache as schemacache
 
 _VERSION = re.compile(r"^v?1\.(\d+)(?:\.\d+)?$")
 
 
-class UnknownVersionError(ValueError):
+class UnknownVersionError(InputError, ValueError):
     pass
 
 

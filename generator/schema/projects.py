@@ -14,6 +14,7 @@ import functools
 
 import orjson
 
+from generator.core.errors import InputError
 from generator.core.paths import SCHEMA_DIR
 
 THIRDPARTY = SCHEMA_DIR / "thirdparty"
@@ -56,7 +57,7 @@ def release_name(project: str, release: tuple[int, int]) -> str:
     return f"{NAMES.get(project, project)} {release[0]}.{release[1]}"
 
 
-class UnknownReleaseError(ValueError):
+class UnknownReleaseError(InputError, ValueError):
     pass
 
 

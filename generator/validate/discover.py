@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from generator.core.values import UsageError
+from generator.core.values import InputError
 from generator.kubeyaml.load import read_documents
 
 EXTENSIONS = (".yaml", ".yml", ".json")
@@ -139,7 +139,7 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
     try:
         patterns = [re.compile(p) for p in ignore or []]
     except re.error as err:
-        raise UsageError(f"--ignore: not a regular expression: {err}") from None
+        raise InputError(f"--ignore: not a regular expression: {err}") from None
     out = Found([], [])
     for name in paths:
         if name == "-":
@@ -150,9 +150,9 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
             mode = os.stat(name).st_mode
         except (OSError, ValueError) as err:
             if isinstance(err, OSError) and err.errno == errno.ENOENT and not os.path.islink(name):
-                raise UsageError(f"{name}: no such file or directory") from None
+                raise InputError(f"{name}: no such file or directory") from None
             why = _link_note(name) if isinstance(err, OSError) else "the name holds a NUL byte"
-            raise UsageError(f"{name}: {why}") from None
+            raise InputError(f"{name}: {why}") from None
         if stat.S_ISDIR(mode):
             _walk(path, patterns, out)
         elif stat.S_ISREG(mode):
@@ -164,7 +164,7 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
         elif stat.S_ISFIFO(mode):  # /dev/stdin, <(...) and other pipes, read like files (with limits)
             out.files.append(name)
         else:
-            raise UsageError(
+            raise InputError(
                 f"{name}: {file_type(mode)}, not a file: validate reads files, folders and - (standard input)"
             )
     return out
@@ -224,7 +224,7 @@ def _files_below(root: str, notes: list[tuple[str, str]]) -> list[tuple[str, ...
             if parts:
                 notes.append((_joined(root, parts), f"cannot list the folder: {err.strerror}"))
             else:
-                raise UsageError(f"{root}: cannot list the folder: {err.strerror}") from None
+                raise InputError(f"{root}: cannot list the folder: {err.strerror}") from None
     return files
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from generator.core.errors import Error
 from generator.core.grammar import lazy_pattern
 from generator.kubeyaml import load as yamlload
 from generator.schema import crd as crdschema
@@ -84,7 +85,7 @@ class ProjectSource:
         return self._kinds
 
 
-class CrdLoadError(ValueError):
+class CrdLoadError(Error, ValueError):
     """A --crd path that cannot be read, or holds no CustomResourceDefinition."""
 
 

@@ -48,7 +48,7 @@ def runtimes_of(manifests: list[dict]) -> dict[tuple[str, str, str | None], dict
 
 def shipped_runtimes() -> dict[str, dict]:
     """The ClusterTrainingRuntimes this project writes to deploy/trainer/, by name."""
-    from generator.render.bundles import trainer_runtimes
+    from generator.jobs.model import trainer_runtimes
 
     return {obj["metadata"]["name"]: obj for obj in trainer_runtimes()}
 
