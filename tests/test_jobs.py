@@ -542,7 +542,7 @@ def test_a_trainjob_without_patches_validates_on_every_trainer_release():
     plain = TrainingJob("demo", "img", worker=Role(2), command=["python", "train.py"]).render("kubeflow-trainer")
     patched = collective_job().render("kubeflow-trainer")
     for release in [(2, 0), (2, 1), (2, 2), (2, 3)]:
-        checker = validate.ObjectChecker(35, trainer=release)
+        checker = validate.ObjectChecker(35, projects={"trainer": release})
         assert [f for f in checker.check(plain[0]) if f.is_error] == [], release
         refused = [f for f in checker.check(patched[0]) if f.is_error]
         assert bool(refused) == (release < (2, 2)), (release, refused)

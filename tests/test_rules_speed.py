@@ -7,16 +7,18 @@ import subprocess
 import sys
 
 from generator.core import grammar
+from generator.core import kinds as registry
 from generator.validate.rules import base, builtin
 
 from .conftest import REPO
 
 
 def test_every_builtin_registry_entry_names_a_check():
-    """REGISTRY holds (module, function) names, not functions: a typo would surface only when
+    """The registry holds "module:function" names, not functions: a typo would surface only when
     that kind is first checked, so each one is resolved here."""
-    for (group, kind), (module, function) in builtin.REGISTRY.items():
-        assert callable(builtin._check(module, function)), f"{group}/{kind}: {module}.{function}"
+    for entry in registry.KINDS:
+        if entry.rules:
+            assert callable(builtin.check_of(entry.rules)), f"{entry.api}/{entry.kind}: {entry.rules}"
 
 
 def test_validate_imports_no_group_module_it_does_not_need():

@@ -60,10 +60,7 @@ def crds(path: Path) -> schemasource.CrdSource | None:
 def findings(path: Path):
     checker = validate.ObjectChecker(
         kube_version(path),
-        volcano=project_release(path, "volcano"),
-        kubeflow=project_release(path, "kubeflow"),
-        trainer=project_release(path, "trainer"),
-        jobset=project_release(path, "jobset"),
+        projects={name: project_release(path, name) for name in ("volcano", "kubeflow", "trainer", "jobset")},
         crds=crds(path),
     )
     return validate.validate_files([str(path)], checker)

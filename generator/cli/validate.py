@@ -9,8 +9,8 @@ from generator import validate
 from generator.cli import flags
 from generator.core import rulebook
 from generator.core import values as cliargs
+from generator.core.kinds import PROJECTS
 from generator.schema import kubernetes as kube
-from generator.schema import projects as thirdparty
 from generator.validate import discover, outputs
 from generator.validate import sources as schemasource
 
@@ -61,10 +61,9 @@ def add_parser(sub) -> None:
         action="store_true",
         help="also print the summary line on stderr (the text output ends with it anyway), as kubeconform's -summary",
     )
-    flags.add_project_version(p, "volcano", "Volcano release whose CRDs check Volcano objects")
-    flags.add_project_version(p, "kubeflow", "Kubeflow training-operator release whose CRDs check its jobs")
-    flags.add_project_version(p, "trainer", "Kubeflow Trainer release whose CRDs check TrainJobs and runtimes")
-    flags.add_project_version(p, "jobset", "JobSet release whose CRD checks JobSets")
+    for project in PROJECTS:
+        if project.validated:
+            flags.add_project_version(p, project.name, project.checks)
     p.add_argument(
         "--crd",
         action="append",
@@ -150,7 +149,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path, why in found.skipped:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
-    projects = {name: getattr(args, f"{name}_version") for name in thirdparty.VALIDATED}
+    projects = {p.name: getattr(args, f"{p.name.replace('-', '_')}_version") for p in PROJECTS if p.validated}
     try:
         crds = schemasource.CrdSource(args.crd) if args.crd else None
     except schemasource.CrdLoadError as err:
@@ -162,7 +161,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         skip_kinds=skip,
         follow_records=minor is None,
         crds=crds,
-        **projects,
+        projects=projects,
     )
     files = found.files
     try:

@@ -126,6 +126,25 @@ KINDS: tuple[Kind, ...] = (
     Kind("jobset.x-k8s.io/v1alpha2", "JobSet", "jobset", admission="jobset", local="trainer:jobset_pods"),
 )
 
+
+class Project(NamedTuple):
+    """A third-party project whose pinned CRDs (schemas/thirdparty/NAME/) check its kinds."""
+
+    name: str  # its folder under schemas/thirdparty, and --NAME-version
+    title: str  # the name people know it by
+    checks: str  # what its CRDs check, for --NAME-version's help
+    validated: bool = True  # False: its CRD is only held against ours (the released paddle-operator's)
+
+
+PROJECTS: tuple[Project, ...] = (
+    Project("volcano", "Volcano", "Volcano release whose CRDs check Volcano objects"),
+    Project("kubeflow", "Kubeflow training-operator", "Kubeflow training-operator release whose CRDs check its jobs"),
+    Project("trainer", "Kubeflow Trainer", "Kubeflow Trainer release whose CRDs check TrainJobs and runtimes"),
+    Project("jobset", "JobSet", "JobSet release whose CRD checks JobSets"),
+    Project("paddle-operator", "paddle-operator", "", validated=False),
+)
+
+
 # Kinds no cluster serves any more, with what replaces them.
 LEGACY = {
     ("paddlepaddle.org/v1", "PaddleJob"): (
@@ -154,6 +173,11 @@ def lookup(api_version: str | None, kind: str | None) -> Kind | None:
     if entry is None and isinstance(api_version, str):
         entry = builtin.get((api_version.rpartition("/")[0], kind))
     return entry
+
+
+def builtin_entry(group: str, kind: str | None) -> Kind | None:
+    """The entry of a built-in kind of API ``group`` ("" for core), any version."""
+    return _index()[0].get((group, kind))
 
 
 def custom_kinds() -> tuple[Kind, ...]:

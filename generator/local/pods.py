@@ -7,17 +7,16 @@ generator/local/controllers/, one module per runtime of libsonnet/paddlejob/runt
 its jsonnet builder), each following its controller's source, pinned by release: operator
 (paddle-operator v0.3.5), volcano (Volcano's job controller), kubeflow (training-operator
 v1.9.0), kubernetes (the StatefulSet and Job controllers), trainer (Kubeflow Trainer v2.3.0 and
-JobSet v0.12.0). Each exports EXPANDS, {(apiVersion, kind): pods of one object}, and may export
-INPUTS, kinds it reads from the input that have no pods of their own.
+JobSet v0.12.0). Which function of them expands which kind into pods, and which kinds a model only
+reads, is the registry's (core/kinds.py).
 """
 
 from __future__ import annotations
 
 import copy
-import functools
-import importlib
 from dataclasses import dataclass, field
 
+from generator.core import kinds as registry
 from generator.core.errors import Error
 
 
@@ -137,18 +136,17 @@ class Context:
     volcano_version: tuple[int, int]
 
 
-@functools.cache
-def _models() -> tuple[dict, frozenset]:
-    """(the expanders of every runtime's controller model by (apiVersion, kind), the kinds they
-    only read), from generator/local/controllers/<builder>.py for each runtime of runtimes.json."""
-    from generator.jobs.model import runtime_facts
+CONTROLLERS = "generator.local.controllers"
 
-    expands, inputs = {}, set()
-    for runtime in runtime_facts():
-        module = importlib.import_module(f".controllers.{runtime['builder']}", __package__)
-        expands.update(module.EXPANDS)
-        inputs |= getattr(module, "INPUTS", set())
-    return expands, frozenset(inputs)
+
+def _model(api_version, kind):
+    """The controller model that expands an object of this kind into pods (the registry's,
+    core/kinds.py: a function of local/controllers/<builder>.py), registry.INPUT for a kind that a
+    controller only reads, or None for a kind no controller here runs."""
+    entry = registry.lookup(api_version, kind) if isinstance(api_version, str) else None
+    if entry is None or entry.local is None:
+        return None
+    return registry.INPUT if entry.local == registry.INPUT else registry.resolve(CONTROLLERS, entry.local)
 
 
 def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None) -> tuple[list[Pod], list[dict]]:
@@ -158,17 +156,17 @@ def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None
     if not all(isinstance(obj, dict) for obj in manifests):
         raise ExpandError("a manifest is not a mapping")
     ctx = Context(manifests, volcano_version or thirdparty.newest("volcano"))
-    expands, inputs = _models()
     pods, services, config_maps = [], [], {}
     for obj in manifests:
         key = (obj.get("apiVersion"), obj.get("kind"))
-        if key in expands:
-            pods += expands[key](obj, ctx)
+        model = _model(*key)
+        if callable(model):
+            pods += model(obj, ctx)
         elif key == ("v1", "Service"):
             services.append(obj)
         elif key == ("v1", "ConfigMap"):
             config_maps[name_and_namespace(obj)[0]] = dict(obj.get("data") or {})
-        elif key not in inputs and obj.get("kind") not in NOT_PODS:
+        elif model is None and obj.get("kind") not in NOT_PODS:
             raise ExpandError(f"{key[0]} {key[1]}: not a kind `local` knows how to run")
     if len(pods) > MAX_PODS:
         raise ExpandError(f"{len(pods)} pods: local mode runs at most {MAX_PODS}")

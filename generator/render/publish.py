@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import orjson
 
+from generator.core import kinds as registry
 from generator.core import rulebook
 from generator.core.paths import PADDLEJOB_SCHEMA
 from generator.jobs import model as jobs
@@ -34,9 +35,8 @@ FIELD_FEATURES = {
 def jsonschema_name(api_version: str, kind: str) -> str | None:
     """'GROUP/KIND_VERSION.json', the file of a kind's JSON Schema (the layout yaml-language-server's
     CRD store and kubeconform use), or None for a kind this project publishes no schema for."""
-    from generator.validate.checker import CUSTOM_KINDS
-
-    if (api_version, kind) not in CUSTOM_KINDS:
+    entry = registry.lookup(api_version, kind)
+    if entry is None or not entry.published:
         return None
     group, version = api_version.split("/")
     return f"{group}/{kind.lower()}_{version}.json"
@@ -52,19 +52,20 @@ def modeline(obj: dict, schemas: str) -> str:
 
 def jsonschema_files() -> dict[str, str]:
     """'GROUP/KIND_VERSION.json' -> JSON Schema text, for every custom kind the project knows."""
-    from generator.validate.checker import CUSTOM_KINDS
-
     newest = kube.known_versions()[-1]
     target = crdschema.Target("v1", newest, newest)
     files = {}
-    for (api_version, kind), (source, _) in sorted(CUSTOM_KINDS.items()):
-        if isinstance(source, str):  # the project's own CRD, newest release
+    for entry in sorted(registry.custom_kinds()):
+        if not entry.published:
+            continue
+        api_version, kind, source = entry.api, entry.kind, entry.schema
+        if source != registry.OWN_SCHEMA:  # the project's own CRD, newest release
             release = thirdparty.newest(source)
             openapi = thirdparty.schema(api_version, kind, release)
             origin = f"{source} {release[0]}.{release[1]}'s CRD (schemas/thirdparty/SOURCES.json)"
         else:
-            openapi = crdschema.openapi_schema(target, keep_descriptions=True, path=source)
-            origin = f"schemas/{_source_name(source)}; pod templates as of Kubernetes {kube.version_name(newest)}"
+            openapi = crdschema.openapi_schema(target, keep_descriptions=True, path=PADDLEJOB_SCHEMA)
+            origin = f"schemas/{_source_name(PADDLEJOB_SCHEMA)}; pod templates as of Kubernetes {kube.version_name(newest)}"
         schema = to_json_schema(openapi, strict=True)
         schema["properties"]["apiVersion"] = {"type": "string", "enum": [api_version]}
         schema["properties"]["kind"] = {"type": "string", "enum": [kind]}

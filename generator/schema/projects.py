@@ -15,17 +15,13 @@ import functools
 import orjson
 
 from generator.core.errors import InputError
+from generator.core.kinds import PROJECTS
 from generator.core.paths import SCHEMA_DIR
 
 THIRDPARTY = SCHEMA_DIR / "thirdparty"
 # the projects whose CRDs check custom resources (paddle-operator's is only held against ours)
-VALIDATED = ("volcano", "kubeflow", "trainer", "jobset")
-NAMES = {
-    "volcano": "Volcano",
-    "kubeflow": "Kubeflow training-operator",
-    "trainer": "Kubeflow Trainer",
-    "jobset": "JobSet",
-}
+VALIDATED = tuple(project.name for project in PROJECTS if project.validated)
+NAMES = {project.name: project.title for project in PROJECTS}
 
 
 @functools.cache

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 
+from generator.core import kinds as registry
 
-def _jobset(obj: dict) -> dict:
+
+def jobset(obj: dict) -> dict:
     """JobSet's mutating webhook (jobset v0.6.0 to v0.12.0, pkg/webhooks/jobset_webhook.go
     Default): a failure-policy rule without a name is named failurePolicyRule<i>, which the
     CRD then requires."""
@@ -24,10 +26,8 @@ def _jobset(obj: dict) -> dict:
     return obj
 
 
-MUTATIONS = {("jobset.x-k8s.io/v1alpha2", "JobSet"): _jobset}
-
-
 def mutated(obj: dict, api_version: str, kind: str) -> dict:
-    """``obj`` as the mutating webhooks of its kind leave it (a copy where one changes it)."""
-    mutate = MUTATIONS.get((api_version, kind))
-    return mutate(obj) if mutate else obj
+    """``obj`` as the mutating webhooks of its kind leave it (a copy where one changes it): the
+    registry (core/kinds.py) names the function of this module that models its webhook."""
+    entry = registry.lookup(api_version, kind)
+    return globals()[entry.admission](obj) if entry is not None and entry.admission else obj

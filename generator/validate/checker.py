@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
+from generator.core import kinds as registry
 from generator.core.findings import Finding, dotted, joined
 from generator.core.paths import PADDLEJOB_SCHEMA
 from generator.schema import crd as crdschema
@@ -20,7 +21,6 @@ from generator.validate import admission, discover
 from generator.validate import sources as schemasource
 from generator.validate.builtin import KubeValidator
 from generator.validate.crd.validator import CustomResourceValidator, prune_nulls
-from generator.validate.rules import kubeflow, paddlejob, trainer, volcano
 from generator.validate.rules.base import error, warning
 from generator.validate.rules.builtin import builtin_findings
 from generator.validate.rules.meta import metadata_findings
@@ -30,25 +30,24 @@ from generator.validate.rules.volumes import in_tree_volume_findings
 EXTENSIONS = discover.EXTENSIONS
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
-# Custom resources this project knows: where their schema comes from (our API file, or the
-# project's own CRD of a release: thirdparty.py) and the rules of their operator or webhook.
-CUSTOM_KINDS = {
-    ("batch.paddlepaddle.org/v1", "PaddleJob"): (PADDLEJOB_SCHEMA, paddlejob.paddlejob_findings),
-    ("batch.volcano.sh/v1alpha1", "Job"): ("volcano", volcano.volcano_job_findings),
-    ("scheduling.volcano.sh/v1beta1", "PodGroup"): ("volcano", None),
-    ("scheduling.volcano.sh/v1beta1", "Queue"): ("volcano", volcano.volcano_queue_findings),
-    ("kubeflow.org/v1", "PaddleJob"): ("kubeflow", kubeflow.kubeflow_paddlejob_findings),
-    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): ("trainer", trainer.trainjob_findings),
-    ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"): ("trainer", trainer.runtime_findings),
-    ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"): ("trainer", trainer.runtime_findings),
-}
+RULES_PACKAGE = "generator.validate.rules"
 
-LEGACY = {
-    ("paddlepaddle.org/v1", "PaddleJob"): (
-        "the legacy paddlepaddle.org/v1 PaddleJob API is gone: no operator serves it any more; "
-        "write a batch.paddlepaddle.org/v1 PaddleJob (`paddlejob-manifests convert FILE` translates it)"
-    ),
-}
+
+def _custom_kinds() -> dict:
+    """The custom resources this project checks or publishes (the registry, core/kinds.py): where
+    each one's schema comes from (our API file, or the project whose pinned CRDs hold it) and the
+    rules of its operator or webhook."""
+    out = {}
+    for entry in registry.custom_kinds():
+        if entry.rules or entry.published:
+            source = PADDLEJOB_SCHEMA if entry.schema == registry.OWN_SCHEMA else entry.schema
+            rules = registry.resolve(RULES_PACKAGE, entry.rules) if entry.rules else None
+            out[(entry.api, entry.kind)] = (source, rules)
+    return out
+
+
+CUSTOM_KINDS = _custom_kinds()
+LEGACY = registry.LEGACY
 
 
 class ObjectChecker:
@@ -60,24 +59,25 @@ class ObjectChecker:
         strict_kinds: bool = False,
         releases: list[int] | None = None,
         skip_kinds: frozenset[str] = frozenset(),
-        volcano: tuple[int, int] | None = None,
-        kubeflow: tuple[int, int] | None = None,
-        trainer: tuple[int, int] | None = None,
-        jobset: tuple[int, int] | None = None,
+        projects: dict[str, tuple[int, int] | None] | None = None,
         follow_records: bool = False,
         crds: schemasource.CrdSource | None = None,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
         against all it serves); by default ``minor`` alone. ``follow_records``: a file `render`
         wrote is checked against the releases it records (provenance.py), not ``minor``.
-        ``crds``: the user's CRDs (--crd)."""
+        ``crds``: the user's CRDs (--crd). ``projects``: the release of each third-party project
+        whose CRDs check its kinds (core/kinds.py's PROJECTS; the newest for one not given)."""
         self.follow_records = follow_records
         self.minor = kube.require_known(minor)
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
         self.skip_kinds = skip_kinds  # Kind, or apiVersion/Kind: not checked (kubeconform's -skip)
-        chosen = {"volcano": volcano, "kubeflow": kubeflow, "trainer": trainer, "jobset": jobset}
-        self.project_releases = {p: chosen[p] or thirdparty.newest(p) for p in thirdparty.VALIDATED}
+        chosen = projects or {}
+        unknown = set(chosen) - set(thirdparty.VALIDATED)
+        if unknown:
+            raise ValueError(f"no project {sorted(unknown)[0]!r}; the projects are {', '.join(thirdparty.VALIDATED)}")
+        self.project_releases = {p: chosen.get(p) or thirdparty.newest(p) for p in thirdparty.VALIDATED}
         self.kube = KubeValidator()
         self.crds = crds
 
@@ -97,7 +97,7 @@ class ObjectChecker:
                 list(releases),
                 self.skip_kinds,
                 crds=self.crds,
-                **self.project_releases,
+                projects=self.project_releases,
             )
         return cache[key]
 

@@ -55,6 +55,3 @@ def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
             add_env(pod.container, *env)
             pods.append(pod)
     return pods
-
-
-EXPANDS = {("kubeflow.org/v1", "PaddleJob"): paddle_job_pods}

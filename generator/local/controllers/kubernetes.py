@@ -53,6 +53,3 @@ def indexed_job_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
         )
         pods.append(pod)
     return pods
-
-
-EXPANDS = {("apps/v1", "StatefulSet"): statefulset_pods, ("batch/v1", "Job"): indexed_job_pods}

@@ -82,6 +82,3 @@ def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
                 pod.config_maps[name] = config
             pods.append(pod)
     return pods
-
-
-EXPANDS = {("batch.paddlepaddle.org/v1", "PaddleJob"): paddle_job_pods}

@@ -282,7 +282,3 @@ def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
                 pod.role = rname
                 pods.append(pod)
     return pods
-
-
-EXPANDS = {(TRAINER_API, "TrainJob"): trainjob_pods, (JOBSET_API, "JobSet"): jobset_pods}
-INPUTS = {(TRAINER_API, kind) for kind in RUNTIME_KINDS}  # read by a TrainJob; no pods of their own

@@ -64,6 +64,3 @@ def svc_hosts(name: str, tasks: list[dict]) -> dict[str, str]:
         data[f"VC_{key}_HOSTS"] = ",".join(hosts)
         data[f"VC_{key}_NUM"] = str(len(hosts))
     return data
-
-
-EXPANDS = {("batch.volcano.sh/v1alpha1", "Job"): job_pods}
