@@ -52,9 +52,15 @@ def test_render_to_stdout_prints_the_one_bundle_in_apply_order_and_validates(ver
     assert f"render --namespace training --kube-version {version}" in done.stdout.splitlines()[0]
 
 
-def test_render_to_stdout_needs_one_bundle_and_writes_no_files():
+def test_render_to_stdout_prints_the_v1_bundle_by_default_and_writes_no_files():
+    """As `helm template` prints with its defaults: without --kube-version, what deploy/v1 holds."""
     done = cli("render", "--out", "-")
-    assert done.returncode == 2 and "choose it with --kube-version" in done.stderr
+    assert done.returncode == 0, done.stderr
+    crds = [d for d in load_all(done.stdout) if d["kind"] == "CustomResourceDefinition"]
+    assert [d["apiVersion"] for d in crds] == ["apiextensions.k8s.io/v1"]
+    on_disk = [d for f in sorted((REPO / "deploy" / "v1").glob("*.yaml")) for d in load_all(f.read_text())]
+    assert sorted(d["kind"] for d in load_all(done.stdout)) == sorted(d["kind"] for d in on_disk)
+    assert not (REPO / "-").exists()
     done = cli("render", "--out", "-", "--kube-version", "1.30", "--check")
     assert done.returncode == 2 and "--check" in done.stderr
 

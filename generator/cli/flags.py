@@ -43,13 +43,13 @@ class RawDescriptionHelpFormatter(_TerminalWidth, argparse.RawDescriptionHelpFor
     """argparse.RawDescriptionHelpFormatter (a subcommand's examples keep their lines)."""
 
 
-def kube_release(value: str) -> int:
-    """--kube-version, parsed once, by argparse: '1.30' or 'v1.30.2' -> 30 (the minor every
-    comparison uses), a release this tool knows."""
+def kube_release(value: str):
+    """--kube-version, parsed once, by argparse: '1.30' or 'v1.30.2' -> KubeVersion 1.30
+    (core/versions.py), a release this tool knows."""
     from generator.schema import kubernetes as kube
 
     try:
-        return kube.require_known(kube.parse_version(value))
+        return kube.require_known(value)
     except kube.UnknownVersionError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import shlex
@@ -267,7 +268,7 @@ def shaping_flags(args: argparse.Namespace) -> list[str]:
             continue
         flag = action.option_strings[0]
         if action.dest == "kube_version":
-            value = f"1.{value}"  # parsed to the minor by argparse; recorded as written
+            value = str(value)  # a KubeVersion: recorded as written, 1.N
         if value is True:
             out.append(flag)
         else:
@@ -276,8 +277,28 @@ def shaping_flags(args: argparse.Namespace) -> list[str]:
     return out
 
 
+# What a `# paddlejob-manifests:` record may give `render --check` without flags: the pull
+# request writes the record, so only the flags that shape the objects and name no path (the
+# operator parameters, --kube-version, --keep-descriptions). --params reads a file; --help,
+# --out, -J, --examples and the like change what is read, written or done: never from a record.
+RECORD_REFUSED = frozenset({"params"})
+RECORD_LINE = "`# paddlejob-manifests:` line"
+
+
+class _RecordRefused(Exception):
+    pass
+
+
+class _RecordParser(argparse.ArgumentParser):
+    """A parser of recorded flags that raises instead of printing usage and exiting."""
+
+    def error(self, message: str):
+        raise _RecordRefused(message)
+
+
 def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
-    """`render --check --out DIR` without flags: the flags DIR's files were rendered with."""
+    """`render --check --out DIR` without flags: the flags DIR's files were rendered with, the
+    operator's flags only (parse_record)."""
     if shaping_flags(args) or args.out == STDOUT:
         return args
     if not args.out.is_dir():
@@ -286,15 +307,47 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
             f"(`paddlejob-manifests render --out {args.out} ...`) or point --out at the rendered folder"
         )
     try:
-        recorded = render.recorded(args.out)
+        found = render.recorded(args.out)
     except provenance.ProvenanceError as err:
         raise cliargs.InputError(str(err)) from None
-    if not recorded:
+    if not found:
         return args
-    again = args.parser.parse_args(recorded)
+    again = parse_record(args, *found)
     for action in args.shaping_actions:
-        setattr(args, action.dest, getattr(again, action.dest))
+        if action.dest not in RECORD_REFUSED:
+            setattr(args, action.dest, getattr(again, action.dest))
     return args
+
+
+def parse_record(args: argparse.Namespace, where: str, recorded: list[str]) -> argparse.Namespace:
+    """The flags a rendered file records (``where``: FILE:LINE), parsed against the operator's
+    flags alone; InputError (exit 2, nothing compared) naming the file and the flag for anything
+    else, a flag that reads a file (--params) or prints help (--help) as much as a typo."""
+    allowed = [a for a in args.shaping_actions if a.dest not in RECORD_REFUSED]
+    options = {option: action for action in allowed for option in action.option_strings}
+    todo = (
+        "render --check takes only the operator's flags from a record; give the flags to check "
+        "against on the command line (a --params FILE of yours turns the record off), or render "
+        "again and commit the result"
+    )
+    i = 0
+    while i < len(recorded):
+        token = recorded[i]
+        flag = token.split("=", 1)[0]
+        if flag not in options:
+            shown = token if len(token) <= 80 else token[:77] + "..."
+            why = "a flag that names a file" if flag in ("--params",) else (
+                "not an operator flag" if token.startswith("-") else "not a flag"
+            )  # fmt: skip
+            raise cliargs.InputError(f"{where}: its {RECORD_LINE} records {shown!r}: {why}; {todo}")
+        i += 1 if options[flag].nargs == 0 or "=" in token else 2
+    parser = _RecordParser(prog=where, add_help=False, allow_abbrev=False)
+    for action in allowed:
+        parser._add_action(copy.copy(action))
+    try:
+        return parser.parse_args(recorded)
+    except _RecordRefused as err:
+        raise cliargs.InputError(f"{where}: its {RECORD_LINE} records flags that do not parse: {err}; {todo}") from None
 
 
 def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
@@ -357,9 +410,11 @@ def cmd_render(args: argparse.Namespace) -> int:
         return cmd_render_file(args)
     started = time.perf_counter()
     if args.check:
+        if args.out != STDOUT:
+            render.refuse_linked_out(args.out)
         args = with_recorded_flags(args)
     params = operator_params(args)
-    chosen = bundles.default_bundles(args.kube_version and f"1.{args.kube_version}")
+    chosen = bundles.default_bundles(args.kube_version)
     if args.out == STDOUT:
         return _to_stdout(args, chosen, params)
     generated = render.Generated(**{name: getattr(args, name) for name in GENERATED})
@@ -414,10 +469,8 @@ def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
     extras += [f"--{name.replace('_', '-')}" for name in GENERATED if getattr(args, name)]
     if extras:
         raise cliargs.InputError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
-    if len(chosen) != 1:
-        raise cliargs.InputError(
-            "--out -: prints one bundle; choose it with --kube-version (e.g. 1.30 for the v1 bundle, 1.15 for v1beta1)"
-        )
+    if len(chosen) != 1:  # no --kube-version: the v1 bundle, what deploy/v1 holds (as helm template's defaults)
+        chosen = [bundle for bundle in chosen if bundle.name == "v1"]
     try:
         result = render.render(chosen, params, args.keep_descriptions, tuple(shaping_flags(args)))
     except render.RenderError as err:

@@ -30,7 +30,7 @@ exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
 
 
 def add_parser(sub) -> None:
-    newest = kube.version_name(kube.known_versions()[-1])
+    newest = kube.version_name(kube.newest())
     p = sub.add_parser(
         "validate",
         help="check manifests before kubectl apply, offline",
@@ -154,7 +154,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         crds = schemasource.CrdSource(args.crd) if args.crd else None
     except schemasource.CrdLoadError as err:
         raise cliargs.InputError(f"--crd: {err}") from None
-    newest = kube.known_versions()[-1]
+    newest = kube.newest()
     checker = validate.ObjectChecker(
         minor or newest,
         args.strict_kinds or args.strict,

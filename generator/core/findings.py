@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from generator.core import rulebook
 from generator.core.grammar import lazy_pattern
+from generator.core.versions import KubeVersion
 
 # The records on validate's path are NamedTuples and plain classes, not dataclasses: making a
 # dataclass runs generated code at import (about 1 ms each), and validate's start-up is what a
@@ -89,6 +90,6 @@ def version_span(minors: list[int]) -> str:
         if start is None:
             start = minor
         if i + 1 == len(ordered) or ordered[i + 1] != minor + 1:
-            spans.append(f"1.{start}" if start == minor else f"1.{start}-1.{minor}")
+            spans.append(f"{KubeVersion(start)}" if start == minor else f"{KubeVersion(start)}-{KubeVersion(minor)}")
             start = None
     return "Kubernetes " + ", ".join(spans)

@@ -60,12 +60,12 @@ class PaddleJob:
             volumes=[_cephfs(cephfs_volume)] if cephfs_volume else [],
         )
 
-    def manifests(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> list[dict]:
+    def manifests(self, runtime: str = "paddle-operator", kube_version: str | None = None) -> list[dict]:
         """``kube_version``: the Kubernetes minor the manifests must validate on (default: the
         newest); a CephFS volume is in-tree, which no kubelet mounts from 1.31."""
         return self.job.render(runtime, kube_version)
 
-    def to_yaml(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> str:
+    def to_yaml(self, runtime: str = "paddle-operator", kube_version: str | None = None) -> str:
         return self.job.to_yaml(runtime, kube_version)
 
 

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 from generator.core.errors import Error
 from generator.core.paths import LIBSONNET, RUNTIMES_FILE
+from generator.core.versions import KubeVersion
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
-from generator.schema.kubernetes import apply_order, known_versions
+from generator.schema.kubernetes import apply_order, newest, require_known
 from generator.validate import ObjectChecker, Report, validate_text
 from generator.validate.outputs import finding_text
 from generator.validate.outputs import text as format_text
@@ -160,10 +161,10 @@ class TrainingJob:
             out["volumes"] = [_volume(v) for v in self.volumes]
         return out
 
-    def render(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> list[dict]:
+    def render(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> list[dict]:
         return render_description(self.to_description(), runtime, kube_version)
 
-    def to_yaml(self, runtime: str = "paddle-operator", kube_version: int | None = None) -> str:
+    def to_yaml(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> str:
         return dump_documents(self.render(runtime, kube_version))
 
 
@@ -191,15 +192,17 @@ def _volume(volume: Volume) -> dict:
     return out
 
 
-def render_description(description: dict, runtime: str, kube_version: int | None = None) -> list[dict]:
-    """Manifests for a job description, validated like `paddlejob-manifests validate` would."""
+def render_description(description: dict, runtime: str, kube_version: str | KubeVersion | None = None) -> list[dict]:
+    """Manifests for a job description, validated like `paddlejob-manifests validate` would on
+    ``kube_version`` ("1.30"; default: the newest release this tool knows)."""
+    release = require_known(kube_version) if kube_version is not None else newest()
     if runtime not in runtimes():
         raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
     try:
         manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime})
     except engine.JsonnetError as err:
         raise JobError(jsonnet_message(str(err))) from None
-    check_manifests(manifests, kube_version)
+    check_manifests(manifests, release)
     return manifests
 
 
@@ -257,10 +260,10 @@ def check_not_empty(data, manifests: list, name: str) -> None:
     )
 
 
-def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str]:
+def warnings(manifests: list[dict], kube_version: str | KubeVersion | None = None) -> list[str]:
     """What `validate` warns of in ``manifests`` (a job the target may not run as meant), one
     line each: kind, name, field, message and rule id."""
-    checker = ObjectChecker(kube_version or known_versions()[-1])
+    checker = ObjectChecker(kube_version or newest())
     lines = []
     for manifest in manifests:
         name = f"{manifest.get('kind')} {(manifest.get('metadata') or {}).get('name')}"
@@ -271,10 +274,13 @@ def warnings(manifests: list[dict], kube_version: int | None = None) -> list[str
 
 
 def check_manifests(
-    manifests: list[dict], kube_version: int | None = None, name: str = "rendered", checker: ObjectChecker | None = None
+    manifests: list[dict],
+    kube_version: str | KubeVersion | None = None,
+    name: str = "rendered",
+    checker: ObjectChecker | None = None,
 ) -> None:
     """Raise JobError listing the findings if any manifest would not pass `validate`."""
-    checker = checker or ObjectChecker(kube_version or known_versions()[-1])
+    checker = checker or ObjectChecker(kube_version or newest())
     if not any(f.is_error for manifest in manifests for f in checker.check(manifest)):
         return
     report = Report()  # lines and columns only when there is something to report

@@ -111,7 +111,7 @@ def prepare(
         raise LocalError(f"{name}: more than {MAX_INPUT >> 20} MiB: no job is that large")
     report = validate.Report()
     try:
-        validate.validate_stream(name, data, validate.ObjectChecker(kube.known_versions()[-1]), report)
+        validate.validate_stream(name, data, validate.ObjectChecker(kube.newest()), report)
     except UnicodeEncodeError:  # only a lone surrogate (JSON "\ud800") cannot be encoded
         raise Refused(
             f'{name}: a string holds a lone UTF-16 surrogate escape (such as "\\ud800"), which is no character '

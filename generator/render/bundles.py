@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from generator.core.errors import Error
 from generator.core.paths import OPERATOR_LIB
+from generator.core.versions import KubeVersion
 from generator.jobs.model import trainer_runtimes
 from generator.jsonnet import engine
 from generator.schema import crd as crdschema
@@ -36,17 +37,17 @@ class Bundle:
 
 
 def for_releases(apiextensions: str, min_minor: int) -> Bundle:
-    newest = kube.known_versions()[-1]
+    newest = kube.newest()
     max_minor = newest if apiextensions == "v1" else FIRST_V1 - 1
     return Bundle(apiextensions, Target(apiextensions, min_minor, max_minor))
 
 
-def default_bundles(kube_version: str | None = None) -> list[Bundle]:
+def default_bundles(kube_version: str | KubeVersion | None = None) -> list[Bundle]:
     """Both bundles (what deploy/ holds); with ``kube_version``, the one bundle that serves that
     release, for releases from it to the newest its apiextensions version is served on."""
     if kube_version is None:
         return [for_releases("v1", DEFAULT_V1), for_releases("v1beta1", FIRST_V1BETA1)]
-    minor = kube.require_known(kube.parse_version(kube_version))
+    minor = kube.require_known(kube_version)
     return [for_releases("v1" if minor >= FIRST_V1 else "v1beta1", minor)]
 
 

@@ -24,6 +24,7 @@ from generator.core import values as cliargs
 from generator.core.errors import Error
 from generator.core.findings import split_path
 from generator.core.provenance import Provenance
+from generator.core.versions import KubeVersion
 from generator.jobs.model import JobError, check_manifests
 from generator.jsonnet import sandbox
 from generator.kubeyaml.dump import dump_documents
@@ -65,6 +66,11 @@ class Rendered:
     objects: dict[str, list[dict]] = field(default_factory=dict)  # bundle name -> its objects, in apply order
     summary: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+def _span(target) -> str:
+    """'1.19-1.37': the releases a bundle's target covers."""
+    return f"{KubeVersion(target.min_minor)}-{KubeVersion(target.max_minor)}"
 
 
 def evaluate_bundle(bundle: Bundle, params: dict, keep_descriptions: bool) -> dict[str, list[dict]]:
@@ -125,7 +131,7 @@ def render(
         size = compact_size(crd)
         share = size / APPLY_ANNOTATION_LIMIT
         out.summary.append(
-            f"{bundle.name}: apiextensions.k8s.io/{t.apiextensions} for Kubernetes 1.{t.min_minor}-1.{t.max_minor}, "
+            f"{bundle.name}: apiextensions.k8s.io/{t.apiextensions} for Kubernetes {_span(t)}, "
             f"{sum(len(v) for v in objects.values())} objects validated against {len(bundle.minors)} releases; "
             f"CRD {size:,} bytes compact JSON ({share:.0%} of the {APPLY_ANNOTATION_LIMIT:,}-byte apply limit)"
         )
@@ -148,7 +154,7 @@ def _trainer_files(render_args: tuple[str, ...]) -> dict[str, str]:
     """trainer/: the ClusterTrainingRuntimes of the kubeflow-trainer runtime's TrainJobs, for
     clusters with Kubeflow Trainer (`kubectl apply -f deploy/trainer/`, alone or with a bundle),
     validated against every release Trainer runs on."""
-    newest = kube.known_versions()[-1]
+    newest = kube.newest()
     objects = bundles.trainer_runtimes()
     checker = ObjectChecker(newest, releases=list(range(TRAINER_FIRST, newest + 1)))
     problems = [f for obj in objects for f in checker.check(obj) if f.is_error]
@@ -261,7 +267,7 @@ def render_examples(started) -> dict[str, str]:
     """deploy/examples/NAME.yaml for every examples/NAME.jsonnet, each validated; ``started`` is
     what start_examples returned (or a folder, to start and wait here)."""
     sources, pending = start_examples(started) if isinstance(started, Path) else started
-    checker = ObjectChecker(kube.known_versions()[-1])
+    checker = ObjectChecker(kube.newest())
     files = {}
     try:
         evaluated = pending.result() if pending is not None else []

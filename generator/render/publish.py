@@ -52,7 +52,7 @@ def modeline(obj: dict, schemas: str) -> str:
 
 def jsonschema_files() -> dict[str, str]:
     """'GROUP/KIND_VERSION.json' -> JSON Schema text, for every custom kind the project knows."""
-    newest = kube.known_versions()[-1]
+    newest = kube.newest()
     target = crdschema.Target("v1", newest, newest)
     files = {}
     for entry in sorted(registry.custom_kinds()):
@@ -65,7 +65,9 @@ def jsonschema_files() -> dict[str, str]:
             origin = f"{source} {release[0]}.{release[1]}'s CRD (schemas/thirdparty/SOURCES.json)"
         else:
             openapi = crdschema.openapi_schema(target, keep_descriptions=True, path=PADDLEJOB_SCHEMA)
-            origin = f"schemas/{_source_name(PADDLEJOB_SCHEMA)}; pod templates as of Kubernetes {kube.version_name(newest)}"
+            origin = (
+                f"schemas/{_source_name(PADDLEJOB_SCHEMA)}; pod templates as of Kubernetes {kube.version_name(newest)}"
+            )
         schema = to_json_schema(openapi, strict=True)
         schema["properties"]["apiVersion"] = {"type": "string", "enum": [api_version]}
         schema["properties"]["kind"] = {"type": "string", "enum": [kind]}

@@ -19,6 +19,7 @@ import orjson
 
 from generator.core.errors import InputError
 from generator.core.paths import KUBE_SCHEMA_DIR
+from generator.core.versions import KubeVersion
 from generator.schema import cache as schemacache
 
 _VERSION = re.compile(r"^v?1\.(\d+)(?:\.\d+)?$")
@@ -28,16 +29,16 @@ class UnknownVersionError(InputError, ValueError):
     pass
 
 
-def parse_version(text: str) -> int:
-    """'1.16' (or 'v1.16.3') -> 16, the minor number every comparison here uses."""
-    match = _VERSION.match(text.strip())
-    if not match:
-        raise UnknownVersionError(f"{text!r} is not a Kubernetes version; write it as 1.MINOR, e.g. 1.16")
-    return int(match.group(1))
+def parse_version(text) -> KubeVersion:
+    """'1.16' (or 'v1.16.3', or a KubeVersion) -> KubeVersion 1.16 (core/versions.py)."""
+    try:
+        return KubeVersion.parse(text)
+    except InputError as err:
+        raise UnknownVersionError(str(err)) from None
 
 
 def version_name(minor: int) -> str:
-    return f"1.{minor}"
+    return str(KubeVersion(minor))
 
 
 @functools.cache
@@ -51,7 +52,14 @@ def known_versions() -> tuple[int, ...]:
     return tuple(sorted(minors))
 
 
-def require_known(minor: int) -> int:
+def newest() -> KubeVersion:
+    """The newest release this tool knows: the default of every --kube-version and API call."""
+    return known_versions()[-1]
+
+
+def require_known(minor) -> KubeVersion:
+    """``minor`` (a KubeVersion, "1.N" or N) as a release this tool knows, or UnknownVersionError."""
+    minor = parse_version(minor)
     if minor not in known_versions():
         first, last = known_versions()[0], known_versions()[-1]
         raise UnknownVersionError(

@@ -14,6 +14,7 @@ import re
 from generator.core import kinds as registry
 from generator.core.findings import Finding, dotted, joined
 from generator.core.paths import PADDLEJOB_SCHEMA
+from generator.core.versions import KubeVersion
 from generator.schema import crd as crdschema
 from generator.schema import kubernetes as kube
 from generator.schema import projects as thirdparty
@@ -276,8 +277,8 @@ def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
     same_group = [av for av in now if av.rpartition("/")[0] == group]
     instead = f"; use {(same_group or now)[0]}" if now else ""
     if max(served) < minor:
-        return f"{api_version} {kind} was removed in Kubernetes 1.{max(served) + 1}{instead}"
-    return f"{api_version} {kind} is not served before Kubernetes 1.{min(served)}{instead}"
+        return f"{api_version} {kind} was removed in Kubernetes {KubeVersion(max(served) + 1)}{instead}"
+    return f"{api_version} {kind} is not served before Kubernetes {KubeVersion(min(served))}{instead}"
 
 
 # Groups this tool knows every kind of (the built-in ones come from kube.kinds): a kind it does

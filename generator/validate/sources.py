@@ -23,6 +23,7 @@ from typing import NamedTuple, Protocol
 
 from generator.core.errors import Error
 from generator.core.grammar import lazy_pattern
+from generator.core.versions import KubeVersion
 from generator.kubeyaml import load as yamlload
 from generator.schema import crd as crdschema
 from generator.schema import kubernetes as kube
@@ -54,7 +55,7 @@ class Source(Protocol):
 class BuiltinSource:
     def __init__(self, minor: int):
         self.minor = minor
-        self._schema = Schema(f"Kubernetes 1.{minor}")
+        self._schema = Schema(f"Kubernetes {KubeVersion(minor)}")
 
     def lookup(self, api_version: str, kind: str) -> Schema | None:
         return self._schema if (api_version, kind) in kube.kinds(self.minor) else None

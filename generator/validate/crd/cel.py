@@ -136,7 +136,7 @@ class RuleRunner:
     def __init__(self, minor: int | None, marked=None):
         from generator.schema import kubernetes as kube
 
-        self.env = kubecel.environment(minor if minor is not None else kube.known_versions()[-1])
+        self.env = kubecel.environment(minor if minor is not None else kube.newest())
         self.marked = marked  # which schema nodes have rules at or below them (None: all)
 
     def run(self, schema: dict, obj: dict) -> list[Finding]:

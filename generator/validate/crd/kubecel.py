@@ -42,6 +42,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional, ext_strings
 
 from generator.core.grammar import parse_quantity
+from generator.core.versions import KubeVersion
 
 _DYN = cel.Type.DYN
 _INT, _STRING, _BOOL, _DOUBLE = cel.Type.INT, cel.Type.STRING, cel.Type.BOOL, cel.Type.DOUBLE
@@ -638,11 +639,14 @@ class Environment:
                 if name in UNSUPPORTED and self.minor >= since:
                     return CelProblem(f"it uses {name}(), which this tool cannot evaluate", unsupported=name)
                 if self.minor < since:
-                    return CelProblem(f"it uses {name}(), which Kubernetes 1.{self.minor} does not have (1.{since}+)")
+                    return CelProblem(
+                        f"it uses {name}(), which Kubernetes {KubeVersion(self.minor)} does not have "
+                        f"({KubeVersion(since)}+)"
+                    )
         if _TWO_VARIABLES.search(expression):
             if self.minor < TWO_VAR_SINCE:
                 return CelProblem(
-                    f"it uses a two-variable comprehension, which Kubernetes 1.{self.minor} does not have"
+                    f"it uses a two-variable comprehension, which Kubernetes {KubeVersion(self.minor)} does not have"
                 )
             return CelProblem(
                 "it uses a two-variable comprehension, which this tool cannot evaluate", unsupported="all(k, v, ...)"

@@ -20,6 +20,7 @@ from generator.core.grammar import (
     parse_quantity,
     port_name_problem,
 )
+from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
 
 # -- Service -------------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     if kind == "LoadBalancer" and len(protocols) > 1 and enforced(releases, until=MIXED_PROTOCOL_LB_SINCE - 1):
         message = (
             f"a LoadBalancer Service cannot mix protocols ({', '.join(protocols)}) before Kubernetes "
-            f"1.{MIXED_PROTOCOL_LB_SINCE}: write one Service per protocol"
+            f"{KubeVersion(MIXED_PROTOCOL_LB_SINCE)}: write one Service per protocol"
         )
         out.append(error("spec.ports", "service", message))
     out += _service_type_findings(spec, kind, cluster_ip, headless, releases)

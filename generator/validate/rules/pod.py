@@ -21,6 +21,7 @@ from generator.core.grammar import (
     port_name_problem,
     quantity_message,
 )
+from generator.core.versions import KubeVersion
 from generator.schema import kubernetes as kube
 from generator.validate.rules.base import (
     as_dict,
@@ -55,7 +56,7 @@ def pod_spec_findings(
     """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
     are volumes the controller adds (a StatefulSet's volumeClaimTemplates); ``releases`` the
     targeted Kubernetes releases (some rules changed)."""
-    releases = releases or (kube.known_versions()[-1],)
+    releases = releases or (kube.newest(),)
     if not isinstance(spec, dict):
         return []
     out = []
@@ -371,7 +372,7 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
     """The pod rules for every pod template of ``obj`` (the pod its controller will create, as the
     apiserver will judge it), at the template's own lines; ``releases``: the targeted releases."""
     out = _controller_findings(obj)
-    releases = releases or (kube.known_versions()[-1],)
+    releases = releases or (kube.newest(),)
     claims = frozenset(
         name for t in _claim_templates(obj) if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
     )
@@ -490,7 +491,7 @@ def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
         if names is _ENV_NAME:
             message = (
                 f"env name {name!r} must be letters, digits, '_', '-' or '.', not starting with a digit "
-                f"(any printable character but '=' from Kubernetes 1.{RELAXED_ENV_NAMES_SINCE})"
+                f"(any printable character but '=' from Kubernetes {KubeVersion(RELAXED_ENV_NAMES_SINCE)})"
             )
         else:
             message = f"env name {name!r} must be printable ASCII characters other than '='"

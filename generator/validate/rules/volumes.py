@@ -10,6 +10,7 @@ matched"): an error there, and a warning in the releases where it is deprecated 
 from __future__ import annotations
 
 from generator.core.findings import Finding, child, joined
+from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, error, warning
 from generator.validate.rules.pod import _templates as templates  # every pod template a kind holds
 
@@ -32,17 +33,18 @@ def _source_findings(source: dict, path: str, releases: list[int]) -> list[Findi
         if source.get(field) is None:
             continue
         here = child(path, field)
+        gone, since = KubeVersion(removed), KubeVersion(deprecated)
         if max(releases) >= removed:
             message = (
-                f"the in-tree {field} volume plugin is non-functional from Kubernetes 1.{removed} (deprecated in "
-                f"1.{deprecated}): the apiserver accepts the object with a warning, but no kubelet can mount it and "
+                f"the in-tree {field} volume plugin is non-functional from Kubernetes {gone} (deprecated in {since}): "
+                f"the apiserver accepts the object with a warning, but no kubelet can mount it and "
                 f"the pod never starts; use the storage's CSI driver"
             )
             out.append(error(here, "volume-plugin", message))
         elif max(releases) >= deprecated:
             message = (
-                f"the in-tree {field} volume plugin is deprecated since Kubernetes 1.{deprecated} and non-functional "
-                f"from 1.{removed}; move to the storage's CSI driver"
+                f"the in-tree {field} volume plugin is deprecated since Kubernetes {since} and non-functional "
+                f"from {gone}; move to the storage's CSI driver"
             )
             out.append(warning(here, "volume-plugin", message))
     return out
