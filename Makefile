@@ -14,7 +14,7 @@ GENERATED := --lib-out libsonnet/paddle-operator/generated --job-lib-out libsonn
              --rules-doc docs/validate.md --examples examples --trainer --chart-out charts/paddle-operator
 JSONNET_FILES := $(shell find libsonnet examples -name '*.jsonnet' -o -name '*.libsonnet' 2>/dev/null)
 
-.PHONY: manifests check test lint fmt bench kube-schemas clean install uninstall helm-tools chart-package
+.PHONY: manifests check test test-fast lint fmt bench kube-schemas clean install uninstall helm-tools chart-package
 
 NODE_TOOLS := $(VENV)/node/.installed
 YAML_LANGUAGE_SERVER := yaml-language-server@2.0.0
@@ -102,6 +102,10 @@ check: $(STAMP)
 ## Everything CI runs: lint, drift check, test suite.
 test: lint check $(NODE_TOOLS) $(HELM_TOOLS) $(PS_STAMP)
 	PADDLE_PS_PYTHON=$(CURDIR)/$(PS_VENV)/bin/python $(PY) -m pytest -q
+
+## The inner loop, under two minutes: lint and every test not marked slow (no Paddle, Helm, wheel or clone).
+test-fast: lint
+	$(PY) -m pytest -q -m "not slow"
 
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check generator tests bench setup.py

@@ -19,7 +19,7 @@ import yaml
 from generator import cli, validate
 from generator.core.paths import JSONSCHEMA_DIR
 from generator.render import publish
-from generator.validate import outputs
+from generator.validate import output as outputs
 from generator.validate.crd.validator import prune_nulls
 
 from .conftest import FIXTURES, REPO, load_all
@@ -225,7 +225,7 @@ def test_tanka_environment_evaluates_with_the_vendored_library(tmp_path):
     validate.validate_text(
         "tanka", "---\n".join(yaml.safe_dump(m) for m in manifests), validate.ObjectChecker(37), report
     )
-    assert report.valid, outputs.text(report)
+    assert report.valid, outputs.FORMATS["text"](report)
 
 
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from generator import validate
-from generator.validate import files, outputs, parallel
+from generator.validate import files, parallel
+from generator.validate import output as outputs
 
 JOB = """\
 apiVersion: batch.paddlepaddle.org/v1
@@ -84,7 +85,7 @@ def test_three_processes_and_silenced_rules_give_the_same_report(folder, checker
     parallel.validate_files(folder, checker, report, 3)
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     assert (report.documents, report.truncated) == (one.documents, one.truncated)
-    assert outputs.text(report) == outputs.text(one)
+    assert outputs.FORMATS["text"](report) == outputs.FORMATS["text"](one)
 
 
 def test_a_run_no_process_took_is_checked_here_if_the_report_needs_it(folder, checker):
@@ -94,7 +95,7 @@ def test_a_run_no_process_took_is_checked_here_if_the_report_needs_it(folder, ch
     report = validate.Report(max_errors=30)
     parallel._merge([[parallel._Unit(name, 0)] for name in folder], {}, checker, report)
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
-    assert outputs.text(report) == outputs.text(one)
+    assert outputs.FORMATS["text"](report) == outputs.FORMATS["text"](one)
 
 
 def _log_checks(monkeypatch, tmp_path, then=None):
@@ -217,7 +218,7 @@ def test_the_parts_of_a_big_file_give_the_report_one_process_gives(big_file, che
 def test_a_big_file_named_twice_is_reported_twice_as_one_process_does(big_file, checker):
     one = validate.validate_files([big_file, big_file], checker, jobs=1)
     many = validate.validate_files([big_file, big_file], checker, jobs=2)
-    assert outputs.text(many) == outputs.text(one)
+    assert outputs.FORMATS["text"](many) == outputs.FORMATS["text"](one)
 
 
 @pytest.mark.parametrize(
@@ -275,4 +276,4 @@ def test_a_big_file_of_utf8_text_is_cut_with_a_character_across_its_blocks(big_f
     for name in (path, plain):
         one = validate.validate_files([str(name)], checker, jobs=1)
         many = validate.validate_files([str(name)], checker, jobs=2)
-        assert one.errors and outputs.text(many) == outputs.text(one)
+        assert one.errors and outputs.FORMATS["text"](many) == outputs.FORMATS["text"](one)

@@ -19,7 +19,8 @@ import pytest
 from generator import validate
 from generator.core.findings import Finding
 from generator.schema import kubernetes as kube
-from generator.validate import discover, outputs
+from generator.validate import discover
+from generator.validate import output as outputs
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
@@ -330,7 +331,7 @@ def test_json_and_sarif_parse_and_keep_the_names(hostile_names):
 def test_sarif_uri_keeps_a_hidden_folder_s_dot():
     item = validate.Located(Finding("error", "", "image", "m"), "./.github/x.yaml", 1, 1, 1)
     report = validate.Report(findings=[item])
-    result = json.loads(outputs.sarif(report))["runs"][0]["results"][0]
+    result = json.loads(outputs.FORMATS["sarif"](report))["runs"][0]["results"][0]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == ".github/x.yaml"
 
 

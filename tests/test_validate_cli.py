@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from generator import cli, validate
 from generator.core.paths import DEPLOY
-from generator.validate import checker, outputs
+from generator.validate import checker
+from generator.validate import output as outputs
 
 from .conftest import FIXTURES, REPO
 from .sweep import mutations
@@ -218,8 +219,8 @@ def test_mutated_text_never_crashes(sample, position, junk):
 
 def test_output_formats_never_crash_on_odd_values():
     report = check("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: .nan, b: [1], 3: c}\n")
-    json.loads(outputs.json_report(report))
-    assert "errors" in outputs.text(report)
+    json.loads(outputs.FORMATS["json"](report))
+    assert "errors" in outputs.FORMATS["text"](report)
 
 
 def test_empty_input_is_a_warning_or_with_fail_on_empty_an_error(tmp_path):

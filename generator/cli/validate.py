@@ -11,7 +11,8 @@ from generator.core import rulebook
 from generator.core import values as cliargs
 from generator.core.kinds import PROJECTS
 from generator.schema import kubernetes as kube
-from generator.validate import discover, outputs
+from generator.validate import discover
+from generator.validate import output as outputs
 from generator.validate import sources as schemasource
 
 VALIDATE_EXAMPLE = """\

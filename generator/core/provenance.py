@@ -21,6 +21,11 @@ from generator.core.errors import Error
 
 MARKER = "# paddlejob-manifests: "
 HEAD_BYTES = 4096  # the comment block is at the very top; this is plenty
+# What a record may say (it is input: a pull request writes it). A release is 1.N with N of at
+# most three digits, as versions.py reads it; a bundle serves a few dozen releases at most.
+MAX_MINOR = 999
+MAX_RELEASES = 100
+MAX_ARGS = 200
 
 
 class ProvenanceError(Error, ValueError):
@@ -50,6 +55,7 @@ def read(head: str | bytes) -> Provenance | None:
     """The record in the leading comment block of a file's first bytes; None when there is none."""
     if isinstance(head, bytes):
         head = head[:HEAD_BYTES].decode("utf-8", errors="replace")
+    head = head[:HEAD_BYTES]
     for line in head.splitlines():
         if not line.startswith("#"):
             return None  # the comment block ended without a record
@@ -65,8 +71,14 @@ def _parse(text: str) -> Provenance:
         args = record["render"]
     except (ValueError, KeyError, TypeError) as err:
         raise ProvenanceError(f"unreadable {MARKER.strip()} line: {err}") from None
-    if not (isinstance(low, int) and isinstance(high, int) and 0 < low <= high):
-        raise ProvenanceError(f"{MARKER.strip()} kubernetes must be two minor releases, low to high")
-    if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
-        raise ProvenanceError(f"{MARKER.strip()} render must be a list of strings")
+    if not all(isinstance(m, int) and not isinstance(m, bool) and 0 < m <= MAX_MINOR for m in (low, high)):
+        raise ProvenanceError(
+            f"{MARKER.strip()} kubernetes must be two minor releases from 1 to {MAX_MINOR} (1.N), low to high"
+        )
+    if not (low <= high and high - low < MAX_RELEASES):
+        raise ProvenanceError(
+            f"{MARKER.strip()} kubernetes must be a range of at most {MAX_RELEASES} minor releases, low to high"
+        )
+    if not (isinstance(args, list) and len(args) <= MAX_ARGS and all(isinstance(a, str) for a in args)):
+        raise ProvenanceError(f"{MARKER.strip()} render must be a list of at most {MAX_ARGS} strings")
     return Provenance(tuple(args), low, high)

@@ -13,7 +13,7 @@ from generator.core.errors import Error
 from generator.jobs.model import Elastic, Role, TrainingJob, Volcano, runtimes_with
 from generator.schema import kubernetes as kube
 from generator.validate.checker import ObjectChecker
-from generator.validate.outputs import finding_text
+from generator.validate.output import finding_text
 
 
 class ConvertError(Error, ValueError):

@@ -24,8 +24,7 @@ from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
 from generator.schema.kubernetes import apply_order, newest, require_known
 from generator.validate import ObjectChecker, Report, validate_text
-from generator.validate.outputs import finding_text
-from generator.validate.outputs import text as format_text
+from generator.validate.output import FORMATS, finding_text
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
 
@@ -286,4 +285,4 @@ def check_manifests(
     report = Report()  # lines and columns only when there is something to report
     validate_text(name, dump_documents(manifests), checker, report)
     if not report.valid:
-        raise JobError("the rendered manifests do not validate:\n" + format_text(report))
+        raise JobError("the rendered manifests do not validate:\n" + FORMATS["text"](report))

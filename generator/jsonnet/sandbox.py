@@ -31,7 +31,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.core.errors import Error
+from generator.core.errors import Error, InputError
 from generator.core.paths import LIBSONNET
 from generator.kubeyaml.load import MAX_DEPTH, nesting_depth
 
@@ -45,6 +45,10 @@ STACK_BYTES = 64 << 20
 
 class SandboxError(Error):
     """Evaluation failed or was refused; the message names the file and the reason."""
+
+
+class SourceRefused(InputError):
+    """A file to evaluate that is a symbolic link out of its own folder tree (exit 2)."""
 
 
 @dataclass
@@ -113,7 +117,7 @@ def start(
     for folder in jpath or []:
         _check_utf8_path(Path(folder), "-J folder")
     request = {
-        "files": [str(p.resolve()) for p in paths],
+        "files": [str(_as_given(p, allow_anywhere)) for p in paths],
         "jpath": [str(LIBSONNET), *(str(Path(j).resolve()) for j in jpath or [])],
         "allow_anywhere": allow_anywhere,
         "engine": os.environ.get("PADDLEJOB_JSONNET", "rjsonnet"),
@@ -159,6 +163,22 @@ def child_command() -> list[str]:
     site_folder = init.parent.parent
     extra = str(site_folder) if site_folder.name in ("site-packages", "dist-packages") else ""
     return [sys.executable, "-I", "-X", "utf8", "-c", _BOOTSTRAP, package.__name__, str(init), __name__, extra]
+
+
+def _as_given(path: Path, allow_anywhere: bool) -> Path:
+    """``path`` as the child reads it: its folder resolved, its own name kept. The folder of the
+    path as given is where imports may come from, not the folder a linked FILE points into; and a
+    FILE that is a symbolic link out of its own folder tree (`job.jsonnet -> ~/secret.json`, as a
+    pull request may commit) is refused unless --allow-import-anywhere."""
+    folder = path.parent.resolve()
+    real = path.resolve()
+    if not allow_anywhere and not _inside(real, [folder]):
+        raise SourceRefused(
+            f"{path}: a symbolic link to {os.readlink(path) if path.is_symlink() else str(real)!r}, outside "
+            f"its own folder ({path.parent}); not read; give the file itself, or pass "
+            "--allow-import-anywhere if you trust where it points"
+        )
+    return folder / path.name
 
 
 def _death(code: int, stderr: str) -> str:

@@ -79,10 +79,20 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
     # small file is one block, not one and an empty one screened again.
     short_is_last = isinstance(source, io.BufferedReader | io.BytesIO)
     want = _first_read(source)
-    lines = 0
+    bound = _stream_bound(source)
+    lines, total = 0, 0
     while True:
-        block = source.read(want)
-        final = not block or (short_is_last and len(block) < want)
+        asked = want if bound is None else min(want, bound + 1 - total)
+        block = source.read(asked)
+        total += len(block)
+        if bound is not None and total > bound:  # standard input, a pipe, a device: no size ends it
+            message = (
+                f"more than {bound:,} bytes came from this input and it did not end: it is not "
+                "read further; save what writes it to a file and check the file"
+            )
+            yield "", Problem(lines + 1, 1, "yaml-size", message), True
+            return
+        final = not block or (short_is_last and len(block) < asked)
         want = _BLOCK_SIZE
         try:
             text = decoder.decode(block, final)
@@ -101,6 +111,18 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
         yield text, None, final
         if final:
             return
+
+
+def _stream_bound(source) -> int | None:
+    """How much may be read from ``source``: None for text in memory and regular files (their
+    size bounds them), _MAX_JSON_BYTES for what has no size (standard input, a pipe, a device:
+    `validate - < /dev/zero` would read for ever), as a named pipe is bounded (validate/stream.py)."""
+    if isinstance(source, io.BytesIO):
+        return None
+    try:
+        return None if stat.S_ISREG(os.fstat(source.fileno()).st_mode) else _MAX_JSON_BYTES
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None  # not a file of the system: in memory
 
 
 def _first_read(source) -> int:

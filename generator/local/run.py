@@ -54,7 +54,7 @@ from generator.kubeyaml.load import read_documents
 from generator.local import pods
 from generator.local.pods import Pod
 from generator.schema import kubernetes as kube
-from generator.validate import outputs
+from generator.validate import output as outputs
 
 # What local mode adds, only where the pod's spec does not set it: each pod logs into a folder of
 # its own (the pods share one working directory here), and POD_IP stands in for the pod's host
@@ -118,7 +118,7 @@ def prepare(
             "(kubectl reads it as U+FFFD); write the character itself, or \\ufffd"
         ) from None
     if not report.valid:
-        raise InvalidManifests(outputs.text(report))
+        raise InvalidManifests(outputs.FORMATS["text"](report))
     docs, _ = read_documents(data)
     # null is absent, as the apiserver reads it; a lone surrogate is U+FFFD, as Go decodes it
     docs = [validate.without_nulls(doc) for doc in kube.list_objects(docs)]

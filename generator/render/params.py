@@ -13,8 +13,9 @@ from __future__ import annotations
 import difflib
 import functools
 import math
+import os
 import re
-from pathlib import Path
+import stat
 
 from generator.core import grammar
 from generator.core.paths import OPERATOR_LIB
@@ -105,10 +106,7 @@ def own_labels() -> frozenset[str]:
 def read_params_file(path: str) -> dict:
     """A --params file (YAML or JSON, one mapping), read as kubectl reads YAML and checked as the
     flags are (check): an error names the file, the line and the field."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as err:
-        raise InputError(f"--params: cannot read {path}: {err.strerror}") from None
+    raw = _read_bounded(path)
     if len(raw) > MAX_PARAMS_BYTES:
         raise InputError(f"--params: {path} is larger than {MAX_PARAMS_BYTES:,} bytes; it holds a few fields")
     documents = list(iter_documents(raw))
@@ -126,6 +124,27 @@ def read_params_file(path: str) -> dict:
     if len(read) != 1 or not isinstance(read[0].data, dict):
         raise InputError(f"--params: {path} must hold one mapping of config fields (see config.libsonnet)")
     return check(read[0].data, origin=(path, read[0]))
+
+
+def _read_bounded(path: str) -> bytes:
+    """A regular file's first MAX_PARAMS_BYTES + 1 bytes (one more tells it is too large), opened
+    without waiting for a writer; a device, a named pipe or a folder is refused unread."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError) as err:
+        why = err.strerror if isinstance(err, OSError) else "the name holds a NUL byte"
+        raise InputError(f"--params: cannot read {path}: {why}") from None
+    with os.fdopen(fd, "rb") as stream:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket"
+            raise InputError(
+                f"--params: {path} is {what}, not a regular file; give a YAML or JSON file of config fields"
+            )
+        try:
+            return stream.read(MAX_PARAMS_BYTES + 1)
+        except OSError as err:
+            raise InputError(f"--params: cannot read {path}: {err.strerror}") from None
 
 
 def _where(field: str) -> str:

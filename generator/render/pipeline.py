@@ -38,7 +38,7 @@ from generator.schema import kubernetes as kube
 from generator.schema.kubernetes import apply_order
 from generator.validate import Located, ObjectChecker
 from generator.validate.crd.structural import APPLY_ANNOTATION_LIMIT, compact_size
-from generator.validate.outputs import finding_line, finding_text
+from generator.validate.output import finding_line, finding_text
 
 SIZE_WARNING_SHARE = 0.8
 MAX_REPORTED = 20
@@ -181,12 +181,29 @@ def stream(bundle: Bundle, objects: list[dict], render_args: tuple[str, ...]) ->
     return dump_documents(objects, Provenance(render_args, t.min_minor, t.max_minor).header(SOURCES))
 
 
-def recorded(out_dir: Path) -> list[str] | None:
-    """The flags the bundles in ``out_dir`` were rendered with (None: no file records any), as
-    the folder stands once an interrupted render is recovered: through a committed journal each
-    bundle it swaps is read from its staged folder; staging and old folders are never read."""
+def refuse_linked_out(out_dir: Path) -> None:
+    """`render --check`: OutputRefused when ``out_dir`` itself is a symbolic link; a committed
+    `deploy -> elsewhere` would make the check read, compare and print another folder."""
+    if os.path.islink(out_dir):
+        try:
+            target = os.readlink(out_dir)
+        except OSError:
+            target = "?"
+        raise OutputRefused(
+            f"--out {out_dir}: a symbolic link (to {target!r}), not followed by render --check; "
+            "nothing was compared; give --out the rendered folder itself"
+        )
+
+
+def recorded(out_dir: Path) -> tuple[str, list[str]] | None:
+    """Where (FILE:LINE of one of them) and with which flags the bundles in ``out_dir`` were
+    rendered (None: no file records any), as the folder stands once an interrupted render is
+    recovered: through a committed journal each bundle it swaps is read from its staged folder;
+    staging and old folders are never read. The flags are the file's to say: the caller checks
+    each (cli/render.py parse_record)."""
     if not out_dir.is_dir():
         return None
+    refuse_linked_out(out_dir)
     try:
         with atomic.lock(out_dir):
             return _recorded(out_dir)
@@ -194,11 +211,11 @@ def recorded(out_dir: Path) -> list[str] | None:
         raise OutputRefused(str(err)) from None
 
 
-def _recorded(out_dir: Path) -> list[str] | None:
+def _recorded(out_dir: Path) -> tuple[str, list[str]] | None:
     entries = atomic.read_journal(out_dir, None) or []
     swapped = {e.target: e.staged for e in entries if e.target.parent == out_dir and os.path.lexists(e.staged)}
     folders = {out_dir / name for name in os.listdir(out_dir) if not name.startswith(".")} | set(swapped)
-    found = {}
+    found, lines = {}, {}
     for folder in sorted(folders):
         source = swapped.get(folder, folder)
         if not _real_folder(source):
@@ -209,12 +226,14 @@ def _recorded(out_dir: Path) -> list[str] | None:
                 record = provenance.read(head) if head is not None else None
                 if record is not None:
                     found[str(folder / name)] = record.render_args
+                    lines[str(folder / name)] = head[: head.find(provenance.MARKER.encode())].count(b"\n") + 1
     if len(set(found.values())) > 1:
         listing = "; ".join(f"{name}: {' '.join(args) or '(no flags)'}" for name, args in found.items())
         raise provenance.ProvenanceError(
             f"the files in {out_dir} were rendered with different flags ({listing}); give the flags to check against"
         )
-    return list(next(iter(found.values()))) if found else None
+    name = next(iter(found), None)
+    return (f"{name}:{lines[name]}", list(found[name])) if name is not None else None
 
 
 MAX_COMPARED_BYTES = 64 << 20  # a file this large on disk differs from anything the render writes

@@ -141,6 +141,7 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
     except re.error as err:
         raise InputError(f"--ignore: not a regular expression: {err}") from None
     out = Found([], [])
+    roots = _named_folders(paths)
     for name in paths:
         if name == "-":
             out.files.append(name)
@@ -154,7 +155,7 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
             why = _link_note(name) if isinstance(err, OSError) else "the name holds a NUL byte"
             raise InputError(f"{name}: {why}") from None
         if stat.S_ISDIR(mode):
-            _walk(path, patterns, out)
+            _walk(path, patterns, out, roots)
         elif stat.S_ISREG(mode):
             why = _not_a_manifest(path)
             if why:
@@ -189,7 +190,33 @@ def _not_a_manifest(path: Path) -> str | None:
     return None
 
 
-def _files_below(root: str, notes: list[tuple[str, str]]) -> list[tuple[str, ...]]:
+def _named_folders(paths: list[str]) -> list[str]:
+    """The folders named on the command line, resolved: where a link found in a walk may point."""
+    roots = []
+    for name in paths:
+        try:
+            if name != "-" and os.path.isdir(name):
+                roots.append(os.path.realpath(name))
+        except (OSError, ValueError):
+            continue
+    return roots
+
+
+def _outside(path: str, roots: list[str]) -> str | None:
+    """Where the symbolic link ``path`` leads when that is outside every folder in ``roots``:
+    a link committed in a pull request (`leak.yaml -> ~/.kube/config`) must not make a folder
+    walk read, and quote in its findings, a file elsewhere on the machine. None: inside."""
+    try:
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+    for root in roots:
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+    return real
+
+
+def _files_below(root: str, notes: list[tuple[str, str]], roots: list[str] | None = None) -> list[tuple[str, ...]]:
     """The files below ``root``, as their names' parts from it (links to files too; linked
     folders are not walked into, as Path.rglob), without hidden files and folders, which are not
     even walked (.git can hold more files than the rest). A directory entry knows whether it is
@@ -197,7 +224,9 @@ def _files_below(root: str, notes: list[tuple[str, str]]) -> list[tuple[str, ...
     some 20 us to make and compare, which a repository of 5,000 files waits for before any
     file is checked. What is not read and might have been a manifest is added to ``notes``
     (path, why): a folder that cannot be listed, and by a manifest's name a symbolic link loop,
-    a dangling link, a named pipe, a device."""
+    a dangling link, a named pipe, a device, and a link to a file outside every folder in
+    ``roots`` (the folders named; default: ``root``), which is never read."""
+    roots = [os.path.realpath(root)] if roots is None else roots
     files: list[tuple[str, ...]] = []
     folders: list[tuple[str, ...]] = [()]
     while folders:
@@ -214,6 +243,12 @@ def _files_below(root: str, notes: list[tuple[str, str]]) -> list[tuple[str, ...
                         regular = entry.is_file()
                     except OSError:  # a symbolic link loop (ELOOP), a name too long to follow
                         regular = False
+                    if regular and entry.is_symlink():
+                        path = _joined(root, (*parts, entry.name))
+                        if _outside(path, roots) is not None:
+                            if os.path.splitext(entry.name)[1] in EXTENSIONS or entry.name in KUSTOMIZATIONS:
+                                notes.append((path, _outside_note(path)))
+                            continue
                     if regular:
                         files.append((*parts, entry.name))
                     elif os.path.splitext(entry.name)[1] in EXTENSIONS and not _linked_folder(entry):
@@ -226,6 +261,17 @@ def _files_below(root: str, notes: list[tuple[str, str]]) -> list[tuple[str, ...
             else:
                 raise InputError(f"{root}: cannot list the folder: {err.strerror}") from None
     return files
+
+
+def _outside_note(path: str) -> str:
+    try:
+        target = os.readlink(path)  # as the link says it, not where it lands on this machine
+    except OSError:
+        target = "?"
+    return (
+        f"a symbolic link to {target!r}, outside the folders named: not read "
+        "(name the link itself on the command line to read it)"
+    )
 
 
 def _linked_folder(entry: os.DirEntry) -> bool:
@@ -245,10 +291,10 @@ def _joined(root: str, parts: tuple[str, ...]) -> str:
     return (root if root.endswith(os.sep) else root + os.sep) + os.sep.join(parts)
 
 
-def _walk(root: Path, patterns: list[re.Pattern], out: Found) -> None:
+def _walk(root: Path, patterns: list[re.Pattern], out: Found, roots: list[str] | None = None) -> None:
     top = str(root)  # as Path writes it: "./a/" is "a"
     notes: list[tuple[str, str]] = []
-    candidates = sorted(_files_below(top, notes))  # by parts, as Paths sort
+    candidates = sorted(_files_below(top, notes, roots))  # by parts, as Paths sort
     out.skipped.extend(sorted(notes))
     # a chart's files are the chart's, and a subchart's its parent's (the outermost chart)
     charts = sorted({parts[:-1] for parts in candidates if parts[-1] == "Chart.yaml"}, key=len)

@@ -108,8 +108,10 @@ def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
         record = provenance.read(stream.peek(provenance.HEAD_BYTES))
     except (provenance.ProvenanceError, OSError):
         return checker  # not a record this tool wrote: the releases asked for
-    known = set(kube.known_versions())
-    releases = [minor for minor in record.releases if minor in known] if record else []
+    # the releases this tool knows within the record's range (never the range itself: it is input)
+    if record is None:
+        return checker
+    releases = [minor for minor in kube.known_versions() if record.min_minor <= minor <= record.max_minor]
     return checker.for_releases(releases) if releases else checker
 
 

@@ -27,6 +27,13 @@ result nor a limit. So the per-call limit (PerCallLimit, 1,000,000, k8s.io/apise
 pkg/apis/cel/config.go), the per-object budget (RuntimeCELCostBudget, 10,000,000) and the
 CRD-creation estimate (apiextensions-apiserver pkg/apiserver/schema/cel/compilation.go) are not
 enforced here; docs/validate.md ("cost limits (not checked)") says so.
+
+Regexes: the apiserver runs find() and findAll() on RE2, which never backtracks; here they run
+on Python's re, which agrees on the patterns CRDs use but can backtrack for ever on a hostile
+one (`(a+)+$` on 30 characters takes hours). So each evaluation of a rule may spend at most
+REGEX_SECONDS in them, and each rule REGEX_TOTAL_SECONDS in slow calls over a run: past that the
+rule is not evaluated (a warning that says so, naming the rule), a limit of this tool.
+(`matches` is cel-cpp's own, on RE2.)
 """
 
 from __future__ import annotations
@@ -34,6 +41,9 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+import signal
+import threading
+import time
 import urllib.parse
 from dataclasses import dataclass
 from decimal import Decimal
@@ -320,16 +330,85 @@ def _last_index_of(items: list, value) -> int:
     return next((i for i in range(len(items) - 1, -1, -1) if items[i] == value), -1)
 
 
-# library/regex.go: RE2 in Kubernetes; Python's re agrees on the patterns CRDs use.
+# library/regex.go: RE2 in Kubernetes; Python's re agrees on the patterns CRDs use, with a time
+# limit (the module's docstring).
+REGEX_SECONDS = 0.25  # the regex time one evaluation of a rule may take
+REGEX_TOTAL_SECONDS = 2.0  # the time one rule may take in slow regex calls (SLOW_CALL or more), in all
+SLOW_CALL = 0.001
+NOT_EVALUATED = "UNIMPLEMENTED: not evaluated"  # cel.py reports an UNIMPLEMENTED error as a warning
+
+
+class _OverBudget(Exception):
+    """A regex ran out of the time an evaluation may spend in regexes."""
+
+
+class _Evaluation:
+    """One run of a Program: the regex time it has left; ``over`` says why it stopped."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.left = REGEX_SECONDS
+        self.over: str | None = None
+
+
+_running = threading.local()  # .evaluation: the _Evaluation under way in this thread
+_armed = False  # the alarm is ours to raise from
+
+
+def _alarm(signum, frame) -> None:
+    if _armed:
+        raise _OverBudget
+
+
+def _bounded(function: str, pattern: str, call):
+    """``call()`` (a regex search) within the regex time left to the rule being evaluated: a
+    SIGALRM stops Python's re wherever it backtracks. Off the main thread no alarm can be had,
+    so the regex is not run there at all."""
+    global _armed
+    evaluation = getattr(_running, "evaluation", None)
+    if evaluation is None:  # not inside Program.run (a direct call): nothing to bound
+        return call()
+    if evaluation.over is not None:
+        raise _OverBudget
+    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+    if threading.current_thread() is not threading.main_thread():
+        evaluation.over = f"{function}() runs only on the main thread here, where its time can be limited"
+        raise _OverBudget
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    pending = signal.setitimer(signal.ITIMER_REAL, max(evaluation.left, 1e-3))
+    started = time.perf_counter()
+    _armed = True
+    try:
+        return call()
+    except _OverBudget:
+        evaluation.over = (
+            f"{function}({shown!r}) took more than the {REGEX_SECONDS:g} s this tool gives the regexes of one "
+            "evaluation (a limit of this tool: Python's regex engine backtracks, the apiserver's RE2 does not)"
+        )
+        raise
+    finally:
+        _armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        spent = time.perf_counter() - started
+        if pending[0] > 0:  # someone else's timer: rearmed for what was left of it
+            signal.setitimer(signal.ITIMER_REAL, max(pending[0] - spent, 1e-6), pending[1])
+        evaluation.left -= spent
+        if spent >= SLOW_CALL:
+            evaluation.program.regex_seconds += spent
+            if evaluation.program.regex_seconds > REGEX_TOTAL_SECONDS and evaluation.over is None:
+                evaluation.over = (
+                    f"its regexes took more than this tool's {REGEX_TOTAL_SECONDS:g} s limit per rule over the run"
+                )
 
 
 def _find(text: str, pattern: str) -> str:
-    match = re.search(pattern, text)
+    match = _bounded("find", pattern, lambda: re.search(pattern, text))
     return match.group(0) if match else ""
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
-    found = [m.group(0) for m in re.finditer(pattern, text)]
+    found = _bounded("findAll", pattern, lambda: [m.group(0) for m in re.finditer(pattern, text)])
     return found if limit < 0 else found[:limit]
 
 
@@ -585,12 +664,25 @@ def _is_global_unicast(value) -> bool:
 
 @dataclass
 class Program:
-    """A compiled rule; ``run`` gives (True/False, None) or (None, the evaluation error)."""
+    """A compiled rule; ``run`` gives (True/False, None) or (None, the evaluation error); an
+    error starting NOT_EVALUATED when its regexes ran out of time (_bounded)."""
 
     expression: object
+    regex_seconds: float = 0.0  # time spent in slow regex calls, over every run
+    over: str | None = None  # why the rule is no longer evaluated
 
     def run(self, variables: dict) -> tuple[object, str | None]:
-        result = self.expression.eval(data=variables)
+        if self.over is not None:
+            return None, f"{NOT_EVALUATED}: {self.over}"
+        evaluation = _Evaluation(self)
+        outer, _running.evaluation = getattr(_running, "evaluation", None), evaluation
+        try:
+            result = self.expression.eval(data=variables)
+        finally:
+            _running.evaluation = outer
+        if evaluation.over is not None:  # whatever the rule made of the failed call
+            self.over = evaluation.over
+            return None, f"{NOT_EVALUATED}: {self.over}"
         if result.type() == cel.Type.ERROR:
             return None, str(result.value())
         return result.value(), None

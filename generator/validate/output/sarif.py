@@ -1,0 +1,97 @@
+"""SARIF 2.1.0, for GitHub code scanning and other static-analysis viewers."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from generator import __version__
+from generator.core import rulebook
+from generator.validate.output.common import DOCS, what
+from generator.validate.report import Report
+
+
+def write(report: Report, colour: bool = False) -> str:
+    """SARIF 2.1.0: one run, a rule per rule id that occurs, a result per finding."""
+    rules = sorted({item.finding.rule for item in report.findings})
+    results = []
+    for item in report.findings:
+        f = item.finding
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": rules.index(f.rule),
+                "level": "error" if f.is_error else "warning",
+                "message": {"text": f"{what(item)}: {f.path or '(document)'}: {f.message}"},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": _uri(item.file)},
+                            "region": {"startLine": item.line, "startColumn": item.column},
+                        }
+                    }
+                ],
+            }
+        )
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "paddlejob-manifests",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": "https://github.com/paddleflow/paddlejob-manifests",
+                        "rules": [_sarif_rule(rule) for rule in rules],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _uri(file: str) -> str:
+    """A file's artifactLocation.uri: its path relative to the folder the run started in (no
+    leading ./), percent-encoded as a URI reference is (its bytes: a name that is not UTF-8 too);
+    a file outside that folder as a file: URI."""
+    if file == "<stdin>":
+        return "stdin"
+    from urllib.parse import quote  # here: only SARIF needs it
+
+    if os.path.isabs(file):  # relative to the folder the run started in when below it, else a file: URI
+        relative = os.path.relpath(file)
+        if relative == ".." or relative.startswith("../"):
+            from pathlib import Path
+
+            return Path(file).as_uri()
+        file = relative
+    while file.startswith("./"):
+        file = file[2:].lstrip("/")
+    return quote(os.fsencode(file), safe="/")
+
+
+def _sarif_rule(rule_id: str) -> dict:
+    """A rule's reportingDescriptor, from the rulebook: what it checks, who enforces it, where
+    it is documented, and its usual level."""
+    rule = rulebook.RULES[rule_id]
+    return {
+        "id": rule.id,
+        "name": _sarif_name(rule),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": f"{rule.summary} (enforced by: {rulebook.OWNERS[rule.owner]})"},
+        "helpUri": f"{DOCS}#{rule.anchor}",
+        "defaultConfiguration": {"level": rule.severities[0]},
+        "properties": {"tags": [rule.owner]},
+    }
+
+
+def _sarif_name(rule: rulebook.Rule) -> str:
+    """A PascalCase name that is not the id (SARIF1001): owner first, PodImage, YamlSyntax."""
+    parts = rule.id.split("-")
+    if parts[0] != rule.owner:
+        parts.insert(0, rule.owner)
+    return "".join(part.capitalize() for part in parts)
