@@ -170,14 +170,15 @@ def write_manifests(manifests: list[dict], output: str, schemas: str | None = No
 def cmd_job(args: argparse.Namespace) -> int:
     job = job_from_args(args)
     try:
-        manifests = job.render(args.runtime, args.kube_version)
+        warned: list[str] = []
+        manifests = job.render(args.runtime, args.kube_version, warned)
     except JobError as err:
         text = str(err)
         if "\n" in text:  # rendered, but the manifests do not validate: show every finding
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
         raise cliargs.InputError(flag_message(text)) from None
-    for line in jobs.warnings(manifests, args.kube_version):
+    for line in warned:
         print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)
     return 0

@@ -23,7 +23,7 @@ from generator.core.versions import KubeVersion
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
 from generator.schema.kubernetes import apply_order, newest, require_known
-from generator.validate import ObjectChecker, Report, validate_text
+from generator.validate import ObjectChecker, Report, locate_objects
 from generator.validate.output import FORMATS, finding_text
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
@@ -160,8 +160,15 @@ class TrainingJob:
             out["volumes"] = [_volume(v) for v in self.volumes]
         return out
 
-    def render(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> list[dict]:
-        return render_description(self.to_description(), runtime, kube_version)
+    def render(
+        self,
+        runtime: str = "paddle-operator",
+        kube_version: str | KubeVersion | None = None,
+        warned: list | None = None,
+    ) -> list[dict]:
+        """The job's manifests for ``runtime``, validated on ``kube_version`` ("1.30"; default the
+        newest release); JobError names what is wrong. Warnings go to ``warned`` when given."""
+        return render_description(self.to_description(), runtime, kube_version, warned)
 
     def to_yaml(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> str:
         return dump_documents(self.render(runtime, kube_version))
@@ -191,9 +198,12 @@ def _volume(volume: Volume) -> dict:
     return out
 
 
-def render_description(description: dict, runtime: str, kube_version: str | KubeVersion | None = None) -> list[dict]:
+def render_description(
+    description: dict, runtime: str, kube_version: str | KubeVersion | None = None, warned: list | None = None
+) -> list[dict]:
     """Manifests for a job description, validated like `paddlejob-manifests validate` would on
-    ``kube_version`` ("1.30"; default: the newest release this tool knows)."""
+    ``kube_version`` ("1.30"; default: the newest release this tool knows), once: its warnings
+    are added to ``warned`` when given."""
     release = require_known(kube_version) if kube_version is not None else newest()
     if runtime not in runtimes():
         raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
@@ -201,7 +211,9 @@ def render_description(description: dict, runtime: str, kube_version: str | Kube
         manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime})
     except engine.JsonnetError as err:
         raise JobError(jsonnet_message(str(err))) from None
-    check_manifests(manifests, release)
+    found = check_manifests(manifests, release)
+    if warned is not None:
+        warned += found
     return manifests
 
 
@@ -261,15 +273,8 @@ def check_not_empty(data, manifests: list, name: str) -> None:
 
 def warnings(manifests: list[dict], kube_version: str | KubeVersion | None = None) -> list[str]:
     """What `validate` warns of in ``manifests`` (a job the target may not run as meant), one
-    line each: kind, name, field, message and rule id."""
-    checker = ObjectChecker(kube_version or newest())
-    lines = []
-    for manifest in manifests:
-        name = f"{manifest.get('kind')} {(manifest.get('metadata') or {}).get('name')}"
-        for finding in checker.check(manifest):
-            if not finding.is_error:
-                lines.append(f"{name}: {finding_text(finding)}")
-    return lines
+    line each: kind, name, field, message and rule id (JobError if one is an error)."""
+    return check_manifests(manifests, kube_version)
 
 
 def check_manifests(
@@ -277,12 +282,16 @@ def check_manifests(
     kube_version: str | KubeVersion | None = None,
     name: str = "rendered",
     checker: ObjectChecker | None = None,
-) -> None:
-    """Raise JobError listing the findings if any manifest would not pass `validate`."""
+) -> list[str]:
+    """Check ``manifests`` once, as `validate` would: raise JobError listing every finding at its
+    line of the YAML they are written as if one is an error; else return the warnings, one line
+    each (kind, name, field, message and rule id)."""
     checker = checker or ObjectChecker(kube_version or newest())
-    if not any(f.is_error for manifest in manifests for f in checker.check(manifest)):
-        return
-    report = Report()  # lines and columns only when there is something to report
-    validate_text(name, dump_documents(manifests), checker, report)
-    if not report.valid:
+    problems = [(i, obj, f) for i, obj in enumerate(manifests) for f in checker.check(obj)]
+    if any(f.is_error for _, _, f in problems):
+        report = Report()  # lines and columns only when there is something to report
+        report.documents = len(manifests)
+        for item in locate_objects(name, dump_documents(manifests), problems):
+            report.add(item)
         raise JobError("the rendered manifests do not validate:\n" + FORMATS["text"](report))
+    return [f"{obj.get('kind')} {(obj.get('metadata') or {}).get('name')}: {finding_text(f)}" for _, obj, f in problems]

@@ -134,13 +134,12 @@ def _read_bounded(path: str) -> bytes:
     except (OSError, ValueError) as err:
         why = err.strerror if isinstance(err, OSError) else "the name holds a NUL byte"
         raise InputError(f"--params: cannot read {path}: {why}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise InputError(f"--params: {path} is {what}, not a regular file; give a YAML or JSON file of config fields")
     with os.fdopen(fd, "rb") as stream:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            what = "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket"
-            raise InputError(
-                f"--params: {path} is {what}, not a regular file; give a YAML or JSON file of config fields"
-            )
         try:
             return stream.read(MAX_PARAMS_BYTES + 1)
         except OSError as err:

@@ -22,21 +22,19 @@ from pathlib import Path
 from generator.core import provenance
 from generator.core import values as cliargs
 from generator.core.errors import Error
-from generator.core.findings import split_path
 from generator.core.provenance import Provenance
 from generator.core.versions import KubeVersion
 from generator.jobs.model import JobError, check_manifests
 from generator.jsonnet import sandbox
 from generator.kubeyaml.dump import dump_documents
 from generator.kubeyaml.load import iter_documents, read_documents
-from generator.kubeyaml.tree import compose, locate
 from generator.render import atomic, bundles, chart, publish, upgrade
 from generator.render.bundles import Bundle
 from generator.render.publish import pretty_json
 from generator.schema import crd as crdschema
 from generator.schema import kubernetes as kube
 from generator.schema.kubernetes import apply_order
-from generator.validate import Located, ObjectChecker
+from generator.validate import ObjectChecker, locate_objects
 from generator.validate.crd.structural import APPLY_ANNOTATION_LIMIT, compact_size
 from generator.validate.output import finding_line, finding_text
 
@@ -93,16 +91,10 @@ def _check_objects(bundle: Bundle, files: dict[str, list[dict]]) -> list[tuple]:
 
 def _error_report(bundle: Bundle, files: dict[str, str], problems: list[tuple]) -> str:
     lines = [f"the {bundle.name} bundle did not validate; nothing was written:"]
-    trees = {}
-    for name, index, obj, finding in problems[:MAX_REPORTED]:
-        if name not in trees:
-            trees[name] = compose(files[name])
-        node = trees[name][index] if index < len(trees[name]) else None
-        where = locate(node, split_path(finding.path))[0] if node is not None else (0, 0)
-        meta = obj.get("metadata") or {}
-        item = Located(finding, f"{bundle.name}/{name}", index + 1, where[0], where[1],
-                       obj.get("apiVersion"), obj.get("kind"), meta.get("name"))  # fmt: skip
-        lines.append("  " + finding_line(item))
+    shown = problems[:MAX_REPORTED]
+    for name in dict.fromkeys(name for name, *_ in shown):
+        mine = [(index, obj, finding) for file, index, obj, finding in shown if file == name]
+        lines += ["  " + finding_line(item) for item in locate_objects(f"{bundle.name}/{name}", files[name], mine)]
     if len(problems) > MAX_REPORTED:
         lines.append(f"  ... and {len(problems) - MAX_REPORTED} more")
     lines.append("Fix the jsonnet in libsonnet/paddle-operator/ or the parameters, then render again.")

@@ -21,7 +21,7 @@ _API = {
     "validate_part": "stream",
     "validate_stream": "stream",
     "validate_text": "stream",
-    "locate": "stream",
+    "locate_objects": "stream",
     "expand": "files",
     "validate_files": "files",
 }

@@ -187,3 +187,18 @@ def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located
         rule = "yaml-implicit-type" if note else "type"
         finding = Finding(finding.severity, finding.path, rule, note or finding.message)
     return Located(finding, file, doc.index, line, column, *ident)
+
+
+def locate_objects(file: str, text: str, problems: list[tuple[int, dict, Finding]]) -> list[Located]:
+    """Findings of objects (``problems``: the object's index in ``text``, the object, the finding)
+    at their line and column in ``text``, the YAML the objects were written as: what `render`,
+    `job` and `convert` report of the objects they make, as `validate` would of the file."""
+    documents = list(iter_documents(text))
+    out = []
+    for index, obj, finding in problems:
+        doc = documents[index] if index < len(documents) else None
+        if doc is None:
+            out.append(Located(finding, file, index + 1, 1, 1, *_identity(obj)))
+        else:
+            out.append(_locate(finding, doc, file, _identity(obj)))
+    return out
