@@ -11,8 +11,8 @@ its validation of each built-in API group (core, apps, batch, networking, autosc
 rbac, storage, scheduling, admissionregistration: generator/validate/rules/builtin.py says which kind
 each checks), the paddle-operator (paddlejob), Volcano's webhooks (volcano), the training
 operator's webhook (kubeflow), and the apiextensions apiserver's CRD rules (crd). The code of each
-owner's rules lives in generator/validate/rules/OWNER.py, yamlload.py (yaml), validate.py and the
-schema validators (object, schema) and structural.py (crd).
+owner's rules lives in generator/validate/rules/OWNER.py, generator/kubeyaml/ (yaml), the checker
+and the schema validators of generator/validate/ (object, schema) and validate/crd/ (crd).
 """
 
 from __future__ import annotations
