@@ -148,3 +148,18 @@ def test_the_reader_finds_upward_imports():
     order = layers()
     assert layer_of("generator.cli.render", order) > layer_of("generator.validate.crd.cel", order)
     assert layer_of("generator.validate.crd.cel", order) > layer_of("generator.core.paths", order)
+
+
+def test_command_handlers_share_only_flags_and_output():
+    """cli/: each subcommand's module is a thin handler; what two of them share lives in flags.py
+    or output.py, never in another handler."""
+    shared = {"generator.cli", "generator.cli.flags", "generator.cli.output"}
+    edges = graph()
+    crossing = [
+        f"{module} imports {target}"
+        for module, targets in sorted(edges.items())
+        if module.startswith("generator.cli.") and module not in shared
+        for target in sorted(targets)
+        if target.startswith("generator.cli") and target not in shared
+    ]
+    assert crossing == []

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from generator.cli import flags
-from generator.cli.job import flag_message, write_manifests
+from generator.cli.flags import flag_message
+from generator.cli.output import write_manifests
 from generator.core import values as cliargs
 from generator.jobs import convert
 from generator.jobs import model as jobs

@@ -145,3 +145,42 @@ def unrecognized(subparser: argparse.ArgumentParser, extras: list[str]) -> str:
         elif close:
             hints.append(f"{flag}: did you mean {close[0]}?")
     return f"unrecognized arguments: {' '.join(extras)}" + "".join(f"\n  {h}" for h in hints)
+
+
+# Description fields as the CLI spells them, so a jsonnet error names the flag to change.
+FLAG_OF_FIELD = {
+    "roles.worker.replicas": "--workers",
+    "roles.ps.replicas": "--ps",
+    "roles.heter.replicas": "--heter",
+    "roles.worker.gpu": "--gpus",
+    "roles.heter.gpu": "--gpus",
+    "roles.ps": "--ps",
+    "roles.heter": "--heter",
+    "name": "NAME",
+    "image": "--image",
+    "cleanPodPolicy": "--clean-pod-policy",
+    "intranet": "--intranet",
+    "withGloo": "--with-gloo",
+    "elastic.etcd": "--etcd",
+    "elastic": "--elastic",
+    "Volcano gang scheduling (volcano)": "--volcano",
+    "a hand-written PodGroup (volcano.podGroup)": "--podgroup",
+    "parameter-server mode (ps)": "--ps",
+    "heter mode (heter)": "--heter",
+    "port": "--port",
+    "Kueue queue (kueueQueue)": "--kueue-queue",
+    "scheduler-plugins gang scheduling (coscheduling)": "--coscheduling",
+    "volcano and coscheduling": "--coscheduling",
+    "volcano.minAvailable": "--min-available",
+    "volcano.priorityClass": "--priority-class",
+    "workingDir": "--working-dir",
+    "env ": "--env",
+}
+
+
+def flag_message(message: str) -> str:
+    """'roles.worker.gpu must be ...' -> '--gpus: roles.worker.gpu must be ...'."""
+    for field in sorted(FLAG_OF_FIELD, key=len, reverse=True):
+        if message.startswith(field):
+            return f"{FLAG_OF_FIELD[field]}: {message}"
+    return message

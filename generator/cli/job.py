@@ -6,41 +6,11 @@ import argparse
 import sys
 
 from generator.cli import flags
+from generator.cli.flags import flag_message
+from generator.cli.output import write_manifests
 from generator.core import values as cliargs
 from generator.jobs import model as jobs
 from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
-from generator.kubeyaml.dump import dump_documents, dump_json
-from generator.render import publish
-
-# Description fields as the CLI spells them, so a jsonnet error names the flag to change.
-FLAG_OF_FIELD = {
-    "roles.worker.replicas": "--workers",
-    "roles.ps.replicas": "--ps",
-    "roles.heter.replicas": "--heter",
-    "roles.worker.gpu": "--gpus",
-    "roles.heter.gpu": "--gpus",
-    "roles.ps": "--ps",
-    "roles.heter": "--heter",
-    "name": "NAME",
-    "image": "--image",
-    "cleanPodPolicy": "--clean-pod-policy",
-    "intranet": "--intranet",
-    "withGloo": "--with-gloo",
-    "elastic.etcd": "--etcd",
-    "elastic": "--elastic",
-    "Volcano gang scheduling (volcano)": "--volcano",
-    "a hand-written PodGroup (volcano.podGroup)": "--podgroup",
-    "parameter-server mode (ps)": "--ps",
-    "heter mode (heter)": "--heter",
-    "port": "--port",
-    "Kueue queue (kueueQueue)": "--kueue-queue",
-    "scheduler-plugins gang scheduling (coscheduling)": "--coscheduling",
-    "volcano and coscheduling": "--coscheduling",
-    "volcano.minAvailable": "--min-available",
-    "volcano.priorityClass": "--priority-class",
-    "workingDir": "--working-dir",
-    "env ": "--env",
-}
 
 # Flags that only mean something with another flag: given without it, they would be dropped.
 NEEDS = {
@@ -147,24 +117,6 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         volumes=volumes,
         port=args.port,
     )
-
-
-def flag_message(message: str) -> str:
-    """'roles.worker.gpu must be ...' -> '--gpus: roles.worker.gpu must be ...'."""
-    for field in sorted(FLAG_OF_FIELD, key=len, reverse=True):
-        if message.startswith(field):
-            return f"{FLAG_OF_FIELD[field]}: {message}"
-    return message
-
-
-def write_manifests(manifests: list[dict], output: str, schemas: str | None = None) -> None:
-    """To stdout; with ``schemas`` (a path or URL of schemas/jsonschema), each custom-kind YAML
-    document starts with the yaml-language-server comment naming its schema."""
-    if output == "json":
-        sys.stdout.write(dump_json(manifests))
-    else:
-        comment = (lambda obj: publish.modeline(obj, schemas.rstrip("/"))) if schemas else None
-        sys.stdout.write(dump_documents(manifests, comment=comment))
 
 
 def cmd_job(args: argparse.Namespace) -> int:

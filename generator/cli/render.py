@@ -11,7 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from generator.cli import flags, job
+from generator.cli import flags
+from generator.cli.output import write_manifests
 from generator.core import provenance
 from generator.core import values as cliargs
 from generator.core.paths import DEPLOY
@@ -401,7 +402,7 @@ def cmd_render_file(args: argparse.Namespace) -> int:
     except jobs.JobError as err:  # one line, or the findings ending in a newline
         print(f"paddlejob-manifests render: error: {str(err).rstrip()}", file=sys.stderr)
         return 1
-    job.write_manifests(manifests, args.output)
+    write_manifests(manifests, args.output)
     return 0
 
 
