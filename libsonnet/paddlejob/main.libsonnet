@@ -1,4 +1,4 @@
-// Training jobs: one short description, rendered for one of four runtimes.
+// Training jobs: one short description, rendered for one of five runtimes (runtimes.json).
 //
 //   local paddlejob = import 'paddlejob/main.libsonnet';
 //   local job =

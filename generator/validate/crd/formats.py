@@ -78,7 +78,7 @@ def _is_duration(text: str) -> bool:
     return parse_duration(text) is not None
 
 
-FORMATS = {
+CHECKED_FORMATS = {
     **{name: _matches(name) for name in _FORMAT_PATTERNS},
     "ipv4": _is_ip(4),
     "ipv6": _is_ip(6),

@@ -35,7 +35,7 @@ from generator.core.findings import Finding, child, dotted, joined
 from generator.core.grammar import lazy_pattern
 from generator.schema import cache as schemacache
 from generator.validate.crd import formats as crformats
-from generator.validate.crd.formats import FORMATS
+from generator.validate.crd.formats import CHECKED_FORMATS
 from generator.validate.schemaerrors import describe
 
 
@@ -165,7 +165,7 @@ _MARKED = {
     "x-kubernetes-validations": None,
     "x-kubernetes-list-type": lambda kind: kind in ("set", "map"),
     "x-kubernetes-embedded-resource": None,
-    "format": lambda fmt: isinstance(fmt, str) and fmt in FORMATS,
+    "format": lambda fmt: isinstance(fmt, str) and fmt in CHECKED_FORMATS,
 }
 
 
@@ -387,14 +387,14 @@ def _duplicates(plan: _ListPlan, value: list, path: tuple, out: list[Finding]) -
 
 
 def format_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
-    """Strings that are not of their schema's `format` (FORMATS: the ones kube-openapi checks),
+    """Strings that are not of their schema's `format` (CHECKED_FORMATS: the ones kube-openapi checks),
     or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
     if not isinstance(schema, dict) or not marked(schema):
         return []
     out: list[Finding] = []
     if isinstance(value, str):
         fmt = schema.get("format")
-        check = FORMATS.get(fmt) if isinstance(fmt, str) else None
+        check = CHECKED_FORMATS.get(fmt) if isinstance(fmt, str) else None
         if check is not None and not check(value):
             out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {fmt!r}"))
         pattern = schema.get("pattern")
