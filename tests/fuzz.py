@@ -196,15 +196,8 @@ HELMS = [ROOT / ".venv" / "helm" / f"v{major}" / "helm" for major in (3, 4)]
 TOKEN = "deadbeef"  # the staging token of every planted journal entry
 # Reachable with `python -m tests.fuzz --seconds N`, left out with --suite until fixed: a bug the
 # fuzzer found (issue 24), so that the suite stays green and the case is one flag away.
-KNOWN_BUGS = {
-    "journal-chain": "a journal entry that swaps in a staged folder holding a symbolic link lets a later entry "
-    "of the same journal rename and delete through that link, outside --out (the entries are checked "
-    "before the swap, not as it goes)",
-    "bundle-file-folder": "`render --check` (no flags) with a folder where a bundle file goes (D/v1/crd.yaml) "
-    "exits 3: IsADirectoryError reading the recorded flags (render/pipeline.py _head)",
-    "chart-int64-max": "Helm 3 and 4 refuse tolerationSeconds 9223372036854775807 (int64's maximum, which "
-    "values.schema.json states and --params and the apiserver take)",
-}
+# journal-chain, bundle-file-folder and chart-int64-max are fixed (tests/test_safety_fuzzfound.py).
+KNOWN_BUGS: dict[str, str] = {}
 # file names for `validate` over a folder: bytes no terminal, XML, TAP line or URI takes raw
 NAME_BYTES = [
     b"\xff", b"\x1b[31m", b"\n", b"\r", b"\t", b" ", b"#", b"-", b"&", b"<", b">", b'"', b"'", b"]]>", b"%",
@@ -502,7 +495,6 @@ def case_files(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
 
 # targets a journal names: those this tool writes, and hostile ones (`..`, absolute, through links, odd strings)
 GOOD_TARGETS = ["v1", "v1beta1", "x", "sub/x", "v1/jobs.yaml", "v1beta1/crd.yaml"]
-BUNDLE_FILES = ("v1/", "v1beta1/")  # a folder planted for a file there: known bug bundle-file-folder
 
 
 def _hostile_targets(case: Path, out: Path) -> list[str]:
@@ -543,15 +535,14 @@ def _row(rng: random.Random, target: str) -> object:
     return row
 
 
-def _plant(rng: random.Random, path: str, case: Path, known_bugs: bool, files_only: bool = False) -> str:
+def _plant(rng: random.Random, path: str, case: Path, links_inside: bool) -> str:
     """Something at ``path`` (a folder, file, link or pipe), if it lies inside the case folder
-    (and is not the journal itself); with ``known_bugs``, sometimes a folder holding a link to S
-    (the journal-chain bug); with ``files_only``, a file."""
+    (and is not the journal itself); with ``links_inside``, sometimes a folder holding a link to S
+    (what the journal-chain bug swapped in)."""
     full = os.path.normpath(path)
     if not full.startswith(str(case) + "/") or os.path.basename(full).startswith(".paddlejob-render.journal"):
         return ""
-    kind = rng.choice(["dir"] * 6 + ["file"] * 2 + ["link", "fifo"] + (["dir-with-link"] if known_bugs else []))
-    kind = "file" if files_only else kind
+    kind = rng.choice(["dir"] * 6 + ["file"] * 2 + ["link", "fifo"] + (["dir-with-link"] if links_inside else []))
     with contextlib.suppress(OSError, UnicodeEncodeError, ValueError):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if kind in ("dir", "dir-with-link"):
@@ -590,7 +581,8 @@ def _journal_bytes(rng: random.Random, rows: list) -> bytes:
 
 
 def _chain(rng: random.Random, out: Path, case: Path) -> list:
-    """The known bug: entry 1 swaps in a folder holding a link to S; entry 2 then writes through it."""
+    """The journal-chain bug (fixed): entry 1 swaps in a folder holding a link to S; entry 2 then writes
+    through it."""
     outer, link, victim = rng.choice(["a", "v1"]), rng.choice(["c", "sub"]), rng.choice(["victim", "file"])
     (out / outer / link / f".paddlejob-new-{victim}-{TOKEN}").mkdir(parents=True)
     staged = out / f".paddlejob-new-{outer}-{TOKEN}"
@@ -624,9 +616,7 @@ def case_journal(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
         os.symlink("../victim", out / "linkfile")
     if rng.random() < 0.3:
         (out / "sub").mkdir()
-    chain = not ctx.suite and rng.random() < 0.1
-    known = ""
-    if chain:
+    if rng.random() < 0.1:
         rows = _chain(rng, out, case)
     else:
         hostile = _hostile_targets(case, out)
@@ -637,11 +627,7 @@ def case_journal(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
                 for key, chance in (("target", 0.4), ("staged", 0.7), ("old", 0.3)):
                     value = row.get(key)
                     if isinstance(value, str) and rng.random() < chance:
-                        bundle_file = value.startswith(BUNDLE_FILES) and value.count("/") == 1
-                        kind = _plant(rng, os.path.join(out, value), case, not ctx.suite, bundle_file and ctx.suite)
-                        chain |= kind == "dir-with-link"
-                        if bundle_file and kind.startswith("dir"):
-                            known = "bundle-file-folder"
+                        _plant(rng, os.path.join(out, value), case, True)
     journal = out / ".paddlejob-render.journal"
     shape = rng.random()
     if shape < 0.94:
@@ -679,8 +665,7 @@ def case_journal(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
             ours = [n for n in os.listdir(out) if n.startswith(".paddlejob-")]
             if ours:
                 problems.append(f"render --out D: exit 0 but left {ours[:5]}")
-    known = "journal-chain" if chain else known
-    return [f"[known bug {known}?] {p}" if known else p for p in problems]
+    return problems
 
 
 # -- concurrent renders ---------------------------------------------------------------------------
@@ -847,9 +832,6 @@ def case_values(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
     nothing written) and, where Helm is installed, the chart's values.schema.json and templates."""
     values = _values(rng)
     text = "\n".join(f"{key}: {_yaml(value)}" for key, value in values.items()) + "\n"
-    known = "chart-int64-max" if INT64_MAX in text else ""
-    if known and ctx.suite:
-        text, known = text.replace(INT64_MAX, str(2**62)), ""
     mutated = rng.random() < 0.15
     data = mutate(text.encode(), rng)[:100_000] if mutated else text.encode()
     (tmp / "params.yaml").write_bytes(data)
@@ -896,7 +878,7 @@ def case_values(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
             problems.append(
                 f"the chart ({helm.parent.name}) refuses what --params takes: {data[:400]!r}: {done.stderr[-400:]!r}"
             )
-    return [f"[known bug {known}?] {p}" if known else p for p in problems]
+    return problems
 
 
 class Context:

@@ -12,9 +12,11 @@ The journal is input like any file of a pull request, so it is believed only whe
 be this tool's own: every path it names is a plain name under the journal's folder (no `..`,
 no absolute path, no symlinked folder on the way) or a target of this very run (`--api-doc`,
 `--lib-out`, ...), and its staged and old names are the `.paddlejob-new-NAME-TOKEN` /
-`.paddlejob-old-NAME-TOKEN` siblings of their target, one TOKEN for all. Anything else (not
-JSON, too large, a symlink, a FIFO, a folder, an entry that fails a rule) raises RefusedError
-before anything is touched. `render --check` finishes a swap only through such a journal:
+`.paddlejob-old-NAME-TOKEN` siblings of their target, one TOKEN for all; no target lies inside
+another (a render's never do), and a staged folder holds only files and folders, so that no swap
+can lead a later one through a link. Recovery checks each target's folders again (lstat) right
+before its renames. Anything else (not JSON, too large, a symlink, a FIFO, a folder, an entry
+that fails a rule) raises RefusedError before anything is touched. `render --check` finishes a swap only through such a journal:
 that writes nothing but what the interrupted render had committed to write.
 
 A render holds an exclusive flock on the output folder itself from recovery through staging
@@ -29,6 +31,7 @@ Kapitan's render-then-swap, with the write-ahead journal of a database.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import re
@@ -52,6 +55,7 @@ LOCK_WAIT_ENV = "PADDLEJOB_RENDER_LOCK_WAIT"  # seconds a render waits for anoth
 LOCK_WAIT = 30.0
 MAX_JOURNAL_BYTES = 1 << 20  # ours is about 200 bytes a target
 MAX_ENTRIES = 1000
+MAX_STAGED_NAMES = 100_000  # names in one staged folder of a journal (a render stages a few hundred)
 _DELETE_IT = "if a render of yours was interrupted, run that same render again (same --out and output flags); "
 
 
@@ -266,6 +270,12 @@ def replace(journal_dir: Path, targets: dict[Path, dict[str, str] | str]) -> Non
             raise NotADirectoryError(20, "Not a directory", str(journal_dir))
     except OSError as err:
         raise WriteError(f"{err.filename or journal_dir}: {err.strerror or err}") from None
+    nested = _nested(targets)
+    if nested is not None:
+        raise RefusedError(
+            f"{nested[1]} is inside {nested[0]}, and both are outputs of this render; nothing was written; "
+            "give outputs that do not lie inside one another"
+        )
     with lock(journal_dir):
         try:
             recover(journal_dir, targets)
@@ -319,10 +329,13 @@ def _write_journal(journal_dir: Path, entries: list[Entry]) -> None:
     _fsync_dir(journal_dir)
 
 
-def _apply(journal_dir: Path, entries: list[Entry], step) -> None:
-    """Roll the journal forward: idempotent, so a second run after a kill finishes the first."""
+def _apply(journal_dir: Path, entries: list[Entry], step, recheck=None) -> None:
+    """Roll the journal forward: idempotent, so a second run after a kill finishes the first.
+    ``recheck(entry)`` (recovery) looks at an entry's folders again right before its renames."""
     for entry in entries:
         if _lexists(entry.staged):
+            if recheck is not None:
+                recheck(entry)
             if _lexists(entry.target) and not _lexists(entry.old):
                 step()
                 os.rename(entry.target, entry.old)
@@ -404,7 +417,21 @@ def read_journal(journal_dir: Path, targets: Iterable[Path] | None = ()) -> list
         if len(tokens) > 1:
             raise _refuse(journal, f"entry {number}: its staging token differs from the first entry's")
         entries.append(entry)
+    nested = _nested(e.target for e in entries)
+    if nested is not None:
+        # a render's targets are side by side (deploy/v1, deploy/v1beta1, docs/api.md, ...): an
+        # entry that swaps in a folder on the way to a later one could lead that one anywhere
+        raise _refuse(journal, f"target {nested[1]} is inside target {nested[0]}, which no render of this tool writes")
     return entries
+
+
+def _nested(targets: Iterable[Path]) -> tuple[Path, Path] | None:
+    """(a target, a target inside it) if one of ``targets`` is an ancestor of another, else None."""
+    parts = sorted((Path(os.path.normpath(os.path.abspath(t))).parts, Path(t)) for t in targets)
+    for (outer, outer_path), (inner, inner_path) in itertools.pairwise(parts):
+        if inner[: len(outer)] == outer:  # sorted, a folder's descendants come right after it
+            return outer_path, inner_path
+    return None
 
 
 def _entry(base: Path, row, allowed: set[str] | None) -> Entry | str | None:
@@ -452,7 +479,34 @@ def _entry(base: Path, row, allowed: set[str] | None) -> Entry | str | None:
             return f"{key} {path}: {err.strerror or err}"
         if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             return f"{key} {path} is not a file or folder this tool made (a symbolic link or a special file)"
+        if key == "staged" and stat.S_ISDIR(mode):
+            problem = _not_plain_tree(path)
+            if problem:
+                return f"staged {path}: {problem}"
     return paths
+
+
+def _not_plain_tree(folder: Path) -> str:
+    """What in ``folder`` a render never stages: a symbolic link (swapped in, it would lead a later
+    write out of the output), a special file, too many names; '' if it holds only files and folders.
+    Links are never followed."""
+    pending, seen = [folder], 0
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as listing:
+                for item in listing:
+                    seen += 1
+                    if seen > MAX_STAGED_NAMES:
+                        return f"holds over {MAX_STAGED_NAMES:,} names, which no render of this tool stages"
+                    if item.is_dir(follow_symlinks=False):
+                        pending.append(Path(item.path))
+                    elif not item.is_file(follow_symlinks=False):
+                        kind = "a symbolic link" if item.is_symlink() else "a special file"
+                        return f"holds {kind} ({item.path!r}); a render stages only files and folders"
+        except OSError as err:
+            return f"cannot be read ({err.strerror or err})"
+    return ""
 
 
 def _inside(base: Path, rel: str) -> Path | None:
@@ -483,13 +537,45 @@ def recover(journal_dir: Path, targets: Iterable[Path] = ()) -> bool:
         entries = read_journal(journal_dir, targets)
         acted = entries is not None
         if entries is not None:
-            _apply(journal_dir, entries, lambda: None)
+            _apply(journal_dir, entries, lambda: None, _recheck(journal_dir, entries))
         tmp = journal_dir / f"{JOURNAL}.tmp"
         if _lexists(tmp):  # a journal being written: never committed
             _remove(tmp)
             acted = True
         acted |= _remove_leftovers(journal_dir, targets)
     return acted
+
+
+def _recheck(journal_dir: Path, entries: list[Entry]):
+    """Recovery's look right before an entry's renames: the folders on the way to a target under
+    ``journal_dir`` are still real folders (lstat, no symbolic link), the folder of any other
+    target still resolves where it did when the journal was read, and the staged sibling is still
+    a file or folder, not a link. An earlier entry's swap cannot have changed them (targets never
+    nest), so this raises RefusedError only if something else did."""
+    anchors = {e.target: os.path.realpath(e.target.parent) for e in entries}
+
+    def check(entry: Entry) -> None:
+        rel = _rel(entry.target, journal_dir)
+        problem = ""
+        if not (os.path.isabs(rel) or rel.split("/")[0] == ".."):
+            if _inside(journal_dir, rel) is None:
+                problem = "a folder on its way is no longer a real folder (a symbolic link?)"
+        elif os.path.realpath(entry.target.parent) != anchors[entry.target]:
+            problem = "its folder now resolves elsewhere"
+        try:
+            mode = os.lstat(entry.staged).st_mode
+        except OSError as err:
+            mode, problem = 0, problem or f"its staged sibling cannot be read ({err.strerror or err})"
+        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            problem = problem or "its staged sibling is no longer a file or folder"
+        if problem:
+            raise RefusedError(
+                f"{journal_dir / JOURNAL}: stopped before swapping in {entry.target}: {problem}; the entries "
+                "before it were finished, this one and those after it were not touched. Look at the folder, "
+                "delete the journal and render again"
+            )
+
+    return check
 
 
 def _remove_leftovers(journal_dir: Path, targets: list[Path]) -> bool:

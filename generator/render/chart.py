@@ -496,7 +496,11 @@ _TOLERATION = {
         "operator": {"type": "string", "enum": list(params.TOLERATION_OPERATORS)},
         "value": _LABEL_VALUE,
         "effect": {"type": "string", "enum": list(params.TOLERATION_EFFECTS)},
-        "tolerationSeconds": {"type": "integer", "minimum": -params.INT64_MAX - 1, "maximum": params.INT64_MAX},
+        "tolerationSeconds": {
+            "type": "integer",
+            "minimum": -params.TOLERATION_SECONDS_MAX,
+            "maximum": params.TOLERATION_SECONDS_MAX,
+        },
     },
     "allOf": [
         # an empty key tolerates every taint: only with Exists

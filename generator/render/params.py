@@ -63,6 +63,10 @@ TOLERATION_OPERATORS = ("Exists", "Equal")
 # validate checks the rendered objects against, leave it out, so the value is left out instead
 TOLERATION_EFFECTS = EFFECTS
 INT64_MAX = 2**63 - 1
+# tolerationSeconds is an int64 to the apiserver, but the chart's values reach its JSON Schema as
+# float64 (Helm 3 and 4), which holds whole numbers exactly only up to 2^53-1: beyond, Helm refuses
+# int64's ends and rounds the rest (2^53+1 renders as 2^53). Both doors keep to this limit of ours.
+TOLERATION_SECONDS_MAX = 2**53 - 1
 # Container resources: the standard names, hugepages-<page size>, and extended resources
 # (DOMAIN/NAME outside kubernetes.io: validateContainerResourceName, IsExtendedResourceName).
 STANDARD_RESOURCES = ("cpu", "memory", "ephemeral-storage")
@@ -303,8 +307,14 @@ def toleration_problem(toleration) -> tuple[tuple, str] | None:
         )
     if "tolerationSeconds" in toleration:
         seconds = toleration["tolerationSeconds"]
-        if not isinstance(seconds, int) or isinstance(seconds, bool) or not -INT64_MAX - 1 <= seconds <= INT64_MAX:
+        if not isinstance(seconds, int) or isinstance(seconds, bool):
             return ("tolerationSeconds",), f"expected a whole number of seconds, got {seconds!r}"
+        if not -TOLERATION_SECONDS_MAX <= seconds <= TOLERATION_SECONDS_MAX:
+            return ("tolerationSeconds",), (
+                f"{seconds} is out of range: this tool takes -{TOLERATION_SECONDS_MAX} to {TOLERATION_SECONDS_MAX} "
+                "(2^53-1, the largest whole number Helm's float64 values keep exactly; the apiserver's own limit "
+                "is int64's, and 2^53-1 seconds is over 285 million years)"
+            )
         if effect != "NoExecute":
             return ("tolerationSeconds",), "is only for effect NoExecute (the time a pod stays once tainted)"
     return None

@@ -252,14 +252,22 @@ def _real_folder(path: Path) -> bool:
 
 
 def _head(path: Path) -> bytes | None:
-    """The first bytes of ``path`` if it is a regular file (a link or a FIFO is not opened as one)."""
+    """The first bytes of ``path`` if it is a regular file; None (no record) for anything else: a
+    link or a FIFO is not opened as one, a folder or a device is not read."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:  # a folder: os.fdopen would raise IsADirectoryError
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as f:
         try:
-            return f.read(provenance.HEAD_BYTES) if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else None
+            return f.read(provenance.HEAD_BYTES)
         except OSError:
             return None
 
@@ -580,6 +588,9 @@ def diff_against_disk(out_dir: Path, files: dict[str, str], exact: bool = False)
                 chunks.append(f"a symbolic link, not followed (the render writes no link): {out_dir.name}/{rel}\n")
             elif stat.S_ISREG(mode):
                 on_disk[rel] = _disk_text(path)
+            elif rel in files:  # a folder, FIFO or device where the render writes a file: never read
+                what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+                chunks.append(f"{what} where the render writes a file: {out_dir.name}/{rel}\n")
     for rel in sorted(set(on_disk) | set(files)):
         old, new = on_disk.get(rel), files.get(rel)
         if old == new:
