@@ -16,8 +16,9 @@ no absolute path, no symlinked folder on the way) or a target of this very run (
 another (a render's never do), and a staged folder holds only files and folders, so that no swap
 can lead a later one through a link. Recovery checks each target's folders again (lstat) right
 before its renames. Anything else (not JSON, too large, a symlink, a FIFO, a folder, an entry
-that fails a rule) raises RefusedError before anything is touched. `render --check` finishes a swap only through such a journal:
-that writes nothing but what the interrupted render had committed to write.
+that fails a rule) raises RefusedError before anything is touched. `render --check` finishes a
+swap only through such a journal: that writes nothing but what the interrupted render had
+committed to write.
 
 A render holds an exclusive flock on the output folder itself from recovery through staging
 to the end of the swap (and `render --check` from recovery to the end of its comparison), so
