@@ -484,3 +484,30 @@ def test_json_numbers_and_escapes_read_as_kubectl_reads_them(tmp_path, case):
     assert (mine is not None) == reads, mine
     if reads:
         assert same(mine["spec"], theirs["spec"]), (mine["spec"], theirs["spec"])
+
+
+@pytest.mark.parametrize(
+    "inner",
+    ["{apiVersion: v1, kind: List, items: []}", "{apiVersion: v1, kind: ConfigMapList, items: [{apiVersion: v1, "
+     "kind: ConfigMap, metadata: {name: a}}]}", "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, items: []}"],
+)  # fmt: skip
+def test_a_list_in_a_list_is_refused_as_kubectl_refuses_it(tmp_path, inner):
+    """kubectl flattens a List once; an item with a list of items fails the whole file."""
+    from generator.validate import ObjectChecker
+
+    text = f"apiVersion: v1\nkind: List\nitems:\n- {inner}\n"
+    assert kubectl_decode(tmp_path, text) is None
+    (doc,) = iter_documents(text)
+    findings = ObjectChecker(32).check(doc.data)
+    assert [(f.rule, f.path) for f in findings if f.is_error] == [("nested-list", "items[0]")]
+
+
+def test_a_list_of_objects_is_read_as_kubectl_reads_it(tmp_path):
+    """The near miss: items that are objects (a ConfigMap whose data holds `items`) pass, in kubectl too."""
+    from generator.validate import ObjectChecker
+
+    item = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {items: x}}"
+    text = f"apiVersion: v1\nkind: List\nitems:\n- {item}\n"
+    assert kubectl_decode(tmp_path, text) is not None
+    (doc,) = iter_documents(text)
+    assert [f for f in ObjectChecker(32).check(doc.data) if f.is_error] == []

@@ -61,7 +61,12 @@ class Rule(NamedTuple):
 
 _RULES = [
     # -- yaml -------------------------------------------------------------------------------
-    Rule("yaml-syntax", "yaml", ERROR, "the text does not parse as YAML (or has content after a `---`)"),
+    Rule(
+        "yaml-syntax",
+        "yaml",
+        ERROR,
+        "the text does not parse as YAML as kubectl reads it: content after a `---`, a control character, `\\/`",
+    ),
     Rule("json-syntax", "yaml", ERROR, "the text does not parse as JSON"),
     Rule("yaml-encoding", "yaml", ERROR, "a byte that is not UTF-8: kubectl reads it as U+FFFD, changing the text"),
     Rule(
@@ -76,7 +81,14 @@ _RULES = [
         EITHER,
         "an unquoted `y`, `on`, `0777`, `1e3` where a string is needed, or a key kubectl renames",
     ),
-    Rule("yaml-json", "yaml", ERROR, "`.nan` or `.inf`: numbers JSON cannot carry"),
+    Rule("yaml-json", "yaml", ERROR, "`.nan`, `.inf` or a JSON number beyond a float64: numbers kubectl cannot carry"),
+    Rule(
+        "nested-list",
+        "yaml",
+        ERROR,
+        "a list in a List's items, which kubectl refuses",
+        "tests/test_kubectl_yaml.py: a List in a List",
+    ),
     Rule("yaml-tag", "yaml", EITHER, "a tag: `!!int abc` fails in kubectl; custom tags are ignored there"),
     Rule("yaml-key", "yaml", ERROR, "a list, mapping or null as a mapping key"),
     Rule("yaml-merge", "yaml", ERROR, "a `<<` merge of something that is not a mapping"),
@@ -86,7 +98,7 @@ _RULES = [
         "yaml-size",
         "yaml",
         ERROR,
-        "a document over 3 MiB, the apiserver's request limit",
+        "a document over 3 MiB (the apiserver's request limit) or 200,000 values (this tool's)",
         "tests/test_hostile_input.py: a 60 MB document",
     ),
     Rule("file", "yaml", ERROR, "a file that cannot be read", "tests/test_validate_cli.py: a file that does not exist"),

@@ -137,6 +137,9 @@ class ObjectChecker:
         if kind.endswith("List") and isinstance(obj.get("items"), list):
             out = []
             for i, item in enumerate(obj["items"]):
+                if isinstance(item, dict) and isinstance(item.get("items"), list):
+                    out.append(error(f"items[{i}]", "nested-list", NESTED_LIST))
+                    continue
                 out += [_prefixed(f, f"items[{i}]") for f in self._check(item, nulls)]
             return out
         if (api_version, kind) in LEGACY:
@@ -220,6 +223,14 @@ class ObjectChecker:
 
 
 NULLS_PRUNED_SINCE = 20
+
+# kubectl (cli-runtime's resource.FlattenListVisitor, 1.32) flattens a List once: an item that is
+# a list itself (items as a list, whatever its kind) goes to meta.ExtractList as an Unstructured,
+# which fails, and the whole file with it.
+NESTED_LIST = (
+    "a list inside a List's items: kubectl refuses the whole file (is not a list: no Items field in this "
+    "object); move its items up into the outer List"
+)
 
 # kustomize's built-in plugins (PatchTransformer, LabelTransformer, HelmChartInflationGenerator,
 # ...) are configured by YAML with `apiVersion: builtin` that `kustomize build` reads
