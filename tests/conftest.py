@@ -70,3 +70,40 @@ def yaml_reader(request, monkeypatch) -> str:
         monkeypatch.setattr(yamlload, "fast_reader", None)
         monkeypatch.setenv("PADDLEJOB_MANIFESTS_YAML", "libyaml")
     return request.param
+
+
+# The two lanes (CONTRIBUTING.md): `make test` runs everything; `make test-fast` leaves out what is
+# marked slow: the files that train with Paddle, run Helm or pre-commit, build the wheel, clone
+# the repository, kill renders or fuzz, and the few long tests of the other files.
+SLOW_FILES = frozenset(
+    {
+        "test_local.py",  # Paddle trains the rendered jobs
+        "test_chart.py",  # Helm 3 and 4
+        "test_safety_values.py",  # Helm 3 and 4
+        "test_installed.py",  # the wheel, built and installed
+        "test_readme.py",  # a fresh clone
+        "test_integrations.py",  # pre-commit, kubectl, the official client
+        "test_consumers.py",
+        "test_fuzz.py",
+        "test_render_kill.py",
+        "test_safety_render.py",  # concurrent renders, locks held
+        "test_hostile_input.py",  # each input in a process of its own, timed and measured
+        "test_realworld.py",  # kubectl over the real-world corpus
+        "test_gitops.py",  # kubectl kustomize, whole renders
+        "test_local_input.py",  # every field of every job replaced by odd values
+        "test_editors.py",  # yaml-language-server (node)
+    }
+)
+SLOW_TESTS = frozenset(
+    {
+        "test_every_node_of_every_fixture_replaced_by_each_odd_value_never_crashes",
+        "test_both_readers_agree_on_fuzzed_inputs",
+        "test_both_readers_agree_on_every_file_and_the_fast_one_reads_most",
+    }
+)
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.name in SLOW_FILES or item.originalname in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
