@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -31,6 +32,21 @@ def kubectl_decode_error(path: Path) -> str | None:
         capture_output=True, text=True, timeout=60, env={"KUBECONFIG": os.devnull, "PATH": os.defpath},
     )  # fmt: skip
     return None if done.returncode == 0 else done.stderr
+
+
+def tree(root: Path) -> dict[str, tuple[int, bytes | str]]:
+    """Every path under root (links not followed): its mode and content, or a link's target."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            body: bytes | str = os.readlink(path)
+        elif stat.S_ISREG(st.st_mode):
+            body = path.read_bytes()
+        else:
+            body = b""
+        out[str(path.relative_to(root))] = (st.st_mode, body)
+    return out
 
 
 def load_all(text: str) -> list[dict]:

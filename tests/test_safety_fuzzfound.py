@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -22,25 +21,10 @@ import pytest
 from generator import cli
 from generator.render import atomic, params
 from generator.render import pipeline as render
-from tests.conftest import REPO
+from tests.conftest import REPO, tree
 from tests.test_chart import CHART, HELM, run_helm
 
 TOKEN = "deadbeef"
-
-
-def tree(root: Path) -> dict[str, tuple[int, bytes | str]]:
-    """Every path under root (links not followed): its mode and content, or a link's target."""
-    out = {}
-    for path in sorted(root.rglob("*")):
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            body: bytes | str = os.readlink(path)
-        elif stat.S_ISREG(st.st_mode):
-            body = path.read_bytes()
-        else:
-            body = b""
-        out[str(path.relative_to(root))] = (st.st_mode, body)
-    return out
 
 
 def row(target: str) -> dict[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 import time
@@ -24,24 +23,9 @@ from generator import cli
 from generator.render import atomic
 from generator.render import pipeline as render
 
-from .conftest import REPO
+from .conftest import REPO, tree
 
 TOKEN = "abcd1234"
-
-
-def tree(root: Path) -> dict[str, tuple[int, bytes | str]]:
-    """Every path under root (links not followed): its mode and content, or a link's target."""
-    out = {}
-    for path in sorted(root.rglob("*")):
-        st = os.lstat(path)
-        if stat.S_ISLNK(st.st_mode):
-            body: bytes | str = os.readlink(path)
-        elif stat.S_ISREG(st.st_mode):
-            body = path.read_bytes()
-        else:
-            body = b""
-        out[str(path.relative_to(root))] = (st.st_mode, body)
-    return out
 
 
 @pytest.fixture
