@@ -59,11 +59,11 @@ def add_kube_version(parser, help: str) -> None:
 
 
 def project_release(project: str):
-    """The type of --volcano-version, --kubeflow-version, ...: '1.9' or 'v1.9.2' -> (1, 9), a
-    release whose CRDs this tool has; parsed once, by argparse."""
+    """The type of --volcano-version, --kubeflow-version, ...: '1.9' or 'v1.9.2' -> Release 1.9
+    (core/versions.py), a release whose CRDs this tool has; parsed once, by argparse."""
     from generator.schema import projects as thirdparty
 
-    def parse(value: str) -> tuple[int, int]:
+    def parse(value: str):
         try:
             return thirdparty.parse_release(project, value)
         except thirdparty.UnknownReleaseError as err:
@@ -77,13 +77,13 @@ def add_project_version(parser, project: str, help: str) -> None:
     """--PROJECT-version, default the newest release of the project this tool has the CRDs of."""
     from generator.schema import projects as thirdparty
 
-    major, minor = thirdparty.newest(project)
+    newest = thirdparty.newest(project)
     parser.add_argument(
         f"--{project}-version",
         type=project_release(project),
-        default=(major, minor),
-        metavar=f"{major}.N",
-        help=f"{help} (default: the newest, {major}.{minor})",
+        default=newest,
+        metavar=f"{newest.major}.N",
+        help=f"{help} (default: the newest, {newest})",
     )
 
 

@@ -49,3 +49,47 @@ class KubeVersion(int):
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
+
+
+class Release(tuple):
+    """A third-party project's release MAJOR.MINOR (Volcano 1.9, JobSet 0.6): a (major, minor)
+    tuple, so releases compare and sort as numbers and key the pinned CRDs, printed as written."""
+
+    __slots__ = ()
+
+    def __new__(cls, major: int, minor: int) -> Release:
+        return super().__new__(cls, (int(major), int(minor)))
+
+    @classmethod
+    def parse(cls, value: str | tuple[int, int] | Release) -> Release:
+        """'1.9', 'v1.9.2' (or a (major, minor) pair) -> Release(1, 9)."""
+        if isinstance(value, Release):
+            return value
+        if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
+            return cls(*value)
+        text = value.strip().removeprefix("v") if isinstance(value, str) else ""
+        major, _, rest = text.partition(".")
+        minor = rest.partition(".")[0]
+        if not (major.isdigit() and minor.isdigit() and len(major) < 4 and len(minor) < 4):
+            raise InputError(f"expected a release like 1.9, got {value!r}")
+        return cls(int(major), int(minor))
+
+    def __getnewargs__(self) -> tuple[int, int]:
+        return (self[0], self[1])
+
+    @property
+    def major(self) -> int:
+        return self[0]
+
+    @property
+    def minor(self) -> int:
+        return self[1]
+
+    def __str__(self) -> str:
+        return f"{self[0]}.{self[1]}"
+
+    def __repr__(self) -> str:
+        return f"Release('{self[0]}.{self[1]}')"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)

@@ -17,6 +17,7 @@ import orjson
 from generator.core.errors import InputError
 from generator.core.kinds import PROJECTS
 from generator.core.paths import SCHEMA_DIR
+from generator.core.versions import Release
 
 THIRDPARTY = SCHEMA_DIR / "thirdparty"
 # the projects whose CRDs check custom resources (paddle-operator's is only held against ours)
@@ -58,28 +59,28 @@ class UnknownReleaseError(InputError, ValueError):
 
 
 @functools.cache
-def releases(project: str) -> tuple[tuple[int, int], ...]:
+def releases(project: str) -> tuple[Release, ...]:
     found = []
     for folder in (THIRDPARTY / project).iterdir():
         major, _, minor = folder.name.partition(".")
         if folder.is_dir() and major.isdigit() and minor.isdigit():
-            found.append((int(major), int(minor)))
+            found.append(Release(int(major), int(minor)))
     return tuple(sorted(found))
 
 
-def newest(project: str) -> tuple[int, int]:
+def newest(project: str) -> Release:
+    """The newest release of ``project`` whose CRDs this tool has: the default of --NAME-version."""
     return releases(project)[-1]
 
 
-def parse_release(project: str, text: str) -> tuple[int, int]:
-    """'1.9', 'v1.9.2' -> (1, 9), a release we have the CRDs of."""
-    major, _, rest = text.strip().removeprefix("v").partition(".")
-    minor = rest.partition(".")[0]
-    if not (major.isdigit() and minor.isdigit()):
-        raise UnknownReleaseError(f"expected a release like 1.9, got {text!r}")
-    release = (int(major), int(minor))
+def parse_release(project: str, text) -> Release:
+    """'1.9', 'v1.9.2' (or a Release) -> Release 1.9 (core/versions.py), one we have the CRDs of."""
+    try:
+        release = Release.parse(text)
+    except InputError as err:
+        raise UnknownReleaseError(str(err)) from None
     if release not in releases(project):
-        known = ", ".join(f"{a}.{b}" for a, b in releases(project))
+        known = ", ".join(str(r) for r in releases(project))
         raise UnknownReleaseError(f"{project} {text} is not one this tool has the CRDs of ({known})")
     return release
 
