@@ -352,3 +352,35 @@ def test_standard_input_is_bounded(command):
     assert time.monotonic() - started < 20
     assert "<stdin>" in done.stdout + done.stderr
     assert "more than 67,108,864 bytes came from this input" in done.stdout + done.stderr
+
+
+def _pattern_crd(pattern: str) -> dict:
+    crd = json.loads(json.dumps(CRD))
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    del schema["x-kubernetes-validations"]
+    schema["properties"]["value"]["pattern"] = pattern
+    return crd
+
+
+@pytest.mark.parametrize(
+    ("value", "rules"),
+    [("a" * 40 + "!", ["pattern-unchecked"]), ("AAA", []), ("b!", ["schema"])],
+)
+def test_a_backtracking_re2_pattern_ends_with_a_warning(tmp_path, value, rules):
+    """An RE2 `pattern` jsonschema-rs cannot take (an inline flag) runs on Python's re, which
+    backtracks: past its time it is "not checked", a warning; a match and a quick mismatch are
+    judged as before."""
+    (tmp_path / "crd.json").write_text(json.dumps(_pattern_crd("(?i)(a+)+$")))
+    widget = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"value": value}}
+    (tmp_path / "w.json").write_text(json.dumps(widget))
+    args = ["validate", "--output", "json", "--crd", str(tmp_path / "crd.json"), str(tmp_path / "w.json")]
+    done = subprocess.run(
+        [sys.executable, "-c", TIMED, *args], capture_output=True, text=True, env=ENV, timeout=30, cwd=tmp_path
+    )
+    clean(done)
+    result = json.loads(done.stdout)
+    assert result["seconds"] < 2, result["seconds"]
+    findings = json.loads(result["out"])["findings"]
+    assert [f["rule"] for f in findings] == rules, findings
+    if rules == ["pattern-unchecked"]:
+        assert findings[0]["severity"] == "warning" and "not checked" in findings[0]["message"]

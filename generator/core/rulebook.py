@@ -140,6 +140,13 @@ _RULES = [
         WARNING,
         "an x-kubernetes-validations rule this tool cannot evaluate (a CEL function it lacks): not checked",
     ),
+    Rule(
+        "pattern-unchecked",
+        "schema",
+        WARNING,
+        "a CRD `pattern` Python's regex engine could not decide in time (RE2 does not backtrack): not checked",
+        "tests/test_safety_gaps.py: a backtracking RE2 pattern",
+    ),
     # -- pod --------------------------------------------------------------------------------
     Rule("pod-template", "pod", ERROR, "a workload whose pod template has no spec"),
     Rule("containers", "pod", ERROR, "a pod without containers"),

@@ -41,9 +41,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-import signal
 import threading
-import time
 import urllib.parse
 from dataclasses import dataclass
 from decimal import Decimal
@@ -53,6 +51,7 @@ from cel_expr_python.ext import ext_optional, ext_strings
 
 from generator.core.grammar import parse_quantity
 from generator.core.versions import KubeVersion
+from generator.validate.crd import deadline
 
 _DYN = cel.Type.DYN
 _INT, _STRING, _BOOL, _DOUBLE = cel.Type.INT, cel.Type.STRING, cel.Type.BOOL, cel.Type.DOUBLE
@@ -352,47 +351,34 @@ class _Evaluation:
 
 
 _running = threading.local()  # .evaluation: the _Evaluation under way in this thread
-_armed = False  # the alarm is ours to raise from
-
-
-def _alarm(signum, frame) -> None:
-    if _armed:
-        raise _OverBudget
 
 
 def _bounded(function: str, pattern: str, call):
-    """``call()`` (a regex search) within the regex time left to the rule being evaluated: a
-    SIGALRM stops Python's re wherever it backtracks. Off the main thread no alarm can be had,
-    so the regex is not run there at all."""
-    global _armed
+    """``call()`` (a regex search) within the regex time left to the rule being evaluated
+    (deadline.py). Off the main thread no time limit can be had, so the regex is not run there."""
     evaluation = getattr(_running, "evaluation", None)
     if evaluation is None:  # not inside Program.run (a direct call): nothing to bound
         return call()
     if evaluation.over is not None:
         raise _OverBudget
     shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-    if threading.current_thread() is not threading.main_thread():
-        evaluation.over = f"{function}() runs only on the main thread here, where its time can be limited"
-        raise _OverBudget
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    pending = signal.setitimer(signal.ITIMER_REAL, max(evaluation.left, 1e-3))
-    started = time.perf_counter()
-    _armed = True
+    spent = 0.0
     try:
-        return call()
-    except _OverBudget:
+        with deadline.within(evaluation.left) as elapsed:
+            try:
+                return call()
+            finally:
+                spent = elapsed()
+    except deadline.NotHere:
+        evaluation.over = f"{function}() runs only on the main thread here, where its time can be limited"
+        raise _OverBudget from None
+    except deadline.Expired:
         evaluation.over = (
             f"{function}({shown!r}) took more than the {REGEX_SECONDS:g} s this tool gives the regexes of one "
             "evaluation (a limit of this tool: Python's regex engine backtracks, the apiserver's RE2 does not)"
         )
-        raise
+        raise _OverBudget from None
     finally:
-        _armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        spent = time.perf_counter() - started
-        if pending[0] > 0:  # someone else's timer: rearmed for what was left of it
-            signal.setitimer(signal.ITIMER_REAL, max(pending[0] - spent, 1e-6), pending[1])
         evaluation.left -= spent
         if spent >= SLOW_CALL:
             evaluation.program.regex_seconds += spent

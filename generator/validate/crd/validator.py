@@ -34,6 +34,7 @@ import jsonschema_rs
 from generator.core.findings import Finding, child, dotted, joined
 from generator.core.grammar import lazy_pattern
 from generator.schema import cache as schemacache
+from generator.validate.crd import deadline
 from generator.validate.crd import formats as crformats
 from generator.validate.crd.formats import CHECKED_FORMATS
 from generator.validate.schemaerrors import describe
@@ -398,8 +399,12 @@ def format_findings(schema, value, path: tuple, marked=_everything) -> list[Find
         if check is not None and not check(value):
             out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {fmt!r}"))
         pattern = schema.get("pattern")
-        if isinstance(pattern, str) and not _ecma_ok(pattern) and not _re2(pattern).search(value):
-            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
+        if isinstance(pattern, str) and not _ecma_ok(pattern):
+            matched = _re2_matches(pattern, value)
+            if matched is None:
+                out.append(Finding("warning", dotted(path), "pattern-unchecked", _unchecked(pattern)))
+            elif not matched:
+                out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
     elif isinstance(value, dict):
         for name, sub in marked.properties(schema):
             if name in value:
@@ -421,6 +426,29 @@ def _ecma_ok(pattern: str) -> bool:
     except (jsonschema_rs.ValidationError, ValueError):
         return False
     return True
+
+
+# What one RE2 `pattern` may take on Python's regex engine, which backtracks where the apiserver's
+# RE2 runs in linear time: past it the value is not checked (a warning), never a hang.
+PATTERN_SECONDS = 0.25
+
+
+def _re2_matches(pattern: str, value: str) -> bool | None:
+    """Whether ``value`` matches the RE2 ``pattern``; None when that could not be found out in
+    PATTERN_SECONDS (or off the main thread, where no time limit can be set)."""
+    try:
+        with deadline.within(PATTERN_SECONDS):
+            return _re2(pattern).search(value) is not None
+    except (deadline.Expired, deadline.NotHere):
+        return None
+
+
+def _unchecked(pattern: str) -> str:
+    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+    return (
+        f"not checked against the pattern {shown!r}: Python's regex engine took more than {PATTERN_SECONDS:g} s "
+        "on it (a limit of this tool; the apiserver's RE2 does not backtrack)"
+    )
 
 
 @functools.cache
