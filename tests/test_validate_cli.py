@@ -407,3 +407,24 @@ def test_a_finding_path_reads_back_as_the_same_keys(parts):
     if parts and isinstance(parts[0], int):
         parts = ["items", *parts]  # a path starts with a field name
     assert split_path(dotted(parts)) == parts
+
+
+def test_a_file_a_kustomize_generator_reads_is_data_not_a_manifest(tmp_path, capsys):
+    """configMapGenerator and secretGenerator read `files` (PATH or KEY=PATH) and `envs` as data:
+    a YAML file among them is no manifest (it once gave "apiVersion is required")."""
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources: [app.yaml]\nconfigMapGenerator:\n- name: cfg\n  files: [settings.yaml, extra=more.json]\n"
+        "secretGenerator:\n- name: s\n  envs: [secret.yaml]\n"
+    )
+    (tmp_path / "app.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n")
+    (tmp_path / "settings.yaml").write_text("level: debug\nretries: 3\n")
+    (tmp_path / "more.json").write_text('{"a": 1}\n')
+    (tmp_path / "secret.yaml").write_text("token: abc\n")
+    assert cli.main(["validate", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert "1 document: 0 errors, 0 warnings (valid)" in out.out
+    for name in ("settings.yaml", "more.json", "secret.yaml"):
+        assert f"{name}: skipped: a kustomize patch" in out.err
+    # the near miss: a file the kustomization does not name is still checked
+    (tmp_path / "stray.yaml").write_text("level: debug\n")
+    assert cli.main(["validate", str(tmp_path)]) == 1

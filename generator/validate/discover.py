@@ -131,7 +131,29 @@ def _kustomize_inputs(kustomization: Path) -> set[Path]:
                 name = entry.get("path") if isinstance(entry, dict) else entry
                 if isinstance(name, str):
                     found.add(_resolved(kustomization.parent / name))
+        for name in _generator_sources(doc):
+            found.add(_resolved(kustomization.parent / name))
     return found
+
+
+def _generator_sources(doc: dict) -> list[str]:
+    """The files a kustomization's configMapGenerator and secretGenerator read as data (kustomize's
+    api/types GeneratorArgs: `files` as PATH or KEY=PATH, `envs`, the older `env`): not manifests."""
+    out = []
+    for key in ("configMapGenerator", "secretGenerator"):
+        generators = doc.get(key)
+        for generator in generators if isinstance(generators, list) else []:
+            if not isinstance(generator, dict):
+                continue
+            files = generator.get("files")
+            for entry in files if isinstance(files, list) else []:
+                if isinstance(entry, str):
+                    out.append(entry.partition("=")[2] or entry)
+            envs = generator.get("envs")
+            out += [e for e in (envs if isinstance(envs, list) else []) if isinstance(e, str)]
+            if isinstance(generator.get("env"), str):
+                out.append(generator["env"])
+    return out
 
 
 def find(paths: list[str], ignore: list[str] | None = None) -> Found:
@@ -186,7 +208,7 @@ def _not_a_manifest(path: Path) -> str | None:
         return "a Helm template: render the chart first (helm template CHART | validate -)"
     siblings = [path.parent / k for k in KUSTOMIZATIONS if (path.parent / k).is_file()]
     if any(resolved in _kustomize_inputs(k) for k in siblings):
-        return "a kustomize patch or configuration, applied by the build"
+        return "a kustomize patch, configuration or generator input, used by the build"
     return None
 
 
@@ -313,7 +335,7 @@ def _walk(root: Path, patterns: list[re.Pattern], out: Found, roots: list[str] |
         elif name in KUSTOMIZATIONS:
             out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
         elif patches and _resolved(Path(text)) in patches:  # resolve() costs a system call per folder of the path
-            out.skipped.append((text, "a kustomize patch or plugin configuration, applied by the build"))
+            out.skipped.append((text, "a kustomize patch or plugin configuration, or generator data"))
         elif HELM_VALUES.match(name):
             out.skipped.append((text, "Helm values or chart metadata, not a manifest"))
         elif why := _tool_file(name):

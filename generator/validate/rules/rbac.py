@@ -60,7 +60,9 @@ def binding_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     ref = obj.get("roleRef")
     if isinstance(ref, dict):
         group, kind = ref.get("apiGroup"), ref.get("kind")
-        if isinstance(group, str) and group != GROUP:
+        # rbac/v1 defaults.go SetDefaults_(Cluster)RoleBinding fill an empty roleRef.apiGroup
+        # with rbac.authorization.k8s.io before validation (1.8 to 1.34): "" is no mistake
+        if isinstance(group, str) and group and group != GROUP:
             out.append(error("roleRef.apiGroup", "role-ref", f"roleRef.apiGroup must be {GROUP}, got {group!r}"))
         allowed = ("Role", "ClusterRole") if namespaced else ("ClusterRole",)
         if isinstance(kind, str) and kind not in allowed:
