@@ -464,16 +464,20 @@ def _re2(pattern: str) -> re.Pattern:
         return re.compile("")  # matches everything: the apiserver's verdict is unknown here
 
 
-def _drop_foreign_patterns(schema) -> bool:
-    """Remove the `pattern`s jsonschema-rs refuses from a JSON schema; True if there were any."""
+def _drop_foreign_patterns(schema, names: bool = False) -> bool:
+    """Remove the `pattern`s jsonschema-rs refuses from a JSON schema; True if there were any.
+    ``names``: ``schema`` maps names to schemas (properties), so a key is no keyword there."""
     found = False
-    if isinstance(schema, dict):
+    if isinstance(schema, dict) and names:
+        for value in schema.values():
+            found = _drop_foreign_patterns(value) or found
+    elif isinstance(schema, dict):
         if isinstance(schema.get("pattern"), str) and not _ecma_ok(schema["pattern"]):
             del schema["pattern"]
             found = True
         for key, value in schema.items():
             if key not in ("enum", "default"):
-                found = _drop_foreign_patterns(value) or found
+                found = _drop_foreign_patterns(value, key in NAME_MAPS) or found
     elif isinstance(schema, list):
         for item in schema:
             found = _drop_foreign_patterns(item) or found
@@ -526,10 +530,17 @@ def _key_default(schema: dict, key: str):
 _COUNTED = ("x-kubernetes-validations", "maxProperties", "minProperties")
 
 
-def _default_may_matter(schema) -> bool:
+# Keywords whose value maps names to schemas: a property may be called `default` or `enum`, and
+# there it is a schema, not the keyword (a required property named `default` with a default).
+NAME_MAPS = frozenset({"properties", "patternProperties", "definitions"})
+
+
+def _default_may_matter(schema, names: bool = False) -> bool:
     """Whether a default can change a verdict somewhere in ``schema``: a CEL rule or a property
     count sees it, or a property is both required and defaulted (a default then satisfies it).
     One walk for all three: this runs for every schema a run compiles."""
+    if isinstance(schema, dict) and names:
+        return any(_default_may_matter(v) for v in schema.values())
     if isinstance(schema, dict):
         if any(key in schema for key in _COUNTED):
             return True
@@ -540,7 +551,7 @@ def _default_may_matter(schema) -> bool:
             and any(isinstance(props.get(name), dict) and "default" in props[name] for name in required)
         ):
             return True
-        return any(_default_may_matter(v) for k, v in schema.items() if k not in ("default", "enum"))
+        return any(_default_may_matter(v, k in NAME_MAPS) for k, v in schema.items() if k not in ("default", "enum"))
     if isinstance(schema, list):
         return any(_default_may_matter(v) for v in schema)
     return False
@@ -590,15 +601,17 @@ class SchemaMarks:
     def marked(self, key: str) -> Marked:
         return Marked(self, self._bits[key])
 
-    def dump(self, schema: dict) -> list:
+    def dump(self, schema: dict, names: bool = False) -> list:
         """The masks of ``schema``'s nodes as JSON data, for load: [mask, {key or index: ...}],
-        with only the nodes that have a mark (most have none)."""
-        mask = self.mask(schema)
+        with only the nodes that have a mark (most have none). ``names``: ``schema`` maps names
+        to schemas (NAME_MAPS), where `default` and `enum` are property names, not keywords."""
+        mask = self.mask(schema, names)
+        keyword = isinstance(schema, dict) and not names
         items = schema.items() if isinstance(schema, dict) else enumerate(schema)
         below = {
-            str(key): self.dump(value)
+            str(key): self.dump(value, keyword and key in NAME_MAPS)
             for key, value in items
-            if not (isinstance(schema, dict) and key in ("default", "enum")) and self.mask(value)
+            if not (keyword and key in ("default", "enum")) and self.mask(value, keyword and key in NAME_MAPS)
         }
         return [mask, below]
 
@@ -614,7 +627,8 @@ class SchemaMarks:
 
         put(schema, masks)
 
-    def mask(self, node) -> int:
+    def mask(self, node, names: bool = False) -> int:
+        """The marks at or below ``node``; ``names``: ``node`` maps names to schemas (NAME_MAPS)."""
         if not isinstance(node, dict | list):
             return 0
         found = self._masks.get(id(node))
@@ -622,13 +636,16 @@ class SchemaMarks:
             found = 0
             if self._complete:  # loaded: a node not named has no mark
                 return 0
-            if isinstance(node, dict):
+            if isinstance(node, dict) and names:
+                for value in node.values():
+                    found |= self.mask(value)
+            elif isinstance(node, dict):
                 for bit, key, accept in self._wanted:
                     if key in node and (accept is None or accept(node[key])):
                         found |= bit
                 for key, value in node.items():
                     if key not in ("default", "enum") and isinstance(value, dict | list):
-                        found |= self.mask(value)
+                        found |= self.mask(value, key in NAME_MAPS)
             else:
                 for value in node:
                     if isinstance(value, dict | list):
