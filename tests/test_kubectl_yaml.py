@@ -511,3 +511,19 @@ def test_a_list_of_objects_is_read_as_kubectl_reads_it(tmp_path):
     assert kubectl_decode(tmp_path, text) is not None
     (doc,) = iter_documents(text)
     assert [f for f in ObjectChecker(32).check(doc.data) if f.is_error] == []
+
+
+FLOW_COLONS = ["[2001:db8::]", "[1.2.3.4, 2001:db8::]", "{k: [a::, b]}", "[a:, b]", "{k: x:, j: y}", "[::1]", "[a:?b]"]
+
+
+@pytest.mark.parametrize("value", FLOW_COLONS)
+def test_a_colon_before_a_flow_indicator_reads_as_kubectl_reads_it(tmp_path, value, yaml_reader):
+    """go-yaml v2 keeps a `:` followed by `,]}` in a flow plain scalar (kubectl sends the IPv6
+    address `2001:db8::`), where libyaml stops with "found unexpected ':'"; a scalar that starts
+    with `:` fails in both."""
+    text = f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\nx: {value}\n"
+    theirs = kubectl_decode(tmp_path, text)
+    mine = ours(text)
+    assert (theirs is None) == (mine is None), (theirs, mine)
+    if theirs is not None:
+        assert same(theirs["x"], mine["x"])

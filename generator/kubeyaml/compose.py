@@ -13,6 +13,7 @@ reads whole, and that finds nothing, never loads it.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -342,11 +343,36 @@ def _reader_problem(text: str, offset: int) -> Problem | None:
     return Problem(line, column, "yaml-syntax", message)
 
 
+# libyaml refuses a plain scalar in flow context whose `:` is followed by `,[]{}` ("found
+# unexpected ':'"); go-yaml v2 (scannerc.go, yaml_parser_scan_plain_scalar) has no such check: the
+# `:` belongs to the scalar, which the flow indicator then ends. kubectl reads `[2001:db8::]` as
+# ["2001:db8::"]. Such a scalar ends with `:`, so it is a string whatever go-yaml's resolver says.
+_FLOW_COLON = "found unexpected ':'"
+_MAX_FLOW_COLONS = 1000
+
+
+def _compose_as_go_yaml(text: str):
+    """_compose, with each one-line plain scalar that go-yaml ends at `:` + a flow indicator
+    quoted as go-yaml reads it (the text of that line is two characters longer after it)."""
+    for _ in range(_MAX_FLOW_COLONS):
+        try:
+            return _compose(text)
+        except yaml.MarkedYAMLError as err:
+            start, at = err.context_mark, err.problem_mark
+            if err.problem != _FLOW_COLON or start is None or at is None:
+                raise
+            scalar = text[start.index : at.index + 1]
+            if not scalar.endswith(":") or "\n" in scalar or text[at.index + 1 : at.index + 2] not in tuple(",[]{}"):
+                raise
+            text = text[: start.index] + json.dumps(scalar, ensure_ascii=False) + text[at.index + 1 :]
+    return _compose(text)
+
+
 def read(text: str, index: int, offset: int) -> Document | None:
     """Document ``index`` from ``text``, whose first line is line ``offset + 1`` of the file;
     None when the text holds only comments or nothing."""
     try:
-        node = _compose(text)  # kubectl decodes the first document
+        node = _compose_as_go_yaml(text)  # kubectl decodes the first document
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, column = (mark.line + 1 + offset, mark.column + 1) if mark else (offset + 1, 1)

@@ -225,8 +225,9 @@ def screen(text: str) -> list[int] | None:
 # flow collection libyaml reads `?mage` as an explicit key). rapidyaml reads some such text as
 # a scalar where libyaml and go-yaml fail (`restartPolicy: ]OnFailure`, `a: b: c`), so a string like
 # this stays on the fast path only if it was quoted. Flow indicators (`,[]{}`) are fine in a
-# plain scalar of a block collection, not of a flow one.
-_ODD_PLAIN = re.compile(r"\A(?:[,\[\]{}#&*!|>'\"%@`?:]|-(?: |\Z))|: |:\Z| #|\A\s|\s\Z")
+# plain scalar of a block collection, not of a flow one; a `:` before one (or `?`) is read three
+# ways (`[a:?b]`: rapidyaml a string, libyaml an error, go-yaml an error; `[a::]`: go-yaml "a::").
+_ODD_PLAIN = re.compile(r"\A(?:[,\[\]{}#&*!|>'\"%@`?:]|-(?: |\Z))|: |:\Z|:[,?\[\]{}]| #|\A\s|\s\Z")
 _FLOW_INDICATOR = re.compile(r"[,\[\]{}]")
 # The first characters of a plain scalar go-yaml v2 may resolve to something else than a
 # string (its resolve table: digits, signs and dot for numbers and timestamps, the letters of
