@@ -223,3 +223,20 @@ def test_the_flag_and_the_file_give_one_message(tmp_path):
     by_file, _ = render_params(tmp_path, f"tolerations: [{{key: {LONG_NAME}, operator: Exists}}]\n")
     by_flag, _ = render_params(tmp_path, "{}\n", "--toleration", f"{LONG_NAME}:NoSchedule")
     assert by_file.stderr.rsplit("tolerations[0].key: ", 1)[1] == by_flag.stderr.rsplit("(tolerations[0].key): ", 1)[1]
+
+
+def test_a_key_with_an_empty_prefix_is_refused_as_the_apiserver_and_the_chart_refuse_it(tmp_path):
+    """IsQualifiedName: `/a` has an empty prefix ("prefix part must be non-empty"); the fuzzer
+    found `--params` taking it while the chart's schema refused it."""
+    from generator.core import grammar
+
+    assert grammar.label_key_problem("/a", "toleration")
+    assert grammar.label_key_problem("example.com/a", "toleration") is None
+    params = tmp_path / "params.yaml"
+    params.write_text('tolerations: [{key: "/a", operator: Equal, value: b}]\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "render", "--params", str(params), "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "prefix" in done.stderr and not (tmp_path / "out").exists()

@@ -428,3 +428,19 @@ def test_a_file_a_kustomize_generator_reads_is_data_not_a_manifest(tmp_path, cap
     # the near miss: a file the kustomization does not name is still checked
     (tmp_path / "stray.yaml").write_text("level: debug\n")
     assert cli.main(["validate", str(tmp_path)]) == 1
+
+
+def test_a_webhook_url_that_does_not_parse_is_a_finding_not_a_crash():
+    """ValidateWebhookURL: a url Go's url.Parse refuses is "must be a valid URL" (Python's
+    urlsplit raises on a bracketed host that is no IP address; the fuzzer found it)."""
+    hook = {"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"]}
+    config = {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": "w"},
+        "webhooks": [{**hook, "clientConfig": {"url": "https://[" + "[" * 5000 + "x]/"}}],
+    }
+    found = [(f.rule, f.path) for f in CHECKER.check(config) if f.is_error]
+    assert found == [("webhook", "webhooks[0].clientConfig.url")]
+    config["webhooks"][0]["clientConfig"]["url"] = "https://[2001:db8::1]/hook"  # the near miss
+    assert [f for f in CHECKER.check(config) if f.is_error] == []

@@ -187,7 +187,9 @@ def label_key_problem(key, what: str = "label") -> str | None:
     """Why ``key`` is not a label (or annotation) key: [DNS-1123 subdomain/]qualified name."""
     if not isinstance(key, str):
         return f"{what} key {key!r} must be a string"
-    prefix, _, name = key.rpartition("/")
+    prefix, slash, name = key.rpartition("/")
+    if slash and not prefix:  # IsQualifiedName: "prefix part must be non-empty"
+        return f"{what} key {key!r}: the prefix before '/' must not be empty"
     if prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix)):
         return f"{what} key prefix {prefix!r} must be a DNS-1123 subdomain"
     if len(name) > 63 or not QUALIFIED_NAME.match(name):

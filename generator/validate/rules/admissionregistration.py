@@ -89,10 +89,14 @@ def _client_config_findings(config: dict, here: str) -> list[Finding]:
         return [error(here, "webhook", "clientConfig needs exactly one of url or service")]
     out = []
     if isinstance(url, str):
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname
+        except ValueError as err:  # ValidateWebhookURL: url.Parse failed ("url must be a valid URL")
+            return [error(f"{here}.url", "webhook", f"url {url[:200]!r} must be a valid URL: {str(err)[:200]}")]
         if parts.scheme != "https":
             out.append(error(f"{here}.url", "webhook", f"url {url!r}: https is the only allowed scheme"))
-        elif not parts.hostname:
+        elif not host:
             out.append(error(f"{here}.url", "webhook", f"url {url!r} must have a host"))
         elif parts.username is not None or parts.query or parts.fragment:
             message = f"url {url!r} may not have user info, a query or a fragment"
