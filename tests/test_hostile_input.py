@@ -37,6 +37,7 @@ POD = (
     b"    resources: {limits: {cpu: %s}}\n"
 )
 
+CONFIGMAP_HEAD = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
 STDIN_CASES = {
     "tag-int": (["validate", "-"], b"a: !!int abc\n"),
     "tag-bool": (["validate", "-"], b"a: !!bool maybe\n"),
@@ -70,6 +71,17 @@ STDIN_CASES = {
     "json-list-1M-maps": (["validate", "-"], b'{"a": [' + b",".join([b"{}"] * 1_000_000) + b"]}"),
     "nul-bytes-3M": (["validate", "-"], b"\0" * 3_000_000),
     "nul-bytes-after-a-document": (["validate", "-"], POD % b"1" + b"\0" * 3_000_000),
+    # a libyaml parse per `a::` scalar that go-yaml reads (kubeyaml/compose.py): 999 of them after
+    # 2.9 MB took 21 s before the reader bounded them
+    "flow-colons-after-2.9MB": (
+        ["validate", "-"],
+        CONFIGMAP_HEAD
+        + b'p: "'
+        + b"a" * 2_900_000
+        + b'"\nx: ['
+        + b", ".join(b"h%d::" % i for i in range(999))
+        + b"]\n",
+    ),
 }
 
 CONFIGMAP = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"

@@ -527,3 +527,18 @@ def test_a_colon_before_a_flow_indicator_reads_as_kubectl_reads_it(tmp_path, val
     assert (theirs is None) == (mine is None), (theirs, mine)
     if theirs is not None:
         assert same(theirs["x"], mine["x"])
+
+
+def test_the_bound_on_colon_scalars_leaves_a_document_kubectl_reads_alone(tmp_path):
+    """MAX_FLOW_COLONS such scalars in one document read as kubectl reads them; one more is an
+    error that names this tool's limit (each costs libyaml a parse)."""
+    from generator.kubeyaml.compose import MAX_FLOW_COLONS
+
+    def text(count: int) -> str:
+        items = ", ".join(f"2001:db8:{i}::" for i in range(count))
+        return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\nx: [{items}]\n"
+
+    theirs = kubectl_decode(tmp_path, text(MAX_FLOW_COLONS))
+    assert theirs is not None and same(theirs["x"], ours(text(MAX_FLOW_COLONS))["x"])
+    (doc,) = iter_documents(text(MAX_FLOW_COLONS + 1))
+    assert doc.data is None and "limit of this tool" in doc.problems[0].message

@@ -348,13 +348,16 @@ def _reader_problem(text: str, offset: int) -> Problem | None:
 # `:` belongs to the scalar, which the flow indicator then ends. kubectl reads `[2001:db8::]` as
 # ["2001:db8::"]. Such a scalar ends with `:`, so it is a string whatever go-yaml's resolver says.
 _FLOW_COLON = "found unexpected ':'"
-_MAX_FLOW_COLONS = 1000
+# Each such scalar costs libyaml a parse of the text up to it (it reports one error at a time):
+# past this many in one document, a limit of this tool (go-yaml has none), the last error stands
+# and names the limit, so a hostile 3 MiB document cannot buy a thousand parses.
+MAX_FLOW_COLONS = 16
 
 
 def _compose_as_go_yaml(text: str):
     """_compose, with each one-line plain scalar that go-yaml ends at `:` + a flow indicator
     quoted as go-yaml reads it (the text of that line is two characters longer after it)."""
-    for _ in range(_MAX_FLOW_COLONS):
+    for rewritten in range(MAX_FLOW_COLONS + 1):
         try:
             return _compose(text)
         except yaml.MarkedYAMLError as err:
@@ -364,8 +367,14 @@ def _compose_as_go_yaml(text: str):
             scalar = text[start.index : at.index + 1]
             if not scalar.endswith(":") or "\n" in scalar or text[at.index + 1 : at.index + 2] not in tuple(",[]{}"):
                 raise
+            if rewritten == MAX_FLOW_COLONS:
+                err.problem = (
+                    f"more than {MAX_FLOW_COLONS} plain scalars ending in ':' before ',', ']' or '}}', the limit of "
+                    "this tool (go-yaml reads them as strings): quote them"
+                )
+                raise
             text = text[: start.index] + json.dumps(scalar, ensure_ascii=False) + text[at.index + 1 :]
-    return _compose(text)
+    raise AssertionError("unreachable: the loop returns or raises")
 
 
 def read(text: str, index: int, offset: int) -> Document | None:
