@@ -967,6 +967,7 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, int] = {}
     failures = 0
     memory_reported = False
+    slowest = (0.0, "", 0)  # the margin under TIME_LIMIT, printed in the summary
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
         while time.monotonic() < deadline:
@@ -986,6 +987,7 @@ def main(argv: list[str] | None = None) -> int:
                 failures += 1
                 print(f"FAIL {target} case-seed={case_seed}:\n{traceback.format_exc()}", file=sys.stderr)
             took = time.perf_counter() - started
+            slowest = max(slowest, (took, target, case_seed))
             peak = peak_mb()
             if peak > MEMORY_LIMIT_MB and not memory_reported:
                 memory_reported = True
@@ -1009,6 +1011,7 @@ def main(argv: list[str] | None = None) -> int:
         failures += process_failures
         print(f"fuzz: command-line cases {process_counts} in {time.perf_counter() - started:.1f} s")
     print(f"fuzz: {sum(counts.values())} inputs {counts}, {failures} failures, peak {peak:.0f} MB")
+    print(f"fuzz: slowest input {slowest[0]:.2f} s of {TIME_LIMIT:.0f} s ({slowest[1]} case-seed={slowest[2]})")
     return 1 if failures else 0
 
 

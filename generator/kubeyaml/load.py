@@ -253,12 +253,8 @@ def _yaml_document(chunk: _Chunk, index: int, fast: bool = True) -> Document | N
             return Document(index, read[0], [], None, offset, read[1], text)
     from generator.kubeyaml import compose as yamlcompose  # libyaml's: imported when first needed
 
-    if crowded:
-        problem = yamlcompose.too_many_nodes(text, offset, MAX_NODES)
-        if problem:
-            return Document(index, None, [problem], line_offset=offset)
-    if deep:
-        problem = yamlcompose.too_deep(text, offset)
+    if crowded or deep:
+        problem = yamlcompose.over_limits(text, offset, MAX_NODES if crowded else None)
         if problem:
             return Document(index, None, [problem], line_offset=offset)
     return yamlcompose.read(text, index, offset)
