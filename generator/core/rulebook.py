@@ -39,6 +39,8 @@ OWNERS = {
     "volcano": "Volcano's admission webhooks (Job, Queue)",
     "kubeflow": "the training operator's webhook for kubeflow.org/v1 PaddleJob",
     "trainer": "Kubeflow Trainer v2's webhooks (TrainJob, training runtimes) and this project's Paddle runtime",
+    "kueue": "Kueue's integrations: which kinds a Kueue release queues as installed (schemas/kueue/integrations.json)",
+    "across": "verdicts across the objects of one input: a PodGroup and its pods, an operator and its jobs, ...",
     "crd": "the apiextensions apiserver's rules for CustomResourceDefinitions",
 }
 
@@ -176,6 +178,17 @@ _RULES = [
     Rule("probe", "pod", ERROR, "a probe or lifecycle hook without exactly one handler, a bad port or count"),
     Rule("env-value", "pod", ERROR, "an env name the release refuses, or valueFrom without exactly one source"),
     Rule("pod-bounds", "pod", ERROR, "a pod's activeDeadlineSeconds outside 1-2147483647"),
+    Rule("toleration", "pod", ERROR, "a toleration's operator, effect, key or value the apiserver refuses"),
+    Rule("affinity", "pod", ERROR, "node or pod affinity: an operator without its values, a weight, a topologyKey"),
+    Rule("topology-spread", "pod", ERROR, "a spread constraint's maxSkew, whenUnsatisfiable, minDomains, or twice"),
+    Rule("scheduling-gate", "pod", ERROR, "a scheduling gate that is no qualified name, or listed twice"),
+    Rule("ephemeral-container", "pod", ERROR, "ephemeralContainers in a manifest (only `kubectl debug` adds them)"),
+    Rule("sub-path", "pod", ERROR, "a volumeMount subPath or subPathExpr absolute, with '..', or both set"),
+    Rule("volume-source", "pod", ERROR, "a volume with more than one source"),
+    Rule("host-port", "pod", ERROR, "hostNetwork with hostPort != containerPort, or one hostPort twice"),
+    Rule("field-path", "pod", ERROR, "a downward API fieldPath the apiserver does not support, or a bad subscript"),
+    Rule("resource-name", "pod", ERROR, "a container resource that is neither standard nor DOMAIN/NAME"),
+    Rule("sidecar", "pod", ERROR, "restartPolicy on a container, or an init container's other than Always; probes"),
     # -- core -------------------------------------------------------------------------------
     Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
     Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),
@@ -259,6 +272,12 @@ _RULES = [
         "intranet Service: POD_IP is the pod's name, which Paddle 2.3+'s launcher ignores; the pods wait for ever",
     ),
     Rule("paddlejob-sampleset", "paddlejob", WARNING, "sampleSetRef, which the released operator (v0.3.5) ignores"),
+    Rule(
+        "paddlejob-clean-pod-policy",
+        "paddlejob",
+        WARNING,
+        "cleanPodPolicy OnCompletion in PS mode: Completed needs every server to succeed (getPaddleJobPhase)",
+    ),
     # -- volcano ----------------------------------------------------------------------------
     Rule("volcano-tasks", "volcano", ERROR, "a Volcano Job without tasks"),
     Rule("volcano-task-name", "volcano", ERROR, "a task name that is no DNS-1123 label, or used twice"),
@@ -269,6 +288,12 @@ _RULES = [
     ),
     Rule("volcano-pod-name", "volcano", ERROR, "a pod name JOB-TASK-INDEX longer than 63 characters"),
     Rule("volcano-volume", "volcano", ERROR, "a job volume without mountPath, twice, or without exactly one claim"),
+    Rule(
+        "volcano-collective-gang",
+        "volcano",
+        WARNING,
+        "a collective Paddle job whose minAvailable is below its peers: pods start and wait for the others",
+    ),
     # -- kubeflow ---------------------------------------------------------------------------
     Rule("kubeflow-name", "kubeflow", ERROR, "a job name that is no DNS-1035 label"),
     Rule("kubeflow-replica-type", "kubeflow", ERROR, "a replica type other than Master or Worker"),
@@ -282,12 +307,57 @@ _RULES = [
     ),
     Rule("kubeflow-restart-policy", "kubeflow", ERROR, "a replica restartPolicy the pods it makes cannot have"),
     Rule("kubeflow-managed-by", "kubeflow", ERROR, "a runPolicy.managedBy the training operator does not know"),
+    Rule(
+        "kubeflow-ps-mode",
+        "kubeflow",
+        WARNING,
+        "Master replicas (PS mode): one server or trainer per pod (PADDLE_SERVER_NUM/PADDLE_TRAINER_NUM=1)",
+    ),
     Rule("trainjob-paddle-nnodes", "trainer", ERROR, "a TrainJob whose PADDLE_NNODES is not its number of nodes"),
     Rule("trainjob-num-nodes", "trainer", ERROR, "a TrainJob of fewer than one node (no minimum in its schema)"),
     Rule("trainjob-runtime-patch", "trainer", ERROR, "a runtime patch Trainer's webhook refuses (manager, env)"),
     Rule("trainjob-name-length", "trainer", ERROR, "a TrainJob name too long for the pod names of its JobSet"),
     Rule(
         "trainer-runtime", "trainer", ERROR, "a training runtime step Trainer's webhook refuses (replicas, container)"
+    ),
+    Rule(
+        "trainer-kube-version",
+        "trainer",
+        WARNING,
+        "a targeted Kubernetes release older than the one the Trainer release states it needs",
+    ),
+    # -- kueue ------------------------------------------------------------------------------
+    Rule(
+        "kueue-integration",
+        "kueue",
+        WARNING,
+        "the queue label on a kind whose Kueue integration is missing or off as Kueue installs it: not queued",
+    ),
+    Rule("kueue-pod-group", "kueue", WARNING, "a Pod with one of the pod-group label and total-count annotation"),
+    # -- across -----------------------------------------------------------------------------
+    Rule(
+        "across-podgroup",
+        "across",
+        EITHER,
+        "a Volcano PodGroup no pod of the input joins (no group annotation, or not scheduled by volcano)",
+    ),
+    Rule(
+        "across-operator-scheduling",
+        "across",
+        ERROR,
+        "a PaddleJob gang (schedulingPolicy, its PodGroup) next to a paddle-operator without --scheduling=volcano",
+    ),
+    Rule(
+        "across-pserver",
+        "across",
+        WARNING,
+        "parameter servers (StatefulSet) next to a trainer Job: they run for ever once the trainers finish",
+    ),
+    Rule(
+        "across-runtime-ref",
+        "across",
+        WARNING,
+        "a TrainJob whose runtimeRef names no runtime in the input nor one this project ships",
     ),
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),

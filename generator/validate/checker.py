@@ -24,6 +24,7 @@ from generator.validate.builtin import KubeValidator
 from generator.validate.crd.validator import CustomResourceValidator, prune_nulls
 from generator.validate.rules.base import error, warning
 from generator.validate.rules.builtin import builtin_findings
+from generator.validate.rules.kueue import queue_findings
 from generator.validate.rules.meta import metadata_findings
 from generator.validate.rules.pod import workload_findings
 from generator.validate.rules.volumes import in_tree_volume_findings
@@ -202,6 +203,7 @@ class ObjectChecker:
         out += workload_findings(obj, tuple(self.releases))
         out += builtin_findings(obj, tuple(self.releases))
         out += in_tree_volume_findings(obj, self.releases)
+        out += queue_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
             from generator.validate.crd import structural  # here: only a CRD needs the structural-schema rules
 
@@ -216,9 +218,14 @@ class ObjectChecker:
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
         out += workload_findings(obj, tuple(self.releases))
         out += in_tree_volume_findings(obj, self.releases)
+        out += queue_findings(obj)
         source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
+        if source == "trainer":  # and the Kubernetes releases targeted, against the ones Trainer runs on
+            from generator.validate.rules import trainer  # here: only Trainer's kinds need it
+
+            out += trainer.kube_release_findings(obj, self.releases, self.project_releases["trainer"])
         return out
 
 

@@ -47,6 +47,15 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
                     f"{rtype} has no container named 'paddle'; the training operator requires one",
                 )
             )
+    if isinstance(specs.get("Master"), dict):
+        message = (
+            "Master replicas put the job in PS mode, where training-operator v1.9.0 gives each pod one server or "
+            "one trainer (pkg/controller.v1/paddlepaddle/envvar.go setPodEnv: PADDLE_SERVER_NUM=1 on Master pods, "
+            "PADDLE_TRAINER_NUM=1 on Worker pods) and every pod's launcher then starts a server of its own (Paddle "
+            "3: 4 servers for 2 + 2), not the job described; `job --ps --runtime kubeflow` refuses this: run "
+            "parameter-server jobs on the paddle-operator, volcano or kubernetes runtime"
+        )
+        out.append(warning("spec.paddleReplicaSpecs.Master", "kubeflow-ps-mode", message))
     manager = as_dict(as_dict(obj.get("spec")).get("runPolicy")).get("managedBy")
     if isinstance(manager, str) and manager not in MANAGERS:  # a release without the field: the schema says so
         message = f"managedBy {manager!r} is no controller the training operator hands jobs to: {', '.join(MANAGERS)}"

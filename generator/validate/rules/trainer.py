@@ -13,7 +13,10 @@ import json
 from generator.core.findings import Finding
 from generator.core.grammar import is_domain_prefixed_path
 from generator.core.paths import RUNTIMES_FILE
-from generator.validate.rules.base import as_dict, as_int, as_list, dig, error
+from generator.core.versions import KubeVersion
+from generator.validate.rules.base import as_dict, as_int, as_list, dig, error, warning
+from generator.validate.rules.volumes import IN_TREE
+from generator.validate.rules.volumes import _source_findings as in_tree_findings
 
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 # validateReplicatedJobs: each ancestor step's Job must hold the container of its name
@@ -149,4 +152,64 @@ def runtime_findings(obj: dict, release: tuple[int, int] | None = None) -> list[
                 "that one from a TrainJob, and its webhook refuses the runtime without it"
             )
             out.append(error(f"{here}.template.spec.template.spec.containers", "trainer-runtime", message))
+    return out
+
+
+# The oldest Kubernetes release each Trainer release states it runs on: "Prerequisites" of
+# charts/kubeflow-trainer/README.md (v2.0.0 117ad23a, v2.1.0 73c9bece, v2.2.0 dc7656ad: Kubernetes
+# >= 1.29; v2.3.0 658725bd: >= 1.31, as docs/operator-guides/installation.md says too).
+KUBE_MINIMUM = {(2, 0): 29, (2, 1): 29, (2, 2): 29, (2, 3): 31}
+
+
+def kube_minimum(release: tuple[int, int] | None) -> int:
+    """The oldest Kubernetes minor Trainer ``release`` runs on (the newest release's when unknown)."""
+    return KUBE_MINIMUM.get(tuple(release) if release else None, KUBE_MINIMUM[max(KUBE_MINIMUM)])
+
+
+def kube_release_findings(obj: dict, releases: list[int], release: tuple[int, int] | None) -> list[Finding]:
+    """What depends on the targeted Kubernetes releases: a release older than Trainer ``release``
+    states it needs, and in-tree volumes of a TrainJob's pod overrides and runtime patches (the
+    pod rules walk whole pod templates only), judged on the targeted releases and on the oldest
+    release Trainer runs on, whichever is newer."""
+    out = []
+    minimum = kube_minimum(release)
+    name = f"{release[0]}.{release[1]}" if release else "v2.3"
+    if releases and min(releases) < minimum:
+        message = (
+            f"Kubernetes {KubeVersion(min(releases))} is targeted, and Kubeflow Trainer {name} states it needs "
+            f"Kubernetes {KubeVersion(minimum)} or newer (charts/kubeflow-trainer/README.md, Prerequisites): "
+            f"target {KubeVersion(minimum)}+ (--kube-version), or run a Trainer release made for this one"
+        )
+        out.append(warning("apiVersion", "trainer-kube-version", message))
+    if obj.get("kind") != "TrainJob":
+        return out
+    judged = [*releases, minimum]
+    spec = as_dict(obj.get("spec"))
+    volume_lists = [
+        (f"spec.podSpecOverrides[{i}].volumes", as_dict(o).get("volumes"))  # Trainer v2.0
+        for i, o in enumerate(as_list(spec.get("podSpecOverrides")))
+    ]
+    volume_lists += [
+        (f"spec.podTemplateOverrides[{i}].spec.volumes", dig(o, "spec", "volumes"))  # Trainer v2.1
+        for i, o in enumerate(as_list(spec.get("podTemplateOverrides")))
+    ]
+    for i, patch in enumerate(as_list(spec.get("runtimePatches"))):  # Trainer v2.2 and v2.3
+        jobs = as_list(dig(patch, "trainingRuntimeSpec", "template", "spec", "replicatedJobs"))
+        for j, job in enumerate(jobs):
+            path = f"spec.runtimePatches[{i}].trainingRuntimeSpec.template.spec.replicatedJobs[{j}]"
+            volume_lists.append(
+                (
+                    f"{path}.template.spec.template.spec.volumes",
+                    dig(job, "template", "spec", "template", "spec", "volumes"),
+                )
+            )
+    for path, volumes in volume_lists:
+        for k, volume in enumerate(as_list(volumes)):
+            if not isinstance(volume, dict) or IN_TREE.keys().isdisjoint(volume):
+                continue
+            for finding in in_tree_findings(volume, f"{path}[{k}]", judged):
+                if max(releases or [0]) < minimum:  # the verdict comes from Trainer's minimum: say so
+                    runs_on = f"Kubeflow Trainer {name} runs on Kubernetes {KubeVersion(minimum)}+"
+                    finding = finding._replace(message=f"{finding.message} ({runs_on})")
+                out.append(finding)
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import parse_quantity, quantity_message
-from generator.validate.rules.base import as_dict, as_int, as_list, error, unique_names
+from generator.validate.rules.base import as_dict, as_int, as_list, error, unique_names, warning
 
 
 def gang_findings(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
@@ -123,7 +123,70 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
         as_int(spec.get("minAvailable")), total, "spec.minAvailable", "volcano-min-available", "all tasks"
     )
     out += _policy_findings(spec.get("policies"), "spec.policies")
+    out += collective_gang_findings(spec)
     return out
+
+
+# What makes a pod a peer of a collective Paddle job: its launcher, or the trainer endpoints it is told
+LAUNCHERS = ("paddle.distributed.launch", "fleetrun")
+PEER_ENV = ("PADDLE_TRAINER_ENDPOINTS", "PADDLE_NNODES")
+# ... and a parameter server (PS mode), which is no collective job
+SERVER_ENV = ("PADDLE_PSERVERS_IP_PORT_LIST", "PADDLE_PSERVER_ENDPOINTS")
+SERVER_ROLES = ("PSERVER",)
+
+
+def _task_kind(task: dict) -> str | None:
+    """ "server", "peer" (a collective trainer) or None, from the task's containers."""
+    pod = as_dict(as_dict(task.get("template")).get("spec"))
+    peer = False
+    for container in as_list(pod.get("containers")):
+        container = as_dict(container)
+        env = {as_dict(e).get("name"): as_dict(e).get("value") for e in as_list(container.get("env"))}
+        if any(name in env for name in SERVER_ENV) or any(
+            env.get(name) in SERVER_ROLES for name in ("TRAINING_ROLE", "PADDLE_TRAINING_ROLE")
+        ):
+            return "server"
+        words = [w for w in [*as_list(container.get("command")), *as_list(container.get("args"))] if isinstance(w, str)]
+        if any(name in env for name in PEER_ENV) or any(launcher in w for w in words for launcher in LAUNCHERS):
+            peer = True
+    return "peer" if peer else None
+
+
+def collective_gang_findings(spec: dict) -> list[Finding]:
+    """A collective Paddle job (trainer tasks only) whose gang is smaller than its peers: Paddle's
+    launcher waits until every peer has joined (PADDLE_NNODES, or the PADDLE_TRAINER_ENDPOINTS list),
+    and a gang of fewer pods lets Volcano start some of them without the others (the gang plugin
+    admits a job once minAvailable pods can run: mutate_job.go patchDefaultMinAvailable makes the sum
+    of the tasks' replicas the default): they hold their resources and wait, or time out."""
+    tasks = [as_dict(t) for t in as_list(spec.get("tasks"))]
+    kinds = [_task_kind(t) for t in tasks]
+    if not tasks or "server" in kinds or "peer" not in kinds:
+        return []
+    peers = sum(as_int(t.get("replicas")) or 0 for t, k in zip(tasks, kinds, strict=True) if k == "peer")
+    given = as_int(spec.get("minAvailable"))
+    minimum = given
+    if not given:  # unset or 0: the webhook's default, the tasks' minAvailable or replicas
+        minimum = sum(
+            as_int(t.get("minAvailable"))
+            if as_int(t.get("minAvailable")) is not None
+            else as_int(t.get("replicas")) or 0
+            for t in tasks
+        )
+    if minimum is None or minimum >= peers or minimum < 1:
+        return []
+    path = (
+        "spec.minAvailable"
+        if given
+        else next(
+            f"spec.tasks[{i}].minAvailable" for i, t in enumerate(tasks) if as_int(t.get("minAvailable")) is not None
+        )
+    )
+    message = (
+        f"a gang of {minimum} for a collective Paddle job of {peers} peers: Volcano may start {minimum} pod"
+        f"{'s' if minimum != 1 else ''} without the others, and Paddle's launcher waits for every peer, so they "
+        f"hold their resources and wait or time out; set minAvailable to {peers}"
+    )
+    return [warning(path, "volcano-collective-gang", message)]
 
 
 def _plugin_findings(plugins: dict, tasks: list, release: tuple[int, int]) -> list[Finding]:
