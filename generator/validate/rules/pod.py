@@ -36,6 +36,8 @@ from generator.validate.rules.base import (
 )
 from generator.validate.rules.meta import label_findings
 from generator.validate.rules.paddlejob import PADDLE_ROLES
+from generator.validate.rules.pod_containers import container_findings
+from generator.validate.rules.pod_scheduling import scheduling_findings
 from generator.validate.rules.selector import mismatches
 
 
@@ -72,7 +74,10 @@ def pod_spec_findings(
                 continue
             here = f"{path}.{group}[{i}]"
             out += _container_findings(c, here, volumes)
-            out += _probe_env_findings(c, here, releases)
+            # an init container that is no sidecar may not have probes or hooks (pod_containers.py
+            # says so): validateInitContainers does not validate them
+            sidecar = group == "containers" or c.get("restartPolicy") == "Always"
+            out += _probe_env_findings(c, here, releases, hooks=sidecar)
             name = c.get("name")
             if isinstance(name, str):
                 if name in seen:
@@ -103,6 +108,14 @@ def pod_spec_findings(
         out.append(error(f"{path}.activeDeadlineSeconds", "pod-bounds", message))
     if volume_list:
         out += unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
+    for field in ("hostname", "subdomain"):  # ValidateDNS1123Label
+        value = spec.get(field)
+        if isinstance(value, str) and value:
+            problem = name_problem(value, DNS1123_LABEL, 63, f"{field} (DNS-1123 label)")
+            if problem:
+                out.append(error(f"{path}.{field}", "name", problem))
+    out += scheduling_findings(spec, path, releases)
+    out += container_findings(spec, path, template, releases)
     return out
 
 
@@ -392,7 +405,8 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
             if policy == "Always":  # unset: the JobSet webhook's OnFailure; not an enum value: the schema's
                 message = "a Job's pods restart OnFailure or Never: the Job the JobSet controller makes is refused"
                 out.append(error(f"{spec_path}.restartPolicy", "restart-policy", message))
-        out += pod_spec_findings(template.get("spec"), spec_path, claims=claims, releases=releases)
+        spec = template.get("spec")
+        out += pod_spec_findings(spec, spec_path, template=kind != "Pod", claims=claims, releases=releases)
     return out
 
 
@@ -413,14 +427,16 @@ _RELAXED_ENV_NAME = re.compile(r"^[ -<>-~]+$")  # printable ASCII but '=' (IsRel
 RELAXED_ENV_NAMES_SINCE = 32  # RelaxedEnvironmentVariableValidation: alpha 1.30, beta (on) 1.32, GA 1.34
 
 
-def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
+def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...], hooks: bool = True) -> list[Finding]:
+    """``hooks``: whether the container may have probes and lifecycle hooks (not an init
+    container that is no sidecar), so whether they are validated."""
     out = []
     for probe_kind in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = c.get(probe_kind)
-        if isinstance(probe, dict):
+        if isinstance(probe, dict) and hooks:
             out += _probe_findings(probe, f"{here}.{probe_kind}", probe_kind)
     lifecycle = c.get("lifecycle")
-    if isinstance(lifecycle, dict):
+    if isinstance(lifecycle, dict) and hooks:
         for hook in ("postStart", "preStop"):
             handler = lifecycle.get(hook)
             if isinstance(handler, dict):

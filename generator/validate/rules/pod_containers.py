@@ -1,0 +1,343 @@
+"""Owner `pod`: the apiserver's container and volume rules beyond pod.py's, for every pod spec a
+workload or job holds (k8s.io/kubernetes v1.31.1 pkg/apis/core/validation/validation.go):
+subPath and subPathExpr (ValidateVolumeMounts, validateLocalDescendingPath), downward API field
+paths (validateObjectFieldSelector), resource names and hugepages (ValidateResourceRequirements,
+validateContainerResourceName), sidecars (validateInitContainers, validateContainers), host ports
+(validatePodHostNetworkDeps, AccumulateUniqueHostPorts), one source per volume
+(validateVolumeSource) and ephemeral containers (ValidatePodCreate, ValidatePodTemplateSpec,
+validateEphemeralContainers). pod.py calls `container_findings` for each pod spec."""
+
+from __future__ import annotations
+
+from generator.core.findings import Finding, child
+from generator.core.grammar import label_key_problem, parse_quantity
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+
+SIDECARS_SINCE = 29  # SidecarContainers: alpha 1.28 (off: restartPolicy dropped), beta on 1.29, GA 1.33
+CONTAINER_RESTART_POLICY_SINCE = 28  # the field exists (the schema refuses it before)
+HOST_IPS_SINCE = 29  # PodHostIPs: alpha 1.28 (status.hostIPs refused while off), beta on 1.29, GA 1.30
+
+# validEnvDownwardAPIFieldPathExpressions; spec.host is converted to spec.nodeName (ConvertDownwardAPIFieldLabel)
+ENV_FIELD_PATHS = (
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+)
+# validVolumeDownwardAPIFieldPathExpressions
+VOLUME_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.labels", "metadata.annotations", "metadata.uid")
+STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")  # and hugepages-<size>
+
+# what an ephemeral container may not set (allowedEphemeralContainerFields: false or not listed)
+EPHEMERAL_FORBIDDEN = (
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+)
+
+
+def container_findings(spec: dict, path: str, template: bool, releases: tuple[int, ...]) -> list[Finding]:
+    """``template``: the spec is a pod template's (a workload's or a job's), not a Pod's."""
+    out = []
+    out += _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes")
+    restart_field = enforced(releases, since=CONTAINER_RESTART_POLICY_SINCE)
+    for group in ("initContainers", "containers", "ephemeralContainers"):
+        for i, c in enumerate(as_list(spec.get(group))):
+            if not isinstance(c, dict):
+                continue
+            here = f"{path}.{group}[{i}]"
+            mounts = c.get("volumeMounts")
+            if isinstance(mounts, list):
+                out += _sub_path_findings(mounts, here)
+            env = c.get("env")
+            if isinstance(env, list):
+                out += _env_field_findings(env, here, releases)
+            resources = c.get("resources")
+            if isinstance(resources, dict) and resources:
+                out += _resource_name_findings(resources, f"{here}.resources")
+            if group == "initContainers":
+                out += _init_sidecar_findings(c, here, releases)
+            elif group == "containers" and c.get("restartPolicy") is not None and restart_field:
+                message = (
+                    "restartPolicy may be set only on init containers (a sidecar is an init container with "
+                    "restartPolicy: Always); drop it here, the pod's restartPolicy applies"
+                )
+                out.append(error(f"{here}.restartPolicy", "sidecar", message))
+    out += _host_port_findings(spec, path)
+    ephemeral = spec.get("ephemeralContainers")
+    if isinstance(ephemeral, list) and ephemeral:
+        out += _ephemeral_findings(spec, ephemeral, f"{path}.ephemeralContainers", template)
+    return out
+
+
+# -- mounts and volumes ---------------------------------------------------------------------------
+
+
+def _sub_path_findings(mounts: list, here: str) -> list[Finding]:
+    """ValidateVolumeMounts: subPath and subPathExpr relative, without '..', not both."""
+    out = []
+    for j, mount in enumerate(mounts):
+        if not isinstance(mount, dict):
+            continue
+        for field in ("subPath", "subPathExpr"):
+            value = mount.get(field)
+            if not isinstance(value, str) or not value:
+                continue
+            where = f"{here}.volumeMounts[{j}].{field}"
+            if value.startswith("/"):
+                message = f"{field} {value!r} must be a relative path inside the volume: drop the leading '/'"
+                out.append(error(where, "sub-path", message))
+            if ".." in value.replace("\\", "/").split("/"):
+                message = f"{field} {value!r} must not contain '..': it may not leave the volume"
+                out.append(error(where, "sub-path", message))
+        if mount.get("subPath") and mount.get("subPathExpr"):
+            message = "subPath and subPathExpr are mutually exclusive: keep one"
+            out.append(error(f"{here}.volumeMounts[{j}].subPathExpr", "sub-path", message))
+    return out
+
+
+def _volume_source_findings(volumes: list, path: str) -> list[Finding]:
+    """validateVolumeSource: at most one source per volume (none is defaulted to emptyDir); and
+    the downward API volume's field paths (validateDownwardAPIVolumeFile)."""
+    out = []
+    for i, volume in enumerate(volumes):
+        if not isinstance(volume, dict):
+            continue
+        sources = [k for k, v in volume.items() if k != "name" and v is not None]
+        if len(sources) > 1:
+            message = (
+                f"volume {volume.get('name')!r} has {len(sources)} sources ({', '.join(sources)}); a volume has "
+                "exactly one: split it into volumes of one source each"
+            )
+            out.append(error(f"{path}[{i}].{sources[1]}", "volume-source", message))
+        for k, item in enumerate(as_list(as_dict(volume.get("downwardAPI")).get("items"))):
+            ref = as_dict(item).get("fieldRef")
+            if isinstance(ref, dict):
+                where = f"{path}[{i}].downwardAPI.items[{k}].fieldRef"
+                out += _field_ref_findings(ref, where, VOLUME_FIELD_PATHS, (), "a downward API volume")
+    return out
+
+
+# -- environment ----------------------------------------------------------------------------------
+
+
+def _env_field_findings(env_list: list, here: str, releases: tuple[int, ...]) -> list[Finding]:
+    out = []
+    refused = () if not enforced(releases, until=HOST_IPS_SINCE - 1) else ("status.hostIPs",)
+    for j, env in enumerate(env_list):
+        ref = as_dict(as_dict(env).get("valueFrom")).get("fieldRef") if isinstance(env, dict) else None
+        if isinstance(ref, dict):
+            out += _field_ref_findings(ref, f"{here}.env[{j}].valueFrom.fieldRef", ENV_FIELD_PATHS, refused, "env")
+    return out
+
+
+def _field_ref_findings(ref: dict, where: str, allowed: tuple, refused: tuple, what: str) -> list[Finding]:
+    """validateObjectFieldSelector with ConvertDownwardAPIFieldLabel: apiVersion v1 (the default),
+    a subscript only on metadata.labels and metadata.annotations (with a qualified name), else one
+    of ``allowed``."""
+    api, field_path = ref.get("apiVersion"), ref.get("fieldPath")
+    if isinstance(api, str) and api and api != "v1":
+        return [error(f"{where}.apiVersion", "field-path", f"fieldRef apiVersion must be 'v1', got {api!r}")]
+    if not isinstance(field_path, str) or not field_path:
+        return []  # absent: the schema's required
+    base, subscript = _split_subscript(field_path)
+    if subscript is not None:
+        if base not in ("metadata.labels", "metadata.annotations"):
+            message = (
+                f"fieldPath {field_path!r}: only metadata.labels and metadata.annotations take a subscript "
+                "(metadata.labels['app'])"
+            )
+            return [error(f"{where}.fieldPath", "field-path", message)]
+        key = subscript.lower() if base == "metadata.annotations" else subscript
+        problem = label_key_problem(key, "label" if base == "metadata.labels" else "annotation")
+        return [error(f"{where}.fieldPath", "field-path", problem)] if problem else []
+    if field_path == "spec.host" and "spec.nodeName" in allowed:
+        return []  # ConvertDownwardAPIFieldLabel keeps it for old clients
+    if field_path not in allowed or field_path in refused:
+        shown = [p for p in allowed if p not in refused]
+        extra = " or metadata.labels['KEY'] / metadata.annotations['KEY']" if what == "env" else ""
+        message = f"fieldPath {field_path!r} is not supported for {what}: use one of {', '.join(shown)}{extra}"
+        return [error(f"{where}.fieldPath", "field-path", message)]
+    return []
+
+
+def _split_subscript(field_path: str) -> tuple[str, str | None]:
+    """fieldpath.SplitMaybeSubscriptedPath: ``a['b']`` -> (a, b)."""
+    if not field_path.endswith("']"):
+        return field_path, None
+    base, sep, subscript = field_path[:-2].partition("['")
+    if not sep or not base:
+        return field_path, None
+    return base, subscript
+
+
+# -- resources ------------------------------------------------------------------------------------
+
+
+def _is_native(name: str) -> bool:
+    """helper.IsNativeResource: no domain, or a kubernetes.io domain."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
+    """validateContainerResourceName and ValidateResourceQuantityValue's sign; hugepages as
+    resources that cannot overcommit (request = limit, a limit), with cpu or memory."""
+    out = []
+    hugepages, compute = False, False
+    for kind in ("limits", "requests"):
+        amounts = resources.get(kind)
+        if not isinstance(amounts, dict):
+            continue
+        for name, quantity in amounts.items():
+            if not isinstance(name, str):
+                continue
+            where = child(f"{here}.{kind}", name)
+            problem = _resource_name_problem(name)
+            if problem:
+                out.append(error(where, "resource-name", problem))
+            value = parse_quantity(quantity)
+            if value is not None and value < 0:
+                out.append(error(where, "resources", f"{name} {kind[:-1]} {quantity!r} must not be negative"))
+            hugepages = hugepages or name.startswith("hugepages-")
+            compute = compute or name in ("cpu", "memory")
+    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
+    for name in requests:
+        if not (isinstance(name, str) and name.startswith("hugepages-")):
+            continue
+        where = child(f"{here}.requests", name)
+        if name not in limits:
+            message = f"{name} must be set in limits too (hugepages cannot overcommit)"
+            out.append(error(where, "resources", message))
+        else:
+            request, limit = parse_quantity(requests[name]), parse_quantity(limits[name])
+            if request is not None and limit is not None and request != limit:
+                message = f"{name} request {requests[name]!r} must equal its limit {limits[name]!r} (no overcommit)"
+                out.append(error(where, "resources", message))
+    if hugepages and not compute:
+        message = "hugepages need a cpu or memory request or limit beside them; add one"
+        out.append(error(here, "resources", message))
+    return out
+
+
+def _resource_name_problem(name: str) -> str | None:
+    problem = label_key_problem(name, "resource")
+    if problem:
+        return problem
+    if "/" not in name:
+        if name in STANDARD_CONTAINER_RESOURCES or name.startswith("hugepages-"):
+            return None
+        return (
+            f"{name!r} is not a container resource: use cpu, memory, ephemeral-storage, hugepages-<size>, "
+            "or an extended resource with its domain (nvidia.com/gpu)"
+        )
+    if not _is_native(name) and (name.startswith("requests.") or label_key_problem("requests." + name, "resource")):
+        return f"{name!r} is not an extended resource name: DOMAIN/NAME, the name not starting with 'requests.'"
+    return None
+
+
+# -- sidecars and host ports -----------------------------------------------------------------------
+
+
+def _init_sidecar_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validateInitContainers: restartPolicy Always (a sidecar) is the one value; lifecycle and
+    probes only on a sidecar, where every targeted release has sidecars."""
+    out = []
+    policy = c.get("restartPolicy")
+    sidecar_releases = enforced(releases, since=SIDECARS_SINCE)
+    if isinstance(policy, str) and policy != "Always" and sidecar_releases:
+        message = f"an init container's restartPolicy may only be 'Always' (a sidecar), got {policy!r}; or drop it"
+        out.append(error(f"{here}.restartPolicy", "sidecar", message))
+    restartable = policy == "Always" and not enforced(releases, until=SIDECARS_SINCE - 1)
+    if restartable:
+        return out
+    for field in ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe"):
+        if c.get(field) is not None:
+            if policy == "Always":
+                message = (
+                    f"{field} on an init container needs sidecars (restartPolicy: Always), which Kubernetes before "
+                    "1.29 does not have on by default"
+                )
+            else:
+                message = (
+                    f"{field} may not be set on an init container unless it is a sidecar (restartPolicy: Always); "
+                    "drop it, or make the container a sidecar"
+                )
+            out.append(error(f"{here}.{field}", "sidecar", message))
+    return out
+
+
+def _host_port_findings(spec: dict, path: str) -> list[Finding]:
+    """validatePodHostNetworkDeps (containers): with hostNetwork a hostPort equals its
+    containerPort (0: defaulted); AccumulateUniqueHostPorts: one protocol/hostIP/hostPort once
+    across containers, and within each init container."""
+    out = []
+    host_network = spec.get("hostNetwork") is True
+    seen: dict[str, str] = {}
+    for group in ("containers", "initContainers"):
+        for i, c in enumerate(as_list(spec.get(group))):
+            if group == "initContainers":
+                seen = {}
+            for j, port in enumerate(as_list(as_dict(c).get("ports"))):
+                port = as_dict(port)
+                host, container = as_int(port.get("hostPort")), as_int(port.get("containerPort"))
+                where = f"{path}.{group}[{i}].ports[{j}].hostPort"
+                if not host:
+                    continue
+                if host_network and group == "containers" and container is not None and host != container:
+                    message = (
+                        f"with hostNetwork the container listens on the node: hostPort {host} must equal "
+                        f"containerPort {container} (or be left out)"
+                    )
+                    out.append(error(where, "host-port", message))
+                protocol = port.get("protocol") or "TCP"
+                key = f"{protocol}/{port.get('hostIP') or ''}/{host}"
+                if key in seen:
+                    message = f"hostPort {host}/{protocol} is used twice (also {seen[key]}); one node port, one user"
+                    out.append(error(where, "host-port", message))
+                seen.setdefault(key, where)
+    return out
+
+
+# -- ephemeral containers -------------------------------------------------------------------------
+
+
+def _ephemeral_findings(spec: dict, ephemeral: list, path: str, template: bool) -> list[Finding]:
+    """ValidatePodCreate ("cannot be set on create") and ValidatePodTemplateSpec ("not allowed in
+    pod template"): ephemeral containers are added to a running pod by `kubectl debug`, never
+    written in a manifest. validateEphemeralContainers' own rules are named with it."""
+    where = "a pod template" if template else "a Pod on create"
+    message = (
+        f"ephemeralContainers cannot be set in {where}: they are added to a running pod with `kubectl debug`; "
+        "move the container to containers or initContainers"
+    )
+    out = [error(path, "ephemeral-container", message)]
+    names = {as_dict(c).get("name") for g in ("containers", "initContainers") for c in as_list(spec.get(g))}
+    for i, c in enumerate(ephemeral):
+        if not isinstance(c, dict):
+            continue
+        here = f"{path}[{i}]"
+        name = c.get("name")
+        if isinstance(name, str) and name in names:
+            message = f"container name {name!r} is used twice: ephemeral container names are unique across all"
+            out.append(error(f"{here}.name", "ephemeral-container", message))
+        names.add(name)
+        for field in EPHEMERAL_FORBIDDEN:
+            if c.get(field) not in (None, {}, []):
+                message = f"{field} cannot be set on an ephemeral container"
+                out.append(error(f"{here}.{field}", "ephemeral-container", message))
+        target = c.get("targetContainerName")
+        others = {as_dict(o).get("name") for g in ("containers", "initContainers") for o in as_list(spec.get(g))}
+        if isinstance(target, str) and target and target not in others:
+            message = f"targetContainerName {target!r} names no container or init container of the pod"
+            out.append(error(f"{here}.targetContainerName", "ephemeral-container", message))
+    return out

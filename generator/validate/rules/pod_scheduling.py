@@ -1,0 +1,280 @@
+"""Owner `pod`: the apiserver's validation of where a pod may run, for every pod spec a workload
+or job holds: tolerations, node and pod affinity, topology spread constraints and scheduling
+gates (k8s.io/kubernetes v1.31.1 pkg/apis/core/validation/validation.go: ValidateTolerations,
+validateAffinity, validateTopologySpreadConstraints, validateSchedulingGates). pod.py calls
+`scheduling_findings` for each pod spec."""
+
+from __future__ import annotations
+
+from generator.core.findings import Finding
+from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+
+TOLERATION_OPERATORS = ("Equal", "Exists")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+SCHEDULE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
+NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
+# feature gates on by default from these releases (fields dropped before: no error there)
+MIN_DOMAINS_SINCE = 27  # MinDomainsInPodTopologySpread: beta on 1.27, GA 1.30
+NODE_INCLUSION_SINCE = 26  # NodeInclusionPolicyInPodTopologySpread: beta on 1.26
+
+
+def scheduling_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    out = []
+    tolerations = spec.get("tolerations")
+    if isinstance(tolerations, list) and tolerations:
+        out += _toleration_findings(tolerations, f"{path}.tolerations")
+    affinity = spec.get("affinity")
+    if isinstance(affinity, dict) and affinity:
+        out += _affinity_findings(affinity, f"{path}.affinity")
+    constraints = spec.get("topologySpreadConstraints")
+    if isinstance(constraints, list) and constraints:
+        out += _spread_findings(constraints, f"{path}.topologySpreadConstraints", releases)
+    gates = spec.get("schedulingGates")
+    if isinstance(gates, list) and gates:
+        out += _gate_findings(gates, f"{path}.schedulingGates")
+    return out
+
+
+def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
+    """ValidateTolerations and validateTaintEffect."""
+    out = []
+    for i, t in enumerate(tolerations):
+        if not isinstance(t, dict):
+            continue
+        here = f"{path}[{i}]"
+        key, operator, value, effect = t.get("key"), t.get("operator"), t.get("value"), t.get("effect")
+        key = key if isinstance(key, str) else ""
+        operator = operator if isinstance(operator, str) else ""
+        value = value if isinstance(value, str) else ""
+        if key:
+            problem = label_key_problem(key, "toleration")
+            if problem:
+                out.append(error(f"{here}.key", "toleration", problem))
+        elif operator != "Exists":
+            message = (
+                f"a toleration without a key matches every taint only with operator 'Exists', got "
+                f"{operator or 'Equal (the default)'!r}; set operator: Exists, or name the taint's key"
+            )
+            out.append(error(f"{here}.operator", "toleration", message))
+        if t.get("tolerationSeconds") is not None and effect != "NoExecute":
+            message = (
+                f"tolerationSeconds applies only to effect 'NoExecute', got effect {effect or 'empty'!r}; "
+                "set effect: NoExecute or drop tolerationSeconds"
+            )
+            out.append(error(f"{here}.effect", "toleration", message))
+        if operator in ("Equal", ""):
+            if value and label_value_problem(value, key):
+                message = (
+                    f"toleration value {value!r} must be a label value: at most 63 letters, digits, '-', '_' or "
+                    "'.', starting and ending with a letter or digit"
+                )
+                out.append(error(f"{here}.operator", "toleration", message))
+        elif operator == "Exists":
+            if value:
+                message = f"operator 'Exists' matches any value: drop value {value!r}, or use operator 'Equal'"
+                out.append(error(f"{here}.operator", "toleration", message))
+        else:
+            message = f"toleration operator {operator!r} is not one of {', '.join(TOLERATION_OPERATORS)}"
+            out.append(error(f"{here}.operator", "toleration", message))
+        if isinstance(effect, str) and effect and effect not in TAINT_EFFECTS:
+            message = (
+                f"toleration effect {effect!r} is not one of {', '.join(TAINT_EFFECTS)} (empty matches every effect)"
+            )
+            out.append(error(f"{here}.effect", "toleration", message))
+    return out
+
+
+# -- affinity (validateAffinity, validateNodeAffinity, validatePodAffinity) ----------------------
+
+
+def _affinity_findings(affinity: dict, path: str) -> list[Finding]:
+    out = []
+    node = as_dict(affinity.get("nodeAffinity"))
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, dict):
+        here = f"{path}.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+        terms = required.get("nodeSelectorTerms")
+        if isinstance(terms, list) and not terms:  # absent: the schema's required
+            out.append(error(here, "affinity", "a required node affinity needs at least one node selector term"))
+        for i, term in enumerate(as_list(terms)):
+            out += _node_term_findings(as_dict(term), f"{here}[{i}]")
+    preferred = f"{path}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
+    for i, term in enumerate(as_list(node.get("preferredDuringSchedulingIgnoredDuringExecution"))):
+        term = as_dict(term)
+        out += _weight_findings(term, f"{preferred}[{i}]")
+        out += _node_term_findings(as_dict(term.get("preference")), f"{preferred}[{i}].preference")
+    for kind in ("podAffinity", "podAntiAffinity"):
+        pod = as_dict(affinity.get(kind))
+        here = f"{path}.{kind}.requiredDuringSchedulingIgnoredDuringExecution"
+        for i, term in enumerate(as_list(pod.get("requiredDuringSchedulingIgnoredDuringExecution"))):
+            out += _pod_term_findings(as_dict(term), f"{here}[{i}]")
+        here = f"{path}.{kind}.preferredDuringSchedulingIgnoredDuringExecution"
+        for i, term in enumerate(as_list(pod.get("preferredDuringSchedulingIgnoredDuringExecution"))):
+            term = as_dict(term)
+            out += _weight_findings(term, f"{here}[{i}]")
+            out += _pod_term_findings(as_dict(term.get("podAffinityTerm")), f"{here}[{i}].podAffinityTerm")
+    return out
+
+
+def _weight_findings(term: dict, here: str) -> list[Finding]:
+    weight = as_int(term.get("weight"))
+    if weight is not None and not 1 <= weight <= 100:
+        return [error(f"{here}.weight", "affinity", f"weight {weight} must be in the range 1-100")]
+    return []
+
+
+def _node_term_findings(term: dict, here: str) -> list[Finding]:
+    """ValidateNodeSelectorTerm: each requirement of matchExpressions and matchFields."""
+    out = []
+    for j, req in enumerate(as_list(term.get("matchExpressions"))):
+        if isinstance(req, dict):
+            out += _node_requirement_findings(req, f"{here}.matchExpressions[{j}]")
+    for j, req in enumerate(as_list(term.get("matchFields"))):
+        if isinstance(req, dict):
+            out += _node_field_findings(req, f"{here}.matchFields[{j}]")
+    return out
+
+
+def _node_requirement_findings(req: dict, here: str) -> list[Finding]:
+    """ValidateNodeSelectorRequirement; and Gt/Lt's value an integer, which the scheduler's
+    selector needs (labels.NewRequirement: otherwise the term matches no node)."""
+    out = []
+    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
+    if operator in ("In", "NotIn") and not values:
+        message = f"operator {operator!r} needs values (the label values to match); add values or use 'Exists'"
+        out.append(error(f"{here}.values", "affinity", message))
+    elif operator in ("Exists", "DoesNotExist") and values:
+        message = f"operator {operator!r} takes no values: drop values, or use 'In' or 'NotIn'"
+        out.append(error(f"{here}.values", "affinity", message))
+    elif operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            message = f"operator {operator!r} needs exactly one value (an integer), got {len(values)}"
+            out.append(error(f"{here}.values", "affinity", message))
+        elif not (isinstance(values[0], str) and _is_int64(values[0])):
+            message = (
+                f"operator {operator!r} compares with an integer, got {values[0]!r}: the scheduler cannot parse it "
+                "and the pod matches no node"
+            )
+            out.append(error(f"{here}.values[0]", "affinity", message))
+    elif isinstance(operator, str) and operator not in NODE_SELECTOR_OPERATORS:
+        message = f"node selector operator {operator!r} is not one of {', '.join(NODE_SELECTOR_OPERATORS)}"
+        out.append(error(f"{here}.operator", "affinity", message))
+    if isinstance(key, str):
+        problem = label_key_problem(key, "node selector")
+        if problem:
+            out.append(error(f"{here}.key", "affinity", problem))
+    return out
+
+
+def _is_int64(text: str) -> bool:
+    """strconv.ParseInt(text, 10, 64)."""
+    digits = text[1:] if text[:1] in "+-" else text
+    return digits.isascii() and digits.isdigit() and -(2**63) <= int(text) < 2**63
+
+
+def _node_field_findings(req: dict, here: str) -> list[Finding]:
+    """ValidateNodeFieldSelectorRequirement: only metadata.name, with In or NotIn and one node name."""
+    out = []
+    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
+    if operator in ("In", "NotIn"):
+        if len(values) != 1:
+            message = (
+                f"a node field selector with {operator!r} needs exactly one value (a node name), got {len(values)}"
+            )
+            out.append(error(f"{here}.values", "affinity", message))
+    elif isinstance(operator, str):
+        message = f"a node field selector's operator is 'In' or 'NotIn', got {operator!r}"
+        out.append(error(f"{here}.operator", "affinity", message))
+    if isinstance(key, str) and key != "metadata.name":
+        message = f"a node field selector selects by 'metadata.name' only, got {key!r}; use matchExpressions for labels"
+        out.append(error(f"{here}.key", "affinity", message))
+    elif key == "metadata.name":
+        for k, value in enumerate(values):
+            if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
+                message = f"{value!r} is not a node name (a DNS-1123 subdomain)"
+                out.append(error(f"{here}.values[{k}]", "affinity", message))
+    return out
+
+
+def _pod_term_findings(term: dict, here: str) -> list[Finding]:
+    """validatePodAffinityTerm: namespaces are namespace names, topologyKey a label key."""
+    out = []
+    for k, name in enumerate(as_list(term.get("namespaces"))):
+        if isinstance(name, str) and not (len(name) <= 63 and DNS1123_LABEL.match(name)):
+            out.append(
+                error(f"{here}.namespaces[{k}]", "affinity", f"{name!r} is not a namespace name (DNS-1123 label)")
+            )
+    key = term.get("topologyKey")
+    if key == "":
+        message = "topologyKey must not be empty: name the node label that groups nodes (kubernetes.io/hostname)"
+        out.append(error(f"{here}.topologyKey", "affinity", message))
+    elif isinstance(key, str):
+        problem = label_key_problem(key, "topologyKey")
+        if problem:
+            out.append(error(f"{here}.topologyKey", "affinity", problem))
+    return out
+
+
+# -- topology spread constraints and scheduling gates --------------------------------------------
+
+
+def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validateTopologySpreadConstraints (matchLabelKeys and the label selector: not here)."""
+    out = []
+    seen: dict[tuple, int] = {}
+    for i, c in enumerate(constraints):
+        if not isinstance(c, dict):
+            continue
+        here = f"{path}[{i}]"
+        skew = as_int(c.get("maxSkew"))
+        if skew is not None and skew <= 0:
+            out.append(error(f"{here}.maxSkew", "topology-spread", f"maxSkew must be at least 1, got {skew}"))
+        key, when = c.get("topologyKey"), c.get("whenUnsatisfiable")
+        if key == "":
+            message = "topologyKey must not be empty: name the node label to spread over (topology.kubernetes.io/zone)"
+            out.append(error(f"{here}.topologyKey", "topology-spread", message))
+        if isinstance(when, str) and when not in SCHEDULE_ACTIONS:
+            message = f"whenUnsatisfiable {when!r} is not one of {', '.join(SCHEDULE_ACTIONS)}"
+            out.append(error(f"{here}.whenUnsatisfiable", "topology-spread", message))
+        if isinstance(key, str) and isinstance(when, str):
+            if (key, when) in seen:  # upstream reports the first of the two; the second is where it shows
+                message = (
+                    f"a second constraint for topologyKey {key!r} with whenUnsatisfiable {when!r} "
+                    f"(also [{seen[(key, when)]}]); merge them"
+                )
+                out.append(error(here, "topology-spread", message))
+            seen.setdefault((key, when), i)
+        min_domains = as_int(c.get("minDomains"))
+        if min_domains is not None and enforced(releases, since=MIN_DOMAINS_SINCE):
+            if min_domains <= 0:
+                message = f"minDomains must be at least 1, got {min_domains}"
+                out.append(error(f"{here}.minDomains", "topology-spread", message))
+            if when != "DoNotSchedule":
+                message = f"minDomains applies only with whenUnsatisfiable: DoNotSchedule, got {when!r}"
+                out.append(error(f"{here}.minDomains", "topology-spread", message))
+        if enforced(releases, since=NODE_INCLUSION_SINCE):
+            for field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+                policy = c.get(field)
+                if isinstance(policy, str) and policy not in NODE_INCLUSION_POLICIES:
+                    message = f"{field} {policy!r} is not one of {', '.join(NODE_INCLUSION_POLICIES)}"
+                    out.append(error(f"{here}.{field}", "topology-spread", message))
+    return out
+
+
+def _gate_findings(gates: list, path: str) -> list[Finding]:
+    """validateSchedulingGates: qualified names, none twice."""
+    out, seen = [], set()
+    for i, gate in enumerate(gates):
+        name = as_dict(gate).get("name")
+        if not isinstance(name, str):
+            continue  # absent: the schema's required
+        problem = label_key_problem(name, "scheduling gate")
+        if problem:
+            out.append(error(f"{path}[{i}].name", "scheduling-gate", problem))
+        if name in seen:
+            message = f"scheduling gate {name!r} is listed twice; remove one"
+            out.append(error(f"{path}[{i}].name", "scheduling-gate", message))
+        seen.add(name)
+    return out
