@@ -62,8 +62,38 @@ def test_enough_work_goes_to_every_core_and_little_stays_here(folder):
     assert parallel.workers(folder[-1:] * 8, 2) == 1  # too few bytes
     # a file costs more than its bytes: 1,000 files of one small object each are worth sharing
     small = 52  # `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n`
-    assert parallel.workers(["cm.yaml"] * 1000, 2, [small] * 1000) == 2
-    assert parallel.workers(["cm.yaml"] * 500, 2, [small] * 500) == 1
+    assert parallel.workers(["cm.yaml"] * 1500, 2, [small] * 1500) == 2
+    assert parallel.workers(["cm.yaml"] * 1000, 2, [small] * 1000) == 1  # 1.01x the wall time of one
+
+
+def test_a_worker_runs_only_where_the_load_leaves_a_core_idle():
+    work = parallel.MIN_BYTES
+    assert parallel.processes(2, 0.0, work) == 2
+    assert parallel.processes(2, 1.1, work) == 2  # one busy core (or this run's predecessors): one idle
+    assert parallel.processes(2, 1.5, work) == 2  # half of a core idle is a core for a worker
+    assert parallel.processes(2, 1.6, work) == 1
+    assert parallel.processes(2, 2.5, work) == 1  # every core busy: a worker would only take a share
+    assert parallel.processes(8, 0.3, work) == 8  # no more processes than cores
+    assert parallel.processes(8, 3.2, work) == 6  # this process and one for each of 5 idle cores
+    assert parallel.processes(1, 0.0, work) == 1
+    # too little work: one process whatever the load
+    assert parallel.processes(2, 0.0, work - 1) == 1
+    assert parallel.processes(2, 0.0, 0) == 1  # nothing to share (stdin, too few files)
+    # asked for: so many, whatever the load (at most one per core); 1: this process alone
+    assert parallel.processes(2, 2.5, work, jobs=2) == 2
+    assert parallel.processes(8, 7.9, work, jobs=3) == 3
+    assert parallel.processes(2, 3.0, work, jobs=8) == 2
+    assert parallel.processes(8, 0.0, work, jobs=1) == 1
+    assert parallel.processes(2, 0.0, work - 1, jobs=2) == 1
+
+
+@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (1.2, 2), (2.5, 1)])
+def test_the_default_asks_the_load_average(folder, monkeypatch, load, expected):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert parallel.workers(folder) == expected
+    assert parallel.workers(folder, 0) == expected
+    assert parallel.workers(folder, 2) == 2
 
 
 @pytest.mark.parametrize("max_errors", [0, 1000, 30, 5])

@@ -1,6 +1,6 @@
 """Many files on every core: `validate` of a folder (a pre-commit run over 200 files, a GitOps
-repository) is checked by this process and forked copies of it, one process per core, and the
-report is the one a single process gives.
+repository) is checked by this process and forked copies of it, one process per core the load
+leaves idle (processes()), and the report is the one a single process gives.
 
 - The files are cut into runs of consecutive files. The runs' numbers wait in a pipe, in order:
   each process takes the next one when it is free, so a process slowed by big files takes fewer
@@ -22,13 +22,14 @@ objects after it (rules/podsecurity.py: state that crosses documents).
 Workers are forked once this process has checked the first run: they share the modules and the
 checker as they are (nothing is pickled on the way out), with what the first run loaded and
 compiled; each compiles the schemas of the other kinds it meets. Where fork is not available,
-and for stdin or too little work, one process does it all.
+and for stdin, too little work or no idle core, one process does it all.
 """
 
 from __future__ import annotations
 
 import codecs
 import contextlib
+import math
 import os
 import re
 import signal
@@ -38,12 +39,18 @@ from typing import NamedTuple
 from generator.validate.report import Report
 from generator.validate.stream import validate_file, validate_part
 
-MIN_BYTES = 256 * 1024  # less work than this: starting workers costs more than it saves
+# Less work than this (bytes, and FILE_COST a file): starting workers costs more than it saves.
+# Measured on 2 cores (bench/validate_bench.py, paired rounds, load average 1.1): 1,000 files of
+# one object (332 KiB of work) took as long with a worker as without (1.01x wall, 1.09x CPU);
+# 40 files of 25 documents (500 KiB) took 0.74x the wall time.
+MIN_BYTES = 384 * 1024
 MIN_FILES = 4
 # The work of a file, besides its bytes, in bytes: opening, reading and starting a report cost
 # about 100 us, what some 250 bytes of manifests take to check. A repository of 5,000 files of
-# one small object each is 260 kB, and a second of work.
+# one small object each is 1.6 MB of work, and half a second.
 FILE_COST = 256
+# A core counts as idle for a worker when the load average leaves at least this share of it idle
+IDLE_SHARE = 0.5
 # At most this many runs: a run's number is 4 bytes in a pipe, and all of them must fit in the
 # smallest pipe Linux makes (one page) so that writing them never waits for a reader.
 _MAX_RUNS = 1024
@@ -57,19 +64,43 @@ _PART_BYTES = 128 * 1024
 
 
 def workers(names: list[str], jobs: int | None = None, sizes: list[int] | None = None) -> int:
-    """How many processes to use for ``names`` (of ``sizes``: file_sizes): 1 unless it pays off
-    (``jobs``: at most this many): enough work (bytes, and FILE_COST a file) in enough files,
-    or a file big enough to be cut into parts."""
+    """How many processes to use for ``names`` (of ``sizes``: file_sizes): processes() for the
+    work they hold (none that can be shared: stdin, or fewer than MIN_FILES files none of which
+    is big enough to cut), this machine's cores and its load average."""
     if "-" in names or not hasattr(os, "fork"):
         return 1
     sizes = sizes or file_sizes(names)
-    if len(names) < MIN_FILES and max(sizes, default=0) < SPLIT_BYTES:
-        return 1
+    shared = len(names) >= MIN_FILES or max(sizes, default=0) >= SPLIT_BYTES
+    work = sum(sizes) + FILE_COST * len(sizes) if shared else 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    count = min(cores, jobs or cores)
-    if count < 2 or sum(sizes) + FILE_COST * len(sizes) < MIN_BYTES:
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not known here: as if every core were busy, one process
+        load = float(cores)
+    return processes(cores, load, work, jobs)
+
+
+def processes(cores: int, load: float, work: int, jobs: int | None = None) -> int:
+    """How many processes check ``work`` (bytes of manifests, and FILE_COST a file; 0: work that
+    cannot be shared) on ``cores`` cores whose load average (over the last minute) is ``load``;
+    ``jobs``: 1 for this process alone, N for at most N, 0 or None to choose.
+
+    One process below MIN_BYTES of work, where starting a worker costs more than it saves. Past
+    it, asked for N: N (at most one per core), whatever the load. Left to choose, a worker only
+    runs on a core the load leaves idle: this process, and one more for each core of idle
+    capacity (cores - load; a core at least IDLE_SHARE idle counts). A worker on a busy core
+    only takes a share of it from the processes there, and costs more CPU than it saves: with
+    a process spinning on the other core, 5,000 files of one object each took 1.06x the wall
+    time of one process (bench/validate_bench.py). The load average counts the runs just before
+    this one (a loop of runs, the hooks of a pre-commit, this bench), hence one core of it is
+    often this process's own predecessors: a load under cores - IDLE_SHARE leaves a core for a
+    worker."""
+    if jobs == 1 or cores < 2 or work < MIN_BYTES:
         return 1
-    return count
+    if jobs:
+        return min(jobs, cores)
+    idle = max(cores - load, 0.0)
+    return min(cores, 1 + math.floor(idle + 1 - IDLE_SHARE))
 
 
 def file_sizes(names: list[str]) -> list[int]:
@@ -113,8 +144,11 @@ _BAD_SEPARATOR = re.compile(b"\n" + _BAD_SEPARATOR_LINE)
 def _parts(name: str) -> list[_Unit] | None:
     """``name`` cut at separator lines into parts (each starts with its `---` line), or None
     when a part might read otherwise than in the whole file (the module's docstring) or the
-    file is too small to cut. Read in blocks: the memory does not grow with the file."""
+    file is too small to cut. Read in blocks: the memory does not grow with the file. A file that
+    holds what a verdict across its objects reports on (across.TRIGGERS: a PodGroup, a TrainJob,
+    a schedulingPolicy, parameter servers) is not cut either: the verdict needs all its objects."""
     from generator.kubeyaml.load import MAX_DOCUMENT_BYTES
+    from generator.validate.across import TRIGGERS
 
     cuts = [0]  # the byte offset of each part
     decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
@@ -136,6 +170,7 @@ def _parts(name: str) -> list[_Unit] | None:
                 fresh = data[data.rfind(b"\n") + 1 :] + block
                 if (
                     b"Namespace" in fresh
+                    or any(word in fresh for word in TRIGGERS)
                     or b"\\" in fresh
                     or _BAD_SEPARATOR_AT_START.match(fresh)  # fresh starts a line
                     or _BAD_SEPARATOR.search(fresh)
