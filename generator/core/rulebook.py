@@ -189,6 +189,7 @@ _RULES = [
     Rule("field-path", "pod", ERROR, "a downward API fieldPath the apiserver does not support, or a bad subscript"),
     Rule("resource-name", "pod", ERROR, "a container resource that is neither standard nor DOMAIN/NAME"),
     Rule("sidecar", "pod", ERROR, "restartPolicy on a container, or an init container's other than Always; probes"),
+    Rule("security-context", "pod", ERROR, "ids out of range, seccomp/AppArmor profiles, sysctls, os-specific fields"),
     # -- core -------------------------------------------------------------------------------
     Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
     Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),

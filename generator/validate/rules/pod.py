@@ -38,6 +38,7 @@ from generator.validate.rules.meta import label_findings
 from generator.validate.rules.paddlejob import PADDLE_ROLES
 from generator.validate.rules.pod_containers import container_findings
 from generator.validate.rules.pod_scheduling import scheduling_findings
+from generator.validate.rules.pod_security import security_findings
 from generator.validate.rules.selector import mismatches
 
 
@@ -53,7 +54,12 @@ def env_duplicate_message(name: str) -> str:
 
 
 def pod_spec_findings(
-    spec, path: str, template: bool = True, claims: frozenset = frozenset(), releases: tuple[int, ...] = ()
+    spec,
+    path: str,
+    template: bool = True,
+    claims: frozenset = frozenset(),
+    releases: tuple[int, ...] = (),
+    pod_name: str | None = None,
 ) -> list[Finding]:
     """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
     are volumes the controller adds (a StatefulSet's volumeClaimTemplates); ``releases`` the
@@ -115,7 +121,8 @@ def pod_spec_findings(
             if problem:
                 out.append(error(f"{path}.{field}", "name", problem))
     out += scheduling_findings(spec, path, releases)
-    out += container_findings(spec, path, template, releases)
+    out += container_findings(spec, path, template, releases, pod_name)
+    out += security_findings(spec, path)
     return out
 
 
@@ -406,7 +413,8 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
                 message = "a Job's pods restart OnFailure or Never: the Job the JobSet controller makes is refused"
                 out.append(error(f"{spec_path}.restartPolicy", "restart-policy", message))
         spec = template.get("spec")
-        out += pod_spec_findings(spec, spec_path, template=kind != "Pod", claims=claims, releases=releases)
+        name = as_dict(obj.get("metadata")).get("name") if kind == "Pod" else None
+        out += pod_spec_findings(spec, spec_path, kind != "Pod", claims, releases, name)
     return out
 
 

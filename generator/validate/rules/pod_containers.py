@@ -12,6 +12,7 @@ from __future__ import annotations
 from generator.core.findings import Finding, child
 from generator.core.grammar import label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.core import pvc_spec_findings
 
 SIDECARS_SINCE = 29  # SidecarContainers: alpha 1.28 (off: restartPolicy dropped), beta on 1.29, GA 1.33
 CONTAINER_RESTART_POLICY_SINCE = 28  # the field exists (the schema refuses it before)
@@ -46,10 +47,15 @@ EPHEMERAL_FORBIDDEN = (
 )
 
 
-def container_findings(spec: dict, path: str, template: bool, releases: tuple[int, ...]) -> list[Finding]:
-    """``template``: the spec is a pod template's (a workload's or a job's), not a Pod's."""
+def container_findings(
+    spec: dict, path: str, template: bool, releases: tuple[int, ...], pod_name: str | None = None
+) -> list[Finding]:
+    """``template``: the spec is a pod template's (a workload's or a job's), not a Pod's;
+    ``pod_name``: a Pod's name."""
     out = []
-    out += _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes")
+    out += _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes", releases)
+    if not template and isinstance(pod_name, str):
+        out += _own_claim_findings(as_list(spec.get("volumes")), f"{path}.volumes", pod_name)
     restart_field = enforced(releases, since=CONTAINER_RESTART_POLICY_SINCE)
     for group in ("initContainers", "containers", "ephemeralContainers"):
         for i, c in enumerate(as_list(spec.get(group))):
@@ -59,6 +65,9 @@ def container_findings(spec: dict, path: str, template: bool, releases: tuple[in
             mounts = c.get("volumeMounts")
             if isinstance(mounts, list):
                 out += _sub_path_findings(mounts, here)
+            ports = c.get("ports")
+            if isinstance(ports, list) and len(ports) > 1:
+                out += _port_name_findings(ports, here)
             env = c.get("env")
             if isinstance(env, list):
                 out += _env_field_findings(env, here, releases)
@@ -106,9 +115,37 @@ def _sub_path_findings(mounts: list, here: str) -> list[Finding]:
     return out
 
 
-def _volume_source_findings(volumes: list, path: str) -> list[Finding]:
-    """validateVolumeSource: at most one source per volume (none is defaulted to emptyDir); and
-    the downward API volume's field paths (validateDownwardAPIVolumeFile)."""
+def _port_name_findings(ports: list, here: str) -> list[Finding]:
+    """validateContainerPorts: a port name once per container."""
+    out, seen = [], set()
+    for j, port in enumerate(ports):
+        name = as_dict(port).get("name")
+        if isinstance(name, str) and name:
+            if name in seen:
+                message = f"port name {name!r} is used twice in this container; rename one"
+                out.append(error(f"{here}.ports[{j}].name", "port-name", message))
+            seen.add(name)
+    return out
+
+
+def _own_claim_findings(volumes: list, path: str, pod_name: str) -> list[Finding]:
+    """ValidateVolumes: a Pod's claim may not be the one its own ephemeral volume creates
+    (named POD-VOLUME)."""
+    ephemeral = {f"{pod_name}-{v.get('name')}" for v in volumes if isinstance(v, dict) and v.get("ephemeral")}
+    out = []
+    for i, volume in enumerate(volumes):
+        claim = as_dict(as_dict(volume).get("persistentVolumeClaim")).get("claimName")
+        if claim in ephemeral:
+            message = f"claimName {claim!r} is the claim this pod's ephemeral volume creates: mount that volume instead"
+            out.append(error(f"{path}[{i}].persistentVolumeClaim.claimName", "volume-source", message))
+    return out
+
+
+def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validateVolumeSource: at most one source per volume (none is defaulted to emptyDir), an
+    ephemeral volume's claim template (ValidatePersistentVolumeClaimSpec); and the downward API
+    volume's field paths (validateDownwardAPIVolumeFile)."""
+
     out = []
     for i, volume in enumerate(volumes):
         if not isinstance(volume, dict):
@@ -120,6 +157,12 @@ def _volume_source_findings(volumes: list, path: str) -> list[Finding]:
                 "exactly one: split it into volumes of one source each"
             )
             out.append(error(f"{path}[{i}].{sources[1]}", "volume-source", message))
+        ephemeral = volume.get("ephemeral")
+        if isinstance(ephemeral, dict):
+            template = ephemeral.get("volumeClaimTemplate")
+            if isinstance(template, dict):
+                where = f"{path}[{i}].ephemeral.volumeClaimTemplate.spec"
+                out += pvc_spec_findings(template.get("spec"), where, releases)
         for k, item in enumerate(as_list(as_dict(volume.get("downwardAPI")).get("items"))):
             ref = as_dict(item).get("fieldRef")
             if isinstance(ref, dict):

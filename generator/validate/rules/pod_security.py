@@ -1,0 +1,269 @@
+"""Owner `pod`: the apiserver's security context and operating system rules of a pod spec, and
+the small enumerations of its containers (k8s.io/kubernetes v1.31.1
+pkg/apis/core/validation/validation.go: validatePodSpecSecurityContext, ValidateSecurityContext,
+validateSeccompProfileField, ValidateAppArmorProfileField, validateSysctls, ValidateHostSysctl,
+validateOS, validateLinux, validateWindows, validateContainerCommon, validateHTTPGetAction,
+validateMountPropagation, validateHostPathType, ValidatePreemptionPolicy). pod.py calls
+`security_findings` for each pod spec."""
+
+from __future__ import annotations
+
+import re
+
+from generator.core.findings import Finding
+from generator.validate.rules.base import as_dict, as_int, as_list, error
+
+PROFILE_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
+FS_GROUP_CHANGE_POLICIES = ("OnRootMismatch", "Always")
+TERMINATION_MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+OS_NAMES = ("linux", "windows")
+HTTP_SCHEMES = ("HTTP", "HTTPS")
+MOUNT_PROPAGATIONS = ("None", "HostToContainer", "Bidirectional")
+HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")
+MAX_ID = 2**31 - 1  # IsValidUserID / IsValidGroupID: 0 ... 2147483647
+
+# IsValidSysctlName: segments of [a-z0-9]([-_a-z0-9]*[a-z0-9])?, '.' or '/' between, up to 253
+_SYSCTL = re.compile(
+    r"^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?(/[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*$"
+)
+# utilsysctl.GetNamespace: the sysctls of the network and IPC namespaces
+_NET_SYSCTL = ("net.",)
+_IPC_SYSCTL = ("fs.mqueue.",)
+_IPC_SYSCTL_NAMES = (
+    "kernel.sem",
+    "kernel.shmall",
+    "kernel.shmmax",
+    "kernel.shmmni",
+    "kernel.shm_rmid_forced",
+    "kernel.msgmax",
+    "kernel.msgmnb",
+    "kernel.msgmni",
+)
+
+# validateWindows: what a pod with os.name windows may not set (pod level, then container level)
+WINDOWS_POD_FORBIDDEN = ("hostUsers", "hostPID", "hostIPC", "shareProcessNamespace")
+WINDOWS_POD_SC_FORBIDDEN = (
+    "appArmorProfile",
+    "seLinuxOptions",
+    "seccompProfile",
+    "fsGroup",
+    "fsGroupChangePolicy",
+    "sysctls",
+    "runAsUser",
+    "runAsGroup",
+    "supplementalGroups",
+    "supplementalGroupsPolicy",
+)
+WINDOWS_CONTAINER_SC_FORBIDDEN = (
+    "appArmorProfile",
+    "seLinuxOptions",
+    "seccompProfile",
+    "capabilities",
+    "readOnlyRootFilesystem",
+    "privileged",
+    "allowPrivilegeEscalation",
+    "procMount",
+    "runAsUser",
+    "runAsGroup",
+)
+
+CONTAINER_GROUPS = ("initContainers", "containers", "ephemeralContainers")
+
+
+def security_findings(spec: dict, path: str) -> list[Finding]:
+    out = []
+    pod_sc = spec.get("securityContext")
+    if isinstance(pod_sc, dict) and pod_sc:
+        out += _pod_context_findings(pod_sc, spec, f"{path}.securityContext")
+    containers = [
+        (f"{path}.{group}[{i}]", c)
+        for group in CONTAINER_GROUPS
+        for i, c in enumerate(as_list(spec.get(group)))
+        if isinstance(c, dict)
+    ]
+    for here, c in containers:
+        sc = c.get("securityContext")
+        if isinstance(sc, dict) and sc:
+            out += _container_context_findings(sc, f"{here}.securityContext")
+        out += _container_enum_findings(c, here)
+    if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
+        message = "shareProcessNamespace and hostPID cannot both be true: keep one"
+        out.append(error(f"{path}.shareProcessNamespace", "security-context", message))
+    policy = spec.get("preemptionPolicy")
+    if isinstance(policy, str) and policy not in PREEMPTION_POLICIES:
+        message = f"preemptionPolicy {policy!r} is not one of {', '.join(PREEMPTION_POLICIES)}"
+        out.append(error(f"{path}.preemptionPolicy", "enum", message))
+    for i, volume in enumerate(as_list(spec.get("volumes"))):
+        kind = as_dict(as_dict(volume).get("hostPath")).get("type")
+        if isinstance(kind, str) and kind not in HOST_PATH_TYPES:
+            message = f"hostPath type {kind!r} is not one of {', '.join(t or repr(t) for t in HOST_PATH_TYPES)}"
+            out.append(error(f"{path}.volumes[{i}].hostPath.type", "enum", message))
+    out += _os_findings(spec, path, containers)
+    return out
+
+
+def _id_findings(sc: dict, fields: tuple[str, ...], here: str) -> list[Finding]:
+    out = []
+    for field in fields:
+        number = as_int(sc.get(field))
+        if number is not None and not 0 <= number <= MAX_ID:
+            message = f"{field} {number} must be between 0 and {MAX_ID} (a Linux user or group id)"
+            out.append(error(f"{here}.{field}", "security-context", message))
+    return out
+
+
+def _pod_context_findings(sc: dict, spec: dict, here: str) -> list[Finding]:
+    """validatePodSpecSecurityContext."""
+    out = _id_findings(sc, ("fsGroup", "runAsUser", "runAsGroup"), here)
+    for g, gid in enumerate(as_list(sc.get("supplementalGroups"))):
+        number = as_int(gid)
+        if number is not None and not 0 <= number <= MAX_ID:
+            message = f"supplemental group {number} must be between 0 and {MAX_ID}"
+            out.append(error(f"{here}.supplementalGroups[{g}]", "security-context", message))
+    names: set = set()
+    for i, sysctl in enumerate(as_list(sc.get("sysctls"))):
+        name = as_dict(sysctl).get("name")
+        if not isinstance(name, str):
+            continue
+        where = f"{here}.sysctls[{i}].name"
+        if not name:
+            out.append(error(where, "security-context", "a sysctl needs a name"))
+        elif len(name) > 253 or not _SYSCTL.match(name):
+            message = f"sysctl name {name!r} must be at most 253 characters of dot- or slash-separated lower-case parts"
+            out.append(error(where, "security-context", message))
+        elif name in names:
+            out.append(error(where, "security-context", f"sysctl {name!r} is set twice; remove one"))
+        names.add(name)
+        dotted = name.replace("/", ".")
+        if spec.get("hostNetwork") is True and dotted.startswith(_NET_SYSCTL):
+            message = f"sysctl {name!r} belongs to the network namespace: not with hostNetwork: true"
+            out.append(error(where, "security-context", message))
+        elif spec.get("hostIPC") is True and (dotted.startswith(_IPC_SYSCTL) or dotted in _IPC_SYSCTL_NAMES):
+            message = f"sysctl {name!r} belongs to the IPC namespace: not with hostIPC: true"
+            out.append(error(where, "security-context", message))
+    policy = sc.get("fsGroupChangePolicy")
+    if isinstance(policy, str) and policy not in FS_GROUP_CHANGE_POLICIES:
+        message = f"fsGroupChangePolicy {policy!r} is not one of {', '.join(FS_GROUP_CHANGE_POLICIES)}"
+        out.append(error(f"{here}.fsGroupChangePolicy", "enum", message))
+    out += _profile_findings(sc, here)
+    return out
+
+
+def _container_context_findings(sc: dict, here: str) -> list[Finding]:
+    """ValidateSecurityContext (privileged against the cluster's --allow-privileged, procMount
+    behind ProcMountType: not here)."""
+    out = _id_findings(sc, ("runAsUser", "runAsGroup"), here)
+    if sc.get("allowPrivilegeEscalation") is False:
+        if sc.get("privileged") is True:
+            message = "privileged: true always allows privilege escalation: drop allowPrivilegeEscalation: false"
+            out.append(error(f"{here}.allowPrivilegeEscalation", "security-context", message))
+        if "CAP_SYS_ADMIN" in as_list(as_dict(sc.get("capabilities")).get("add")):
+            message = "capabilities.add CAP_SYS_ADMIN allows privilege escalation: drop allowPrivilegeEscalation: false"
+            out.append(error(f"{here}.allowPrivilegeEscalation", "security-context", message))
+    out += _profile_findings(sc, here)
+    return out
+
+
+def _profile_findings(sc: dict, here: str) -> list[Finding]:
+    """validateSeccompProfileField and ValidateAppArmorProfileField."""
+    out = []
+    for field, what in (("seccompProfile", "seccomp"), ("appArmorProfile", "AppArmor")):
+        profile = sc.get(field)
+        if not isinstance(profile, dict):
+            continue
+        where = f"{here}.{field}"
+        kind, local = profile.get("type"), profile.get("localhostProfile")
+        if kind is None or kind == "":
+            out.append(error(f"{where}.type", "security-context", f"{field} needs a type: {', '.join(PROFILE_TYPES)}"))
+        elif isinstance(kind, str) and kind not in PROFILE_TYPES:
+            message = f"{what} profile type {kind!r} is not one of {', '.join(PROFILE_TYPES)}"
+            out.append(error(f"{where}.type", "enum", message))
+        if kind == "Localhost":
+            if not isinstance(local, str) or (what == "AppArmor" and not local.strip()):
+                message = f"a Localhost {what} profile needs localhostProfile: the profile's name on the node"
+                out.append(error(f"{where}.localhostProfile", "security-context", message))
+            elif what == "AppArmor" and local != local.strip():
+                message = f"localhostProfile {local!r} must not start or end with white space"
+                out.append(error(f"{where}.localhostProfile", "security-context", message))
+            elif what == "seccomp" and (local.startswith("/") or ".." in local.split("/")):
+                message = f"localhostProfile {local!r} must be a relative path without '..' (under the kubelet's root)"
+                out.append(error(f"{where}.localhostProfile", "security-context", message))
+        elif local is not None and isinstance(kind, str) and kind in PROFILE_TYPES:
+            message = f"localhostProfile applies only to type Localhost, got {kind!r}: drop it"
+            out.append(error(f"{where}.localhostProfile", "security-context", message))
+    return out
+
+
+def _container_enum_findings(c: dict, here: str) -> list[Finding]:
+    """validateContainerCommon's terminationMessagePolicy, validateHTTPGetAction's scheme,
+    validateMountPropagation (Bidirectional only for a privileged container)."""
+    out = []
+    policy = c.get("terminationMessagePolicy")
+    if isinstance(policy, str) and policy not in TERMINATION_MESSAGE_POLICIES:
+        message = f"terminationMessagePolicy {policy!r} is not one of {', '.join(TERMINATION_MESSAGE_POLICIES)}"
+        out.append(error(f"{here}.terminationMessagePolicy", "enum", message))
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        scheme = as_dict(as_dict(c.get(probe)).get("httpGet")).get("scheme")
+        if isinstance(scheme, str) and scheme not in HTTP_SCHEMES:
+            message = f"scheme {scheme!r} is not one of {', '.join(HTTP_SCHEMES)}"
+            out.append(error(f"{here}.{probe}.httpGet.scheme", "enum", message))
+    for hook in ("postStart", "preStop"):
+        scheme = as_dict(as_dict(as_dict(c.get("lifecycle")).get(hook)).get("httpGet")).get("scheme")
+        if isinstance(scheme, str) and scheme not in HTTP_SCHEMES:
+            message = f"scheme {scheme!r} is not one of {', '.join(HTTP_SCHEMES)}"
+            out.append(error(f"{here}.lifecycle.{hook}.httpGet.scheme", "enum", message))
+    privileged = as_dict(c.get("securityContext")).get("privileged") is True
+    for j, mount in enumerate(as_list(c.get("volumeMounts"))):
+        propagation = as_dict(mount).get("mountPropagation")
+        if not isinstance(propagation, str):
+            continue
+        if propagation not in MOUNT_PROPAGATIONS:
+            message = f"mountPropagation {propagation!r} is not one of {', '.join(MOUNT_PROPAGATIONS)}"
+            out.append(error(f"{here}.volumeMounts[{j}].mountPropagation", "enum", message))
+        elif propagation == "Bidirectional" and not privileged:
+            message = "mountPropagation Bidirectional is for privileged containers only: set privileged: true"
+            out.append(error(f"{here}.volumeMounts[{j}].mountPropagation", "security-context", message))
+    return out
+
+
+def _os_findings(spec: dict, path: str, containers: list) -> list[Finding]:
+    """validateOS, then validateLinux or validateWindows."""
+    os_spec = spec.get("os")
+    if not isinstance(os_spec, dict):
+        return []
+    name = os_spec.get("name")
+    if name == "":
+        return [error(f"{path}.os.name", "security-context", "os.name must not be empty: linux or windows")]
+    if isinstance(name, str) and name not in OS_NAMES:
+        return [error(f"{path}.os.name", "enum", f"os.name {name!r} is not one of {', '.join(OS_NAMES)}")]
+    out = []
+    pod_sc = as_dict(spec.get("securityContext"))
+    if name == "linux":
+        for where, sc in [(f"{path}.securityContext", pod_sc)] + [
+            (f"{here}.securityContext", as_dict(c.get("securityContext"))) for here, c in containers
+        ]:
+            if sc.get("windowsOptions") is not None:
+                message = "windowsOptions cannot be set for a pod with os.name linux"
+                out.append(error(f"{where}.windowsOptions", "security-context", message))
+    elif name == "windows":
+        checks = [(path, spec, WINDOWS_POD_FORBIDDEN), (f"{path}.securityContext", pod_sc, WINDOWS_POD_SC_FORBIDDEN)]
+        checks += [
+            (f"{here}.securityContext", as_dict(c.get("securityContext")), WINDOWS_CONTAINER_SC_FORBIDDEN)
+            for here, c in containers
+        ]
+        for where, obj, fields in checks:
+            for field in fields:
+                value = obj.get(field)
+                # hostPID and hostIPC are no pointers in the internal type (false is "not set"); sysctls
+                # is checked by its length
+                if (
+                    value is None
+                    or (value is False and field in ("hostPID", "hostIPC"))
+                    or value == []
+                    and field == "sysctls"
+                ):
+                    continue
+                message = f"{field} cannot be set for a pod with os.name windows"
+                out.append(error(f"{where}.{field}", "security-context", message))
+    return out
