@@ -41,5 +41,7 @@ storage + paddlejob.render(
   + paddlejob.ps(2, template=never)
   + paddlejob.worker(2, template=never)
   + paddlejob.withPvc('nfs-pvc', '/nas')
-  + paddlejob.withCleanPodPolicy('OnCompletion')
+  // The docs' OnCompletion never fires here: paddle-operator v0.3.5 never marks a job with
+  // parameter servers Completed (validate: paddlejob-clean-pod-policy). Never keeps the pods.
+  + paddlejob.withCleanPodPolicy('Never')
 )

@@ -14,8 +14,8 @@ from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, V
 
 # Flags that only mean something with another flag: given without it, they would be dropped.
 NEEDS = {
-    "--volcano": ("podgroup", "queue", "priority_class", "min_available"),
-    "--elastic": ("min_workers", "max_workers"),
+    "--volcano": ("podgroup", "queue", "min_available"),
+    "--elastic": ("etcd", "min_workers", "max_workers", "max_restart"),
     "--cephfs": ("cephfs_mount", "cephfs_path", "cephfs_user", "cephfs_secret"),
 }
 CEPHFS_DEFAULTS = {
@@ -49,6 +49,12 @@ examples:
   # resnet, collective on GPUs, with shared memory, on Volcano's own Job
   paddlejob-manifests job resnet --image registry.baidubce.com/paddle-operator/demo-resnet:v1 \\
       --workers 2 --gpus 1 --shm --command "python -m paddle.distributed.launch train_fleet.py" --runtime volcano
+  # elastic: 3 workers, training goes on with 2 if one fails (the job's own etcd)
+  paddlejob-manifests job ft --image registry.baidubce.com/paddlepaddle/paddle:3.3.1 --workers 3 \\
+      --elastic --min-workers 2 --command "python -m paddle.distributed.launch train.py" --runtime kubernetes
+  # lifecycle: deleted an hour after it ends, at most 2 h active, 2 retries
+  paddlejob-manifests job bert --image registry.baidubce.com/paddlepaddle/paddle:3.3.1 --workers 4 \\
+      --ttl 3600 --deadline 7200 --backoff-limit 2 --runtime kubeflow
 """
 
 
@@ -70,10 +76,12 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         raise cliargs.InputError("--mode ps: give the number of parameter servers with --ps N")
     if args.mode == "heter" and not args.heter:
         raise cliargs.InputError("--mode heter: give the number of heter workers with --heter N")
-    if args.elastic and args.runtime == "paddle-operator" and not args.etcd:
-        raise cliargs.InputError("--elastic: give the etcd endpoint the pods register with, --etcd HOST:PORT")
-    if args.etcd and not args.elastic:
-        raise cliargs.InputError("--etcd: only with --elastic")
+    for flag in ("ttl", "deadline", "backoff_limit"):
+        value = getattr(args, flag)
+        if value is not None and value < (1 if flag == "deadline" else 0):
+            raise cliargs.InputError(
+                f"--{flag.replace('_', '-')}: must be {1 if flag == 'deadline' else 0} or more, got {value}"
+            )
     _refuse_dropped_flags(args)
     volumes = []
     for i, value in enumerate(args.pvc or []):
@@ -105,7 +113,10 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         clean_pod_policy=args.clean_pod_policy,
         intranet=args.intranet,
         with_gloo=args.with_gloo,
-        elastic=Elastic(args.etcd, args.min_workers, args.max_workers) if args.elastic else None,
+        elastic=Elastic(args.etcd, args.min_workers, args.max_workers, max_restart=args.max_restart)
+        if args.elastic
+        else None,
+        # with --volcano, the priority class is the gang's too
         volcano=Volcano(args.queue, args.priority_class, args.min_available, None, args.podgroup)
         if args.volcano
         else None,
@@ -116,6 +127,12 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         shm=args.shm if args.shm is not None else False,
         volumes=volumes,
         port=args.port,
+        ttl=args.ttl,
+        deadline=args.deadline,
+        backoff_limit=args.backoff_limit,
+        suspend=args.suspend,
+        managed_by=args.managed_by,
+        priority_class=args.priority_class,
     )
 
 
@@ -186,7 +203,9 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--volcano", action="store_true", help="gang-schedule with Volcano")
     p.add_argument("--queue", help="Volcano queue (with --volcano)")
-    p.add_argument("--priority-class", help="priority class (with --volcano)")
+    p.add_argument(
+        "--priority-class", help="the pods' PriorityClass (with --volcano, the gang's too; not on kubeflow-trainer)"
+    )
     p.add_argument("--min-available", type=int, help="gang size (with --volcano; default: every pod)")
     p.add_argument(
         "--podgroup", action="store_true", help="also write a PodGroup (with --volcano; paddle-operator runtime)"
@@ -203,10 +222,26 @@ def add_parser(sub) -> None:
     p.add_argument("--cephfs-user", help="the CephFS user (with --cephfs; default: admin)")
     p.add_argument("--cephfs-secret", help="the Secret with the CephFS key (with --cephfs; default: cephfs-secret)")
     p.add_argument("--shm", nargs="?", const=True, metavar="SIZE", help="/dev/shm in memory (GPU jobs need it)")
-    p.add_argument("--elastic", action="store_true", help="elastic, fault-tolerant training")
-    p.add_argument("--etcd", metavar="HOST:PORT", help="etcd endpoint for --elastic")
-    p.add_argument("--min-workers", type=int, help="fewest workers the job runs with (with --elastic)")
-    p.add_argument("--max-workers", type=int, help="most workers the job scales to (with --elastic)")
+    elastic = p.add_argument_group(
+        "elastic training",
+        "Paddle's launcher (2.3+) with an etcd master: the pods train with MIN to MAX workers and meet "
+        "again when one fails. The command must run `python -m paddle.distributed.launch`.",
+    )
+    elastic.add_argument("--elastic", action="store_true", help="elastic, fault-tolerant collective training")
+    elastic.add_argument("--etcd", metavar="HOST:PORT", help="an etcd of your own (default: the job's own etcd)")
+    elastic.add_argument("--min-workers", type=int, help="fewest workers the launchers train with (default --workers)")
+    elastic.add_argument("--max-workers", type=int, help="most workers; must equal --workers (the pods created)")
+    elastic.add_argument("--max-restart", type=int, help="times the launchers meet again after a failure (default 3)")
+    lifecycle = p.add_argument_group(
+        "lifecycle", "Each runtime's own field (docs/runtimes.md); a runtime without one refuses the flag."
+    )
+    lifecycle.add_argument("--ttl", type=int, metavar="SECONDS", help="delete the job this long after it finishes")
+    lifecycle.add_argument("--deadline", type=int, metavar="SECONDS", help="fail the job after this long active")
+    lifecycle.add_argument("--backoff-limit", type=int, metavar="N", help="retries before the job fails")
+    lifecycle.add_argument("--suspend", action="store_true", help="create the job suspended (Kueue, or resume later)")
+    lifecycle.add_argument(
+        "--managed-by", metavar="CONTROLLER", help="the controller that runs the job (kueue.x-k8s.io/multikueue)"
+    )
     p.add_argument("--port", type=int, help="endpoint port (volcano, kubeflow and kubernetes runtimes; default 36543)")
     p.add_argument(
         "--runtime",

@@ -7,7 +7,8 @@
     manifests = job.manifests()          # or job.manifests("volcano"), job.to_yaml()
 
 The parameters and defaults are the old API's (seeds: "PaddleJob parameters"): pservers 2,
-trainers 3, gpu_nums 0; CephFS user admin, secret cephfs-secret, mounted at /mnt/cephfs.
+trainers 3, gpu_nums 0; CephFS user admin, secret cephfs-secret, mounted at /mnt/cephfs. Its
+trainers find TRAINER_ID (their index) and TRAINERS (their count) in the environment, as before.
 Its own example also used `cpu_num`, `use_gpu` and `trainer_package_path`; they are accepted.
 """
 
@@ -49,6 +50,11 @@ class PaddleJob:
         cpu = cpu_nums if cpu_nums is not None else cpu_num
         if cpu is None:
             raise TypeError("PaddleJob needs cpu_nums (the CPU count of every pod)")
+        # The old API's trainers read TRAINER_ID and TRAINERS (seeds: "Fetch Runtime information"):
+        # TRAINERS is known now; TRAINER_ID is the pod's index, which each runtime gives under its
+        # own name when the pod starts, so a shell exports it under the old one.
+        legacy = ["sh", "-c", 'export TRAINER_ID="${PADDLE_TRAINER_ID:-$PADDLE_RANK}"; exec "$0" "$@"']
+        trainer_env = {"TRAINERS": str(trainers)}
         self.job = TrainingJob(
             name=job_name,
             image=runtime_image,
@@ -56,7 +62,14 @@ class PaddleJob:
             command=shlex.split(entry_point),
             working_dir=trainer_package_path,
             ps=Role(pservers, cpu=str(cpu), memory=memory) if pservers else None,
-            worker=Role(trainers, cpu=str(cpu), memory=memory, gpu=gpu_nums or (1 if use_gpu else 0)),
+            worker=Role(
+                trainers,
+                cpu=str(cpu),
+                memory=memory,
+                gpu=gpu_nums or (1 if use_gpu else 0),
+                env=trainer_env,
+                command=legacy + shlex.split(entry_point),
+            ),
             volumes=[_cephfs(cephfs_volume)] if cephfs_volume else [],
         )
 

@@ -159,14 +159,20 @@ def from_paddlejob(doc: dict) -> tuple[TrainingJob, list[str]]:
         notes.append(f"mapped spec.{role} -> {role} (its pod template as it is)")
     if not image:
         raise ConvertError("no role has a container image")
-    elastic = None
-    if spec.get("elastic"):
+    elastic = _launcher_elastic(roles.get("worker"), name)
+    if elastic is not None:
+        notes.append("mapped the workers' PADDLE_MASTER=etcd://..., PADDLE_NNODES, ... -> elastic")
+    elif spec.get("elastic"):
         env = _paddle_env(roles["worker"]) if "worker" in roles else {}
         worker = spec.get("worker") or {}
-        elastic = Elastic(
-            env.get("PADDLE_ELASTIC_SERVER"), worker.get("requests"), worker.get("limits"), spec["elastic"]
+        most = worker.get("limits") if isinstance(worker.get("limits"), int) else None
+        if most is not None and "worker" in roles:
+            roles["worker"].replicas = most  # every runtime creates the most workers
+        elastic = Elastic(env.get("PADDLE_ELASTIC_SERVER"), worker.get("requests"), most)
+        notes.append(
+            "mapped spec.elastic, worker.requests/limits -> elastic through Paddle's launcher with an etcd master "
+            "(the operator's own elastic mode needs a launcher older than 2.3); worker replicas = limits"
         )
-        notes.append("mapped spec.elastic, worker.requests/limits -> elastic")
     policy = spec.get("schedulingPolicy")
     volcano = None
     if isinstance(policy, dict):
@@ -193,6 +199,51 @@ def from_paddlejob(doc: dict) -> tuple[TrainingJob, list[str]]:
         **roles,
     )
     return job, notes
+
+
+# The launcher's elastic settings (libsonnet/paddlejob/elastic.libsonnet writes them)
+_ELASTIC_ENV = {
+    "PADDLE_MASTER",
+    "PADDLE_NNODES",
+    "PADDLE_JOB_ID",
+    "PADDLE_ELASTIC_LEVEL",
+    "PADDLE_MAX_RESTART",
+    "PADDLE_ELASTIC_TIMEOUT",
+}
+
+
+def _launcher_elastic(worker: Role | None, name: str) -> Elastic | None:
+    """The Elastic of a worker template that runs Paddle's launcher with an etcd master (as this
+    library renders it), its settings taken out of the template's environment; else None."""
+    if worker is None:
+        return None
+    env = _paddle_env(worker)
+    master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
+    if not (isinstance(master, str) and master.startswith("etcd://") and isinstance(nodes, str)):
+        return None
+    fewest, _, most = nodes.partition(":")
+    if not (fewest.isdigit() and (most or fewest).isdigit()):
+        return None
+
+    def number(key: str) -> int | None:
+        value = env.get(key)
+        return int(value) if isinstance(value, str) and value.lstrip("-").isdigit() else None
+
+    endpoint = master.removeprefix("etcd://")
+    container = worker.template["spec"]["containers"][0]
+    container["env"] = [e for e in container["env"] if not (isinstance(e, dict) and e.get("name") in _ELASTIC_ENV)]
+    if not container["env"]:
+        del container["env"]
+    if worker.template["spec"].get("restartPolicy") == "OnFailure":
+        del worker.template["spec"]["restartPolicy"]  # the library sets it for elastic workers
+    return Elastic(
+        None if endpoint == f"{name}-etcd:2379" else endpoint,
+        int(fewest),
+        int(most or fewest),
+        number("PADDLE_ELASTIC_LEVEL"),
+        number("PADDLE_MAX_RESTART"),
+        number("PADDLE_ELASTIC_TIMEOUT"),
+    )
 
 
 def _paddle_env(role: Role) -> dict:

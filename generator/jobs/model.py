@@ -109,10 +109,16 @@ class CephFS:
 
 @dataclass
 class Elastic:
+    """Elastic collective training through Paddle's launcher (libsonnet/paddlejob/elastic.libsonnet):
+    the etcd the launchers meet at (host:port; None: the job's own), the fewest and most workers
+    (the most is the worker replicas), the launcher's restarts, level and wait for peers."""
+
     etcd: str | None = None
     min_replicas: int | None = None
     max_replicas: int | None = None
-    level: int = 1
+    level: int | None = None  # Paddle's --elastic_level; the library's default is 1
+    max_restart: int | None = None
+    timeout: int | None = None
 
 
 @dataclass
@@ -149,6 +155,13 @@ class TrainingJob:
     shm: bool | str = False  # True, or a size limit such as "8Gi"
     volumes: list[Volume] = field(default_factory=list)
     port: int | None = None
+    # The lifecycle, one vocabulary mapped by each runtime (docs/runtimes.md's feature table)
+    ttl: int | None = None  # seconds after the job finishes until it is deleted
+    deadline: int | None = None  # seconds the job may be active
+    backoff_limit: int | None = None  # retries before the job fails
+    suspend: bool = False
+    managed_by: str | None = None
+    priority_class: str | None = None
 
     def to_description(self) -> dict:
         """The JSON the jsonnet library takes (docs/jobs.md): camelCase, no empty fields."""

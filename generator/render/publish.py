@@ -27,7 +27,6 @@ FIELD_FEATURES = {
     "cleanPodPolicy": "cleanPodPolicy",
     "intranet": "intranet",
     "withGloo": "withGloo",
-    "elastic": "elastic",
     "schedulingPolicy": "Volcano gang scheduling (volcano)",
 }
 

@@ -4,9 +4,12 @@
 local util = import 'util.libsonnet';
 local has(obj, field) = std.objectHas(obj, field) && obj[field] != null;
 local isCount(n, least) = std.isNumber(n) && n == std.floor(n) && n >= least;
+// A value as a message shows it: a string quoted, so that "2" does not read as 2.
+local shown(v) = if std.isString(v) then "the string '%s'" % v else std.toString(v);
 
 // Which runtime can express which feature: features.libsonnet, the one table.
 local support = (import 'features.libsonnet').support;
+local whyNot = (import 'features.libsonnet').whyNot;
 
 // Pod names are <job>-<role>-<index> with these role names, and they are host names too.
 local roleNames = { [r.name]: r.roleNames for r in (import 'runtimes.json').runtimes };
@@ -30,6 +33,12 @@ local usedFeatures(job) = std.prune([
   if has(job, 'volcano') && util.get(job.volcano, 'minResources') != null then "the gang's minResources (volcano.minResources)",
   if has(job, 'kueueQueue') then 'Kueue queue (kueueQueue)',
   if util.get(job, 'coscheduling', false) == true then 'scheduler-plugins gang scheduling (coscheduling)',
+  if has(job, 'ttl') then 'ttl after finishing (ttl)',
+  if has(job, 'deadline') then 'active deadline (deadline)',
+  if has(job, 'backoffLimit') then 'retries (backoffLimit)',
+  if util.get(job, 'suspend', false) == true then 'suspend',
+  if has(job, 'managedBy') then 'managedBy',
+  if has(job, 'priorityClass') then 'priority class (priorityClass)',
 ]);
 
 local isLabel(name) =
@@ -39,11 +48,33 @@ local isLabel(name) =
   && std.member('abcdefghijklmnopqrstuvwxyz', chars[0])
   && chars[std.length(chars) - 1] != '-';
 
+// Paddle's launcher runs elastic training for collective jobs only (CollectiveElasticController);
+// the runtimes create the most workers, and the launchers train with MIN to MAX of them.
+local checkElastic(e, roles) =
+  assert std.isObject(e) : 'elastic must be an object {etcd, minReplicas, maxReplicas, maxRestart, level, timeout}';
+  assert std.objectHas(roles, 'worker') && std.length(roles) == 1 :
+         "elastic training is collective (Paddle's launcher has no elastic parameter-server mode): give roles.worker only";
+  local most = util.get(e, 'maxReplicas', roles.worker.replicas);
+  local fewest = util.get(e, 'minReplicas', most);
+  assert isCount(most, 1) : 'elastic.maxReplicas must be a whole number >= 1, got %s' % shown(most);
+  assert isCount(fewest, 1) : 'elastic.minReplicas must be a whole number >= 1, got %s' % shown(fewest);
+  assert fewest <= most : 'elastic.minReplicas (%d) must not exceed elastic.maxReplicas (%d)' % [fewest, most];
+  assert most == roles.worker.replicas :
+         'elastic.maxReplicas (%d) must equal roles.worker.replicas (%d): the runtimes create the most workers, and the launchers train with between minReplicas and maxReplicas of them' % [most, roles.worker.replicas];
+  assert isCount(util.get(e, 'maxRestart', 3), 0) : 'elastic.maxRestart must be a whole number >= 0, got %s' % shown(util.get(e, 'maxRestart'));
+  assert isCount(util.get(e, 'timeout', 30), 1) : 'elastic.timeout must be a whole number of seconds >= 1, got %s' % shown(util.get(e, 'timeout'));
+  assert std.member([-1, 0, 1], util.get(e, 'level', 1)) :
+         "elastic.level must be 1 (the survivors meet again), 0 (a failed pod exits, the others hold) or -1 (all exit), Paddle's launcher's --elastic_level; got %s" % util.get(e, 'level');
+  local etcd = util.get(e, 'etcd');
+  assert etcd == null || (std.isString(etcd) && std.length(std.split(etcd, ':')) == 2 && !std.startsWith(etcd, 'etcd://')) :
+         "elastic.etcd must be host:port (the launcher adds etcd://), got '%s'" % etcd;
+  true;
+
 local checkRole(name, r) =
   assert isCount(util.get(r, 'replicas'), 1) :
-         'roles.%s.replicas must be a whole number >= 1, got %s' % [name, util.get(r, 'replicas')];
+         'roles.%s.replicas must be a whole number >= 1, got %s' % [name, shown(util.get(r, 'replicas'))];
   assert isCount(util.get(r, 'gpu', 0), 0) :
-         'roles.%s.gpu must be a whole number >= 0, got %s' % [name, util.get(r, 'gpu')];
+         'roles.%s.gpu must be a whole number >= 0, got %s' % [name, shown(util.get(r, 'gpu'))];
   true;
 
 {
@@ -68,12 +99,24 @@ local checkRole(name, r) =
            local f = bad[0];
            local got = if std.isString(job[f]) then "'%s'" % job[f] else std.toString(job[f]);
            '%s must be %s, got %s' % [f, oneOf(enums[f]), got];
-    assert !has(job, 'elastic') || std.objectHas(roles, 'worker') : 'elastic needs roles.worker';
-    assert !has(job, 'elastic') || runtime != 'paddle-operator' || std.isString(util.get(job.elastic, 'etcd')) :
-           'elastic.etcd must give the etcd endpoint (host:port) the pods register with';
+    assert !has(job, 'elastic') || checkElastic(job.elastic, roles);
+    local counts = [['ttl', 0, 'whole number of seconds'], ['deadline', 1, 'whole number of seconds'], ['backoffLimit', 0, 'whole number']];
+    local badCount = [c for c in counts if has(job, c[0]) && !isCount(job[c[0]], c[1])];
+    assert badCount == [] :
+           local c = badCount[0];
+           '%s must be a %s >= %d, got %s' % [c[0], c[2], c[1], shown(job[c[0]])];
+    assert !has(job, 'suspend') || std.isBoolean(job.suspend) : 'suspend must be true or false, got %s' % job.suspend;
+    local strings = [f for f in ['managedBy', 'priorityClass'] if has(job, f) && !(std.isString(job[f]) && job[f] != '')];
+    assert strings == [] : '%s must be a non-empty string' % strings[0];
     local missing = [f for f in usedFeatures(job) if !std.member(support[f], runtime)];
     assert missing == [] :
-           '%s cannot be expressed on the %s runtime; runtimes that have it: %s' % [missing[0], runtime, std.join(', ', support[missing[0]])];
+           local why = util.get(whyNot[missing[0]], runtime);
+           '%s cannot be expressed on the %s runtime%s; runtimes that have it: %s' % [
+      missing[0],
+      runtime,
+      if why == null then '' else ' (%s)' % why,
+      std.join(', ', support[missing[0]]),
+    ];
     local tooLong = [
       '%s-%s-%d' % [job.name, roleNames[runtime][r], roles[r].replicas - 1]
       for r in std.objectFields(roles)

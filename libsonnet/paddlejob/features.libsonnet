@@ -25,6 +25,13 @@ local features = [
   { name: "the gang's minResources (volcano.minResources)", field: '`volcano.minResources`' },
   { name: 'Kueue queue (kueueQueue)', field: '`kueueQueue`, `--kueue-queue`' },
   { name: 'scheduler-plugins gang scheduling (coscheduling)', field: '`coscheduling`, `--coscheduling`' },
+  // The lifecycle: one vocabulary, each runtime's own field.
+  { name: 'ttl after finishing (ttl)', field: '`ttl`, `--ttl`' },
+  { name: 'active deadline (deadline)', field: '`deadline`, `--deadline`' },
+  { name: 'retries (backoffLimit)', field: '`backoffLimit`, `--backoff-limit`' },
+  { name: 'suspend', field: '`suspend`, `--suspend`' },
+  { name: 'managedBy', field: '`managedBy`, `--managed-by`' },
+  { name: 'priority class (priorityClass)', field: '`priorityClass`, `--priority-class`' },
 ];
 
 local names = [f.name for f in features];
@@ -54,4 +61,6 @@ assert unknown == [] : 'runtimes/%s names no feature of features.libsonnet' % un
 
   // feature name -> the runtimes that have it
   support:: { [f.name]: [r for r in $.runtimes if std.objectHas(f.how, r)] for f in $.features },
+  // feature name -> runtime -> why it cannot express the feature
+  whyNot:: { [f.name]: f.why for f in $.features },
 }

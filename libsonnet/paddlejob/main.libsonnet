@@ -59,13 +59,17 @@ local features = import 'features.libsonnet';
   withCleanPodPolicy(policy):: { cleanPodPolicy: policy },
   withIntranet(intranet):: { intranet: intranet },
   withGloo(level):: { withGloo: level },
-  // Elastic training: the etcd endpoint the pods register with, and the worker range.
-  withElastic(etcd, minReplicas=null, maxReplicas=null, level=1):: {
+  // Elastic collective training through Paddle's launcher (elastic.libsonnet): the etcd the
+  // launchers meet at (host:port; null: the job's own), the fewest and most workers (the most is
+  // the worker replicas), the launcher's restarts, elastic level and wait for more than the fewest.
+  withElastic(etcd=null, minReplicas=null, maxReplicas=null, level=null, maxRestart=null, timeout=null):: {
     elastic: {
-      level: level,
-      etcd: etcd,
+      [if etcd != null then 'etcd']: etcd,
       [if minReplicas != null then 'minReplicas']: minReplicas,
       [if maxReplicas != null then 'maxReplicas']: maxReplicas,
+      [if level != null then 'level']: level,
+      [if maxRestart != null then 'maxRestart']: maxRestart,
+      [if timeout != null then 'timeout']: timeout,
     },
   },
   // Volcano gang scheduling; minAvailable defaults to every pod of the job. `podGroup: true`

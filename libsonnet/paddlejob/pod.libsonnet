@@ -89,6 +89,7 @@ local shmVolume(shm) = {
         [if volumes != [] || std.objectHas(startSpec, 'volumes') then 'volumes']: util.get(startSpec, 'volumes', []) + volumes,
         [if job.nodeSelector != {} then 'nodeSelector']: util.get(startSpec, 'nodeSelector', {}) + job.nodeSelector,
         [if job.tolerations != [] then 'tolerations']: util.get(startSpec, 'tolerations', []) + job.tolerations,
+        [if util.get(job, 'priorityClass') != null then 'priorityClassName']: job.priorityClass,
       } + extraSpec,
     },
 
@@ -115,12 +116,6 @@ local shmVolume(shm) = {
     [if std.objectHas(volcano, 'priorityClass') then priorityField]: volcano.priorityClass,
     [if std.objectHas(volcano, 'minResources') then 'minResources']: volcano.minResources,
   },
-
-  // Where elastic pods find etcd.
-  elasticEnv(job)::
-    local elastic = util.get(job, 'elastic');
-    if elastic != null && std.objectHas(elastic, 'etcd')
-    then [{ name: 'PADDLE_ELASTIC_SERVER', value: elastic.etcd }] else [],
 
   fieldRef(name, path):: { name: name, valueFrom: { fieldRef: { fieldPath: path } } },
 

@@ -15,6 +15,15 @@ local util = import '../util.libsonnet';
 local cleanPodPolicies = { Always: 'All', Never: 'None' };
 local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
 
+// The lifecycle in runPolicy (kubeflow.org/v1 RunPolicy, training-operator v1.9.0).
+local lifecycle(job) = {
+  [if util.get(job, 'ttl') != null then 'ttlSecondsAfterFinished']: job.ttl,
+  [if util.get(job, 'deadline') != null then 'activeDeadlineSeconds']: job.deadline,
+  [if util.get(job, 'backoffLimit') != null then 'backoffLimit']: job.backoffLimit,
+  [if util.get(job, 'suspend', false) == true then 'suspend']: true,
+  [if util.get(job, 'managedBy') != null then 'managedBy']: job.managedBy,
+};
+
 {
   // What this runtime can express, by feature (features.libsonnet lists them): how, and why not.
   features:: {
@@ -25,11 +34,17 @@ local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
       'Volcano gang scheduling (volcano)': '`runPolicy.schedulingPolicy`',
       "the gang's minResources (volcano.minResources)": '`runPolicy.schedulingPolicy.minResources`',
       'Kueue queue (kueueQueue)': 'the label `kueue.x-k8s.io/queue-name` (Kueue 0.19 deprecated its kubeflow.org/v1 integrations and turned them off by default)',
+      'ttl after finishing (ttl)': '`runPolicy.ttlSecondsAfterFinished`',
+      'active deadline (deadline)': '`runPolicy.activeDeadlineSeconds`',
+      'retries (backoffLimit)': '`runPolicy.backoffLimit`',
+      suspend: '`runPolicy.suspend`',
+      managedBy: '`runPolicy.managedBy`: `kubeflow.org/training-operator` or `kueue.x-k8s.io/multikueue`',
+      'priority class (priorityClass)': "the pod template's `priorityClassName`",
     },
     why: {
       'scheduler-plugins gang scheduling (coscheduling)': 'training-operator v1.9.0 picks its gang scheduler when it starts (`--gang-scheduler-name`), not per job',
       'parameter-server mode (ps)': 'its Master replicas start a server in every pod with Paddle 3 (`local` showed 4 servers for 2 + 2)',
-      elastic: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`",
+      elastic: "training-operator v1.9.0's PaddleJob controller does not act on `elasticPolicy`, and it sets `PADDLE_MASTER` and `PADDLE_NNODES` itself after the container's own (envvar.go setPodEnv), so the launcher would not meet at an etcd",
     },
   },
 
@@ -48,15 +63,16 @@ local defaultPort = 36543;  // kubeflow.org/v1 PaddleJobDefaultPort
     local template = if job.port == defaultPort || declared != [] then base else base {
       spec+: { containers: [paddle { ports+: [{ name: 'master', containerPort: job.port }] }] + base.spec.containers[1:] },
     };
+    local runPolicy = {
+      [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],
+      [if volcano != null then 'schedulingPolicy']: pod.gang(job, volcano),
+    } + lifecycle(job);
     [{
       apiVersion: 'kubeflow.org/v1',
       kind: 'PaddleJob',
       metadata: pod.queuedMetadata(job),
       spec: {
-        [if policy != null || volcano != null then 'runPolicy']: {
-          [if policy != null then 'cleanPodPolicy']: cleanPodPolicies[policy],
-          [if volcano != null then 'schedulingPolicy']: pod.gang(job, volcano),
-        },
+        [if runPolicy != {} then 'runPolicy']: runPolicy,
         paddleReplicaSpecs: {
           Worker: {
             replicas: job.roles.worker.replicas,

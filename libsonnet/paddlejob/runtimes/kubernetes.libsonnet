@@ -2,7 +2,9 @@
 // Parameter servers are a StatefulSet behind a headless Service (stable names
 // <job>-ps-<i>.<job>-ps); trainers an Indexed Job behind another (<job>-worker-<i>.<job>-worker),
 // whose completion index is PADDLE_TRAINER_ID. The pods may list the job's pods (pod.podReader).
+local elastic = import '../elastic.libsonnet';
 local pod = import '../pod.libsonnet';
+local util = import '../util.libsonnet';
 
 local serviceName(job, role) = '%s-%s' % [job.name, role];
 // <job>-<role>-<i>.<job>-<role>: StatefulSet pods and Indexed Job pods under their headless Service
@@ -24,7 +26,7 @@ local contract(job, role, trainingRole) =
     if role == 'ps' then '$(POD_NAME).%s' % serviceName(job, 'ps')
     else '%s-$(PADDLE_TRAINER_ID).%s' % [serviceName(job, 'worker'), serviceName(job, 'worker')],
     hosts(job)
-  );
+  ) + (if role == 'ps' then [] else elastic.env(job));
 
 local headless(job, role) = {
   apiVersion: 'v1',
@@ -48,6 +50,13 @@ local podSpec(job) = { serviceAccountName: job.name };
       'collective mode: workers only': 'an Indexed Job (1.21+)',
       'parameter-server mode (ps)': 'a StatefulSet',
       port: 'every endpoint in `PADDLE_*`, `PADDLE_PORT` and the headless Services',
+      'ttl after finishing (ttl)': "the trainers' Job `ttlSecondsAfterFinished` (collective jobs: a parameter server's StatefulSet has no end)",
+      'active deadline (deadline)': "the trainers' Job `activeDeadlineSeconds` (collective jobs)",
+      'retries (backoffLimit)': "the trainers' Job `backoffLimit` (default 3)",
+      suspend: "the trainers' Job `suspend` (collective jobs)",
+      managedBy: "the trainers' Job `managedBy` (collective jobs; Kubernetes 1.32+, where the JobManagedBy gate is on by default: earlier the apiserver drops the field)",
+      'priority class (priorityClass)': "the pod templates' `priorityClassName`",
+      elastic: "Paddle's launcher with an etcd master (`PADDLE_MASTER=etcd://...`, `PADDLE_NNODES=MIN:MAX`); the Indexed Job recreates a failed pod within `backoffLimit`, and it joins again",
     },
     why: {
       'scheduler-plugins gang scheduling (coscheduling)': 'plain Jobs and StatefulSets have no PodGroup to gang them',
@@ -58,7 +67,16 @@ local podSpec(job) = { serviceAccountName: job.name };
 
   render(job)::
     local workers = job.roles.worker.replicas;
+    // A StatefulSet has no end, deadline, suspend or manager: the servers would outlive the job.
+    local serversOutlive = [
+      f
+      for f in ['ttl', 'deadline', 'suspend', 'managedBy']
+      if std.objectHas(job.roles, 'ps') && std.objectHas(job, f) && job[f] != null && job[f] != false
+    ];
+    assert serversOutlive == [] :
+           "%s cannot be expressed on the kubernetes runtime in parameter-server mode: it would apply to the trainers' Job only, and the servers' StatefulSet has no such field (they would run on); use the volcano runtime" % serversOutlive[0];
     pod.podReader(job)
+    + elastic.etcd(job)
     + (if std.objectHas(job.roles, 'ps') then [
          headless(job, 'ps'),
          {
@@ -84,7 +102,11 @@ local podSpec(job) = { serviceAccountName: job.name };
           completionMode: 'Indexed',
           completions: workers,
           parallelism: workers,
-          backoffLimit: 3,
+          backoffLimit: util.get(job, 'backoffLimit', 3),
+          [if util.get(job, 'ttl') != null then 'ttlSecondsAfterFinished']: job.ttl,
+          [if util.get(job, 'deadline') != null then 'activeDeadlineSeconds']: job.deadline,
+          [if util.get(job, 'suspend', false) == true then 'suspend']: true,
+          [if util.get(job, 'managedBy') != null then 'managedBy']: job.managedBy,
           template: pod.template(job,
                                  'worker',
                                  labels(job, 'worker'),

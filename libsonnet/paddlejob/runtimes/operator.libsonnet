@@ -1,6 +1,7 @@
 // paddle-operator: a batch.paddlepaddle.org/v1 PaddleJob; the operator creates the pods, their
 // services and PADDLE_* environment. A PodGroup only when asked for (volcano.podGroup): with
 // --scheduling=volcano the operator creates its own from spec.schedulingPolicy.
+local elastic = import '../elastic.libsonnet';
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
 
@@ -11,14 +12,19 @@ local groupAnnotation = 'scheduling.k8s.io/group-name';
 
 local roleSpec(job, name) =
   local role = job.roles[name];
-  local elastic = name == 'worker' && std.objectHas(job, 'elastic') && job.elastic != null;
+  local elastic_ = name == 'worker' && elastic.of(job) != null;
   local volcano = std.objectHas(job, 'volcano') && job.volcano != null;
   local ownGroup = volcano && util.get(job.volcano, 'podGroup', false);
-  local template = pod.template(job, name, {}, pod.elasticEnv(job), if volcano then { schedulerName: 'volcano' } else {});
+  // An elastic worker restarts in place (constructPod keeps a template's restartPolicy), and its
+  // launcher joins the others again.
+  local template = pod.template(job,
+                                name,
+                                {},
+                                if elastic_ then elastic.env(job) else [],
+                                (if volcano then { schedulerName: 'volcano' } else {})
+                                + (if elastic_ then { restartPolicy: 'OnFailure' } else {}));
   {
     replicas: role.replicas,
-    [if elastic && std.objectHas(job.elastic, 'minReplicas') then 'requests']: job.elastic.minReplicas,
-    [if elastic && std.objectHas(job.elastic, 'maxReplicas') then 'limits']: job.elastic.maxReplicas,
     template: if ownGroup then template { metadata+: { annotations+: { [groupAnnotation]: job.name } } } else template,
   };
 
@@ -32,15 +38,21 @@ local roleSpec(job, name) =
       cleanPodPolicy: '`spec.cleanPodPolicy`',
       intranet: '`spec.intranet`',
       withGloo: '`spec.withGloo`',
-      elastic: '`spec.elastic`, worker `requests`/`limits`, `PADDLE_ELASTIC_SERVER` (the operator adds `PADDLE_ELASTIC_JOB_ID`, `_NP`, `_TIMEOUT`)',
+      elastic: "Paddle's launcher with an etcd master (`PADDLE_MASTER=etcd://...`, `PADDLE_NNODES=MIN:MAX`), workers `restartPolicy: OnFailure`; not the operator's `spec.elastic`, whose protocol Paddle's launcher left in 2.3",
       'Volcano gang scheduling (volcano)': '`spec.schedulingPolicy`, `schedulerName: volcano`',
       'a hand-written PodGroup (volcano.podGroup)': 'a PodGroup named like the job; the pod templates carry `scheduling.k8s.io/group-name` (Volcano gangs pods only by it; the operator adds it only with `--scheduling=volcano`)',
       "the gang's minResources (volcano.minResources)": '`schedulingPolicy.minResources`',
+      'priority class (priorityClass)': "the pod templates' `priorityClassName` (constructPod copies the template's spec)",
     },
     why: {
       'scheduler-plugins gang scheduling (coscheduling)': 'paddle-operator v0.3.5 gangs pods with Volcano only (`--scheduling=volcano`)',
       port: 'v0.3.5 picks the port itself: 36000 with intranet Service, 36000 + a random offset below 20000 otherwise (constructConfigMap)',
       'Kueue queue (kueueQueue)': 'Kueue has no integration for batch.paddlepaddle.org PaddleJobs',
+      'ttl after finishing (ttl)': "paddle-operator v0.3.5's PaddleJobSpec has no such field (api/v1/paddlejob_types.go); `cleanPodPolicy` deletes the pods, not the job",
+      'active deadline (deadline)': "paddle-operator v0.3.5's PaddleJobSpec has no such field (api/v1/paddlejob_types.go)",
+      'retries (backoffLimit)': "paddle-operator v0.3.5's PaddleJobSpec has no such field (api/v1/paddlejob_types.go): a failed pod fails the job",
+      suspend: "paddle-operator v0.3.5's PaddleJobSpec has no such field (api/v1/paddlejob_types.go)",
+      managedBy: "paddle-operator v0.3.5's PaddleJobSpec has no such field (api/v1/paddlejob_types.go)",
     },
   },
 
@@ -54,10 +66,9 @@ local roleSpec(job, name) =
         [if util.get(job, 'cleanPodPolicy') != null then 'cleanPodPolicy']: job.cleanPodPolicy,
         [if util.get(job, 'intranet') != null then 'intranet']: job.intranet,
         [if util.get(job, 'withGloo') != null then 'withGloo']: job.withGloo,
-        [if util.get(job, 'elastic') != null then 'elastic']: job.elastic.level,
         [if volcano != null then 'schedulingPolicy']: pod.gang(job, volcano),
       } + { [r]: roleSpec(job, r) for r in std.objectFields(job.roles) },
-    }] + (
+    }] + elastic.etcd(job) + (
       if volcano != null && util.get(volcano, 'podGroup', false) then [{
         apiVersion: 'scheduling.volcano.sh/v1beta1',
         kind: 'PodGroup',

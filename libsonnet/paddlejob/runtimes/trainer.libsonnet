@@ -140,6 +140,9 @@ local unexpressible(template) =
       'placement, shared memory, data volumes': 'a `runtimePatches` entry for the `node` Job (Trainer 2.2+)',
       'Volcano gang scheduling (volcano)': "the `paddle-distributed-volcano` runtime (Trainer's Volcano plugin: a PodGroup of every node); `queue` as the JobSet template's annotation `scheduling.volcano.sh/queue-name`, in a runtime patch",
       'Kueue queue (kueueQueue)': 'the label `kueue.x-k8s.io/queue-name` on the TrainJob',
+      'active deadline (deadline)': '`spec.activeDeadlineSeconds` (Trainer 2.2+)',
+      suspend: '`spec.suspend`',
+      managedBy: '`spec.managedBy`: `trainer.kubeflow.org/trainjob-controller` or `kueue.x-k8s.io/multikueue`',
       'scheduler-plugins gang scheduling (coscheduling)': "the `paddle-distributed-coscheduling` runtime (Trainer's coscheduling plugin: a scheduler-plugins PodGroup of every node, 60 s to schedule them; the pods name `schedulerName: scheduler-plugins-scheduler`, the second scheduler's default name)",
     },
     why: {
@@ -148,6 +151,9 @@ local unexpressible(template) =
       elastic: 'a TrainJob has a fixed `numNodes`',
       port: "the runtime's `PADDLE_MASTER` fixes it (36543); a ClusterTrainingRuntime of your own can change it",
       "the gang's minResources (volcano.minResources)": "Trainer's Volcano plugin sums the pods' requests itself",
+      'ttl after finishing (ttl)': "a TrainJob has no TTL (Trainer v2.3.0 TrainJobSpec): the JobSet's `ttlSecondsAfterFinished` is the ClusterTrainingRuntime's, which `runtimePatches` cannot change",
+      'retries (backoffLimit)': "a TrainJob has no retry count: the JobSet's `failurePolicy.maxRestarts` is the ClusterTrainingRuntime's (`runtimePatches` patch only the pods)",
+      'priority class (priorityClass)': "`runtimePatches` cannot set a pod's `priorityClassName` (Trainer v2.3.0 PodSpecPatch); set it in a ClusterTrainingRuntime of your own",
     },
   },
 
@@ -209,6 +215,9 @@ local unexpressible(template) =
           [if std.objectHas(paddle, 'resources') then 'resourcesPerNode']: paddle.resources,
         },
         [if runtimePatches != [] then 'runtimePatches']: runtimePatches,
+        [if util.get(job, 'deadline') != null then 'activeDeadlineSeconds']: job.deadline,
+        [if util.get(job, 'suspend', false) == true then 'suspend']: true,
+        [if util.get(job, 'managedBy') != null then 'managedBy']: job.managedBy,
       },
     }],
 }

@@ -5,6 +5,7 @@
 // The pods find each other through Volcano's `svc` plugin (a headless Service named like the
 // job, host names <job>-<task>-<index>) and `env` plugin. The PADDLE_* contract is pod.paddleEnv:
 // POD_IP is the pod's DNS name, so it matches its entry in the endpoint lists.
+local elastic = import '../elastic.libsonnet';
 local pod = import '../pod.libsonnet';
 local util = import '../util.libsonnet';
 
@@ -25,7 +26,8 @@ local contract(job, role, trainingRole) =
   [pod.fieldRef('POD_NAME', 'metadata.name')]
   + (if util.get(job, 'command') == null
      then [pod.fieldRef('PADDLE_TRAINER_ID', "metadata.annotations['volcano.sh/task-index']")] else [])
-  + pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job));
+  + pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job))
+  + (if role == 'ps' then [] else elastic.env(job));
 
 local task(job, roleName, taskName, trainingRole, policies) =
   local template = pod.template(job,
@@ -51,26 +53,38 @@ local task(job, roleName, taskName, trainingRole, policies) =
       'parameter-server mode (ps)': 'task `pserver`',
       port: 'every endpoint in `PADDLE_*` and `PADDLE_PORT`',
       'Volcano gang scheduling (volcano)': 'native: `minAvailable`, `queue`, `priorityClassName`',
+      'ttl after finishing (ttl)': '`spec.ttlSecondsAfterFinished`',
+      'retries (backoffLimit)': "`spec.maxRetry`: the job controller restarts the job at most that many times (Volcano's default 3)",
+      'priority class (priorityClass)': "`spec.priorityClassName` (the gang's) and the pod templates' `priorityClassName`",
+      elastic: "Paddle's launcher with an etcd master (`PADDLE_MASTER=etcd://...`, `PADDLE_NNODES=MIN:MAX`); `minAvailable` is the fewest workers, and a failed pod restarts alone (no `RestartJob` policy, which would stop the survivors)",
     },
     why: {
       'scheduler-plugins gang scheduling (coscheduling)': 'Volcano gangs its own Jobs',
       intranet: 'the `svc` plugin gives DNS names',
       "the gang's minResources (volcano.minResources)": "a Volcano Job has no field for it: its controller sums the pods' requests",
       'Kueue queue (kueueQueue)': 'Volcano schedules its Jobs itself (its `queue`)',
+      'active deadline (deadline)': 'a Volcano Job has no active deadline (batch.volcano.sh/v1alpha1 JobSpec)',
+      suspend: 'a Volcano Job has no `suspend` (`vcctl job suspend` aborts it through a Command object)',
+      managedBy: 'a Volcano Job has no `managedBy`',
     },
   },
 
   render(job)::
     local volcano = util.get(job, 'volcano', {});
-    pod.podReader(job) + [{
+    pod.podReader(job) + elastic.etcd(job) + [{
       apiVersion: 'batch.volcano.sh/v1alpha1',
       kind: 'Job',
       metadata: pod.metadata(job),
       // (a Volcano Job has no minResources: checks.libsonnet stops a job that sets them)
       spec: pod.gang(job, volcano, 'minAvailable', 'priorityClassName') + {
+        [if elastic.of(job) != null && !std.objectHas(volcano, 'minAvailable') then 'minAvailable']: elastic.fewest(job),
         schedulerName: 'volcano',
+        [if util.get(job, 'ttl') != null then 'ttlSecondsAfterFinished']: job.ttl,
+        [if util.get(job, 'backoffLimit') != null then 'maxRetry']: job.backoffLimit,
+        [if util.get(job, 'priorityClass') != null && !std.objectHas(volcano, 'priorityClass') then 'priorityClassName']: job.priorityClass,
         plugins: { svc: [], env: [] },
-        policies: [
+        // An elastic job's launchers meet again without the failed pod: restarting the job would stop them.
+        [if elastic.of(job) == null then 'policies']: [
           { event: 'PodEvicted', action: 'RestartJob' },
           { event: 'PodFailed', action: 'RestartJob' },
         ],
