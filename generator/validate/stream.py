@@ -14,7 +14,7 @@ from generator.core.findings import Finding, dotted, split_path
 from generator.kubeyaml import load as yamlload
 from generator.kubeyaml.load import Document, Problem, iter_documents
 from generator.schema import kubernetes as kube
-from generator.validate import discover
+from generator.validate import across, discover
 from generator.validate.checker import ObjectChecker
 from generator.validate.report import Located, Report
 from generator.validate.rules import podsecurity
@@ -136,6 +136,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
     """Check every document of ``source`` (text, bytes or a binary file) into ``report``;
     returns how many documents it read."""
     namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
+    kept: list[Document] = []  # the documents a verdict across objects reads (across.py), until the end
     read = 0
     for doc in iter_documents(source):
         if report.full:
@@ -143,6 +144,8 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         read = doc.index
         if doc.data is not None:
             report.documents += 1
+            if across.reads(doc.data):
+                kept.append(doc)
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
         findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
         if not findings and not doc.problems:
@@ -158,6 +161,10 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         for finding in findings:
             if finding.path not in explained:
                 report.add(_locate(finding, doc, name, ident))
+    if kept and not report.full:  # the verdicts across the documents, each at its object's line
+        for index, finding in across.check([doc.data for doc in kept], checker.minor):
+            doc = kept[index]
+            report.add(_locate(finding, doc, name, _identity(doc.data)))
     return read
 
 

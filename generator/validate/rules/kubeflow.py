@@ -47,7 +47,8 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
                     f"{rtype} has no container named 'paddle'; the training operator requires one",
                 )
             )
-    if isinstance(specs.get("Master"), dict):
+    master_pod = as_dict(as_dict(as_dict(specs.get("Master")).get("template")).get("spec"))
+    if isinstance(master_pod.get("containers"), list):  # without: kubeflow-containers says it
         message = (
             "Master replicas put the job in PS mode, where training-operator v1.9.0 gives each pod one server or "
             "one trainer (pkg/controller.v1/paddlepaddle/envvar.go setPodEnv: PADDLE_SERVER_NUM=1 on Master pods, "
