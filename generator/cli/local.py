@@ -18,7 +18,9 @@ examples:
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
 
-exit: 0 the job completed, 1 it failed, would stay Running, or cannot run locally; 2 usage error (also
+exit: 0 the job completed as on a cluster; 1 it failed, would stay Running, cannot run locally, or
+completed but not as on a cluster (a pod ran on CPU instead of its GPUs, with --allow-cpu, or without
+a volume local mode cannot provide: the verdict names each); 2 usage error (also
 a PADDLE_LOG_DIR outside --workdir, or a link where local mode keeps its .paddlejob-local folder);
 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP), every pod stopped first
 """
@@ -50,6 +52,19 @@ def add_parser(sub) -> None:
         help="seconds to wait for the other pods once every trainer has exited (default: %(default)s); "
         "servers still running then mean the job would stay Running on the cluster",
     )
+    p.add_argument(
+        "--allow-cpu",
+        action="store_true",
+        help="run pods that ask for more GPUs (nvidia.com/gpu) than this machine has on CPU instead of refusing "
+        "the job; the verdict then says it was not as on a cluster (exit 1)",
+    )
+    p.add_argument(
+        "--kill",
+        metavar="POD",
+        help="kill this pod's processes (SIGKILL to all of them) --after SECONDS, as a node failure would; its "
+        "controller then acts as on a cluster (replaces or restarts it, or fails the job)",
+    )
+    p.add_argument("--after", type=float, metavar="SECONDS", help="when --kill kills its pod (seconds from the start)")
     p.set_defaults(func=cmd_local)
 
 
@@ -58,6 +73,10 @@ def cmd_local(args: argparse.Namespace) -> int:
         raise cliargs.InputError(f"{args.file}: no such file")
     if not args.workdir.is_dir():
         raise cliargs.InputError(f"--workdir: {args.workdir} is not a folder")
+    if (args.kill is None) != (args.after is None):
+        raise cliargs.InputError("--kill POD and --after SECONDS go together")
+    if args.after is not None and not args.after >= 0:
+        raise cliargs.InputError(f"--after: {args.after} is not a number of seconds >= 0")
     with open(sys.stdin.fileno(), "rb", closefd=False) if args.file == "-" else open(args.file, "rb") as stream:
         data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file
@@ -70,7 +89,9 @@ def cmd_local(args: argparse.Namespace) -> int:
                 f"{block}.x, and share this machine's ports with other runs",
                 file=sys.stderr,
             )
-        processes = localrun.prepare(data, name, args.python, args.workdir.resolve(), args.volcano_version, block)
+        processes = localrun.prepare(
+            data, name, args.python, args.workdir.resolve(), args.volcano_version, block, allow_cpu=args.allow_cpu
+        )
     except localrun.LocalError as err:
         if isinstance(err, localrun.InvalidManifests):
             sys.stderr.write(err.report)
@@ -79,6 +100,9 @@ def cmd_local(args: argparse.Namespace) -> int:
     if args.explain:
         sys.stdout.write(localrun.explain(processes))
         return 0
+    names = [proc.pod.name for proc in processes]
+    if args.kill is not None and args.kill not in names:
+        raise cliargs.InputError(f"--kill: the job has no pod {args.kill!r}; its pods: {', '.join(names)}")
     try:
         localrun.require_commands(processes)
     except localrun.LocalError as err:
@@ -86,7 +110,10 @@ def cmd_local(args: argparse.Namespace) -> int:
         return 1
     localrun.adopt_orphans()  # what a pod starts and detaches (setsid) ends with the run too
     try:
-        outcome = localrun.run(processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace)
+        kill = (args.kill, args.after) if args.kill is not None else None
+        outcome = localrun.run(
+            processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace, kill=kill
+        )
     except localrun.Refused as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 2
@@ -94,5 +121,13 @@ def cmd_local(args: argparse.Namespace) -> int:
         name = signal.Signals(stopped.signum).name
         print(f"paddlejob-manifests local: stopped by {name}: every pod was stopped", file=sys.stderr)
         return 128 + stopped.signum
+    if outcome.completed and outcome.unlike:
+        print(
+            f"paddlejob-manifests local: not as on a cluster (Completed here): {'; '.join(outcome.unlike)}",
+            file=sys.stderr,
+        )
+        return 1
     print(f"paddlejob-manifests local: {outcome.phase}: {outcome.reason}", file=sys.stderr)
-    return 0 if outcome.completed else 1
+    for what in outcome.unlike:
+        print(f"paddlejob-manifests local: note: not as on a cluster: {what}", file=sys.stderr)
+    return 0 if outcome.as_on_a_cluster else 1

@@ -72,6 +72,30 @@ class Pod:
     # The Job's spec.backoffLimit (unset: 6): the Job fails once more pods have failed than it
     # allows, or, with restartPolicy OnFailure, once its containers' restarts reach it.
     backoff_limit: int | None = None
+    volumes: list = field(default_factory=list)  # the pod spec's volumes (what its container mounts)
+    # The lifecycle limits of the object that owns the pod (``owner``: "Job x", "PaddleJob x"), as
+    # its controller keeps them. ``deadline``: seconds from the job's start (activeDeadlineSeconds),
+    # past which the controller fails the job with ``deadline_reason``. ``restart_limit``: the
+    # training operator's runPolicy.backoffLimit, container restarts summed over the job's pods.
+    # ``group_restart``: "volcano" (a RestartJob policy) or "jobset" (failurePolicy): a failure
+    # restarts every pod of ``owner``, at most ``group_limit`` times (maxRetry, maxRestarts).
+    owner: str | None = None
+    deadline: int | None = None
+    deadline_reason: str = ""
+    restart_limit: int | None = None
+    group_restart: str | None = None
+    group_limit: int | None = None
+
+
+def limit(value, what: str) -> int | None:
+    """A lifecycle count or number of seconds (activeDeadlineSeconds, backoffLimit, maxRetry,
+    maxRestarts): None when unset; ExpandError when it is not a whole number >= 0 (the
+    apiserver refuses those; validate says so first)."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ExpandError(f"{what}: {value!r} is not a whole number >= 0")
+    return value
 
 
 def name_and_namespace(obj: dict) -> tuple[str, str]:
@@ -104,6 +128,7 @@ def new_pod(name, namespace, role, index, finishes, template, hostname, subdomai
         annotations=dict(meta.get("annotations") or {}),
         service_account=spec.get("serviceAccountName"),
         restart_policy=spec.get("restartPolicy") or "Always",  # the pod API's default
+        volumes=list(spec.get("volumes") or []),
         notes=notes,
         **extra,
     )

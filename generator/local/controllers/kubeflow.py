@@ -1,11 +1,30 @@
 """Kubeflow training-operator v1.9.0 (pkg/controller.v1/paddlepaddle/envvar.go): pods
 <job>-<master|worker>-<i>, a Service each; env PYTHONUNBUFFERED, PADDLE_JOB_ID, PADDLE_NNODES,
 PADDLE_MASTER (worker 0, or master 0 in PS mode), PADDLE_SERVER_NUM or PADDLE_TRAINER_NUM in PS
-mode. The job succeeds when its Workers have."""
+mode. The job succeeds when its Workers have.
+
+Its run policy (pkg/controller.v1/common/job.go, v1.9.0, ReconcileJobs): past
+runPolicy.activeDeadlineSeconds from status.startTime (pastActiveDeadline) the job fails ("Job
+<name> has failed because it was active longer than specified deadline") and its pods are
+deleted; with runPolicy.backoffLimit set, once the restarts of the containers of its running
+pods, summed over the replicas whose restartPolicy is OnFailure or Always, reach it
+(pastBackoffLimit: `result >= *runPolicy.BackoffLimit`), the job fails ("... has reached the
+specified backoff limit"). Unset, neither limit applies; replicas with restartPolicy Never or
+ExitCode count no restarts (their pods fail instead)."""
 
 from __future__ import annotations
 
-from generator.local.pods import Context, Pod, add_env, field_env, name_and_namespace, new_pod, pod_count, value_env
+from generator.local.pods import (
+    Context,
+    Pod,
+    add_env,
+    field_env,
+    limit,
+    name_and_namespace,
+    new_pod,
+    pod_count,
+    value_env,
+)
 
 KUBEFLOW_DEFAULT_PORT = 36543  # kubeflow.org/v1 PaddleJobDefaultPort
 
@@ -26,6 +45,9 @@ def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
     ps_mode = "Master" in specs
     rendezvous = "Master" if ps_mode else "Worker"
     master = f"{name}-{rendezvous.lower()}-0:{master_port(specs, rendezvous)}"
+    policy = (job.get("spec") or {}).get("runPolicy") or {}
+    deadline = limit(policy.get("activeDeadlineSeconds"), f"PaddleJob {name} runPolicy.activeDeadlineSeconds")
+    backoff = limit(policy.get("backoffLimit"), f"PaddleJob {name} runPolicy.backoffLimit")
     pods = []
     for rtype in ("Master", "Worker"):
         if rtype not in specs:
@@ -35,9 +57,19 @@ def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
             pod = new_pod(pod_name, namespace, rtype.lower(), i, rtype == "Worker", specs[rtype].get("template"),
                        pod_name, name)  # fmt: skip
             pod.names.append(pod_name)  # a Service per replica
-            policy = specs[rtype].get("restartPolicy")  # setRestartPolicy: the replica's, ExitCode as Never
-            if policy:
-                pod.restart_policy = "Never" if policy == "ExitCode" else policy
+            replica_policy = specs[rtype].get("restartPolicy")  # setRestartPolicy: ExitCode as Never
+            if replica_policy:
+                pod.restart_policy = "Never" if replica_policy == "ExitCode" else replica_policy
+            pod.owner = f"PaddleJob {name}"
+            if deadline is not None:
+                pod.deadline = deadline
+                pod.deadline_reason = (
+                    f"PaddleJob {name} has failed because it was active longer than specified deadline "
+                    f"(runPolicy.activeDeadlineSeconds {deadline}; the training operator's pastActiveDeadline), "
+                    "and its pods are deleted"
+                )
+            if backoff is not None and replica_policy in ("OnFailure", "Always"):
+                pod.restart_limit = backoff
             env = [
                 value_env("PYTHONUNBUFFERED", 1),
                 value_env("PADDLE_JOB_ID", name),

@@ -2,11 +2,28 @@
 subdomain serviceName; no verdict: a StatefulSet never finishes); Indexed Job pods with the
 annotation batch.kubernetes.io/job-completion-index and, from 1.22, env JOB_COMPLETION_INDEX,
 hostname <job>-<index> under the Job's subdomain, at most `parallelism` at once, replaced until
-backoffLimit (pkg/controller/job)."""
+backoffLimit (pkg/controller/job).
+
+The Job controller's limits (pkg/controller/job/job_controller.go, release-1.32): syncJob fails
+the Job with reason DeadlineExceeded ("Job was active longer than specified deadline") once
+pastActiveDeadline: activeDeadlineSeconds counted from status.startTime, the first sync of the
+Job; and with reason BackoffLimitExceeded once exceedsBackoffLimit: more failed pods than
+spec.backoffLimit (default 6, SetDefaults_Job), or with restartPolicy OnFailure, the containers'
+restarts reaching it (pastBackoffLimitOnFailure). Either way its active pods are deleted."""
 
 from __future__ import annotations
 
-from generator.local.pods import Context, ExpandError, Pod, add_env, field_env, name_and_namespace, new_pod, pod_count
+from generator.local.pods import (
+    Context,
+    ExpandError,
+    Pod,
+    add_env,
+    field_env,
+    limit,
+    name_and_namespace,
+    new_pod,
+    pod_count,
+)
 
 
 def statefulset_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
@@ -35,10 +52,18 @@ def indexed_job_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
     backoff_limit = spec.get("backoffLimit", 6)  # SetDefaults_Job
     if not isinstance(backoff_limit, int) or isinstance(backoff_limit, bool) or backoff_limit < 0:
         raise ExpandError(f"Job {name} backoffLimit: {backoff_limit!r} is not a count of failures")
+    deadline = limit(spec.get("activeDeadlineSeconds"), f"Job {name} activeDeadlineSeconds")
     pods = []
     for i in range(completions):
         pod = new_pod(f"{name}-{i}", namespace, name, i, True, template, f"{name}-{i}", subdomain)
         pod.batch, pod.parallelism, pod.backoff_limit = name, parallelism, backoff_limit
+        pod.owner = f"Job {name}"
+        if deadline is not None:
+            pod.deadline = deadline
+            pod.deadline_reason = (
+                f"Job {name} was active longer than its activeDeadlineSeconds {deadline} (DeadlineExceeded): the Job "
+                "controller fails it and deletes its active pods (syncJob, pastActiveDeadline)"
+            )
         if i >= parallelism:
             pod.notes.append(
                 f"starts only when an earlier pod of Job {name} has succeeded: the Job runs at most {parallelism} of "

@@ -15,7 +15,13 @@ node Job 0 are `<trainjob>-node-0-<i>.<trainjob>`.
 
 The verdict: the JobSet's default success policy (operator All) completes it when every Job is
 Complete; with no failure policy (the webhook defaults none) one failed Job fails it, which the Job
-controller decides by its backoffLimit (pods here carry it, as for any Indexed Job).
+controller decides by its backoffLimit (pods here carry it, as for any Indexed Job). With
+spec.failurePolicy (JobSet v0.12.0, pkg/controllers/failure_policy.go: executeFailurePolicy, the
+default action RestartJobSet's restartJobSetActionApplier), a failed Job makes the controller
+recreate every Job of the JobSet (restarts + 1) until status.restartsCountTowardsMax reaches
+failurePolicy.maxRestarts (unset: 0), then the JobSet fails with reason ReachedMaxRestarts. The
+policy's rules (other actions per failure reason) are not modelled: a note says so. This
+project's trainer runtimes carry no failurePolicy; a hand-written JobSet or runtime may.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 import copy
 
 from generator.local.controllers.kubernetes import indexed_job_pods
-from generator.local.pods import Context, ExpandError, Pod, name_and_namespace, pod_count
+from generator.local.pods import Context, ExpandError, Pod, limit, name_and_namespace, pod_count
 from generator.validate.rules.trainer import ANCESTOR
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
@@ -254,6 +260,10 @@ def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
     network = spec.get("network") or {}
     dns = network.get("enableDNSHostnames", True)
     subdomain = network.get("subdomain") or name
+    failure = spec.get("failurePolicy")
+    max_restarts = None
+    if isinstance(failure, dict):
+        max_restarts = limit(failure.get("maxRestarts"), f"JobSet {name} failurePolicy.maxRestarts") or 0
     pods = []
     for r in spec.get("replicatedJobs") or []:
         rname = r.get("name", "")
@@ -280,5 +290,13 @@ def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
                 if dns:  # the JobSet's headless Service, selecting jobset-name
                     pod.headless.append(subdomain)
                 pod.role = rname
+                if max_restarts is not None:
+                    pod.group_restart, pod.group_limit = "jobset", max_restarts
+                    pod.owner = f"JobSet {name}"
+                    if failure.get("rules"):
+                        pod.notes.append(
+                            "failurePolicy.rules are not modelled here: every failed Job takes the default action, "
+                            "RestartJobSet"
+                        )
                 pods.append(pod)
     return pods

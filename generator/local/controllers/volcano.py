@@ -3,13 +3,32 @@ plugins/svc): pods <job>-<task>-<i>; the annotation volcano.sh/task-index from v
 plugin appends VK_TASK_INDEX and VC_TASK_INDEX; the svc plugin sets hostname <pod> and
 subdomain <job>, a headless Service <job>, and VC_<TASK>_HOSTS / VC_<TASK>_NUM from its
 ConfigMap <job>-svc. The tasks with a TaskCompleted/CompleteJob policy (else every task)
-complete the job."""
+complete the job.
+
+Its retries (pkg/controllers/job/state: running.go, restarting.go; v1.10): a policy of the job or
+of the pod's task that maps PodFailed (or AnyEvent) to RestartJob makes a failed pod restart the
+whole job (KillJob, status.retryCount + 1); restartingState fails the job once retryCount reaches
+spec.maxRetry (0 or unset: DefaultMaxRetry, 3). A pod whose restartPolicy is OnFailure never
+fails (the kubelet restarts its container in place), so it never triggers the policy. Volcano
+Jobs have no activeDeadlineSeconds of their own."""
 
 from __future__ import annotations
 
-from generator.local.pods import Context, Pod, add_env, name_and_namespace, new_pod, pod_count, value_env
+from generator.local.pods import Context, Pod, add_env, limit, name_and_namespace, new_pod, pod_count, value_env
 
 VOLCANO_TASK_INDEX_SINCE = (1, 9)  # the volcano.sh/task-index annotation
+DEFAULT_MAX_RETRY = 3  # state.DefaultMaxRetry
+
+
+def _restarts_on_failure(policies) -> bool:
+    """Whether these policies restart the job when a pod fails (event PodFailed, AnyEvent '*')."""
+    for policy in policies or []:
+        if not isinstance(policy, dict) or policy.get("action") != "RestartJob":
+            continue
+        events = [policy.get("event"), *(policy.get("events") or [])]
+        if "PodFailed" in events or "*" in events:
+            return True
+    return False
 
 
 def job_pods(job: dict, ctx: Context) -> list[Pod]:
@@ -25,6 +44,8 @@ def job_pods(job: dict, ctx: Context) -> list[Pod]:
         if p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
     } or {t.get("name") for t in tasks}
     svc = "svc" in plugins
+    max_retry = limit(spec.get("maxRetry"), f"Volcano Job {name} maxRetry") or DEFAULT_MAX_RETRY
+    job_restarts = _restarts_on_failure(spec.get("policies"))
     hosts = svc_hosts(name, tasks) if svc else {}
     pods = []
     for task in tasks:
@@ -34,6 +55,9 @@ def job_pods(job: dict, ctx: Context) -> list[Pod]:
                        pod_name, name if svc else None)  # fmt: skip
             if svc:  # plugins/svc: a headless Service named like the job, selecting its pods
                 pod.headless.append(name)
+            pod.owner = f"Volcano Job {name}"
+            if job_restarts or _restarts_on_failure(task.get("policies")):
+                pod.group_restart, pod.group_limit = "volcano", max_retry
             if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
                 pod.annotations["volcano.sh/task-index"] = str(i)
             pod.annotations["volcano.sh/job-name"] = name

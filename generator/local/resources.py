@@ -1,0 +1,137 @@
+"""What a node gives a pod besides its process: GPUs and volumes, and where `local` cannot.
+
+GPUs, as NVIDIA's device plugin gives them (k8s-device-plugin: the kubelet's device manager
+allocates `nvidia.com/gpu` devices to a container by its limit, each device to one container
+only, and the plugin's Allocate response makes exactly those visible in it): here pod after pod,
+in order, takes the next devices of this machine, by its container's nvidia.com/gpu limit, and
+gets them as CUDA_VISIBLE_DEVICES; on a machine with GPUs, a pod without that limit gets
+CUDA_VISIBLE_DEVICES empty (a container without the limit sees no GPU). On a machine without
+GPUs such a pod's CUDA_VISIBLE_DEVICES stays unset, as in a container without devices: Paddle's
+launcher takes a set CUDA_VISIBLE_DEVICES, even empty, for GPU mode (launch/context/device.py
+Device.parse_device, 3.3.1) and would not choose gloo. This machine's GPUs are
+CUDA_VISIBLE_DEVICES when set, else those `nvidia-smi -L` lists, else none (no driver: never an
+error).
+
+A job that asks for more GPUs than this machine has would not run as on a cluster: `local`
+refuses it before anything starts, unless the user allows CPU (``allow_cpu``); then every pod
+runs on CPU (a collective job cannot mix GPU and CPU ranks) and the verdict says so: the job is
+not Completed as on a cluster.
+
+Volumes: without a mount namespace, a pod here sees this machine's file system. So `local`
+provides a hostPath volume mounted at its own path (the container sees what this machine has
+there), and an emptyDir whose mountPath is a writable folder here (/dev/shm for --shm, /tmp):
+nothing else. Every other volume a container mounts (persistentVolumeClaim, cephfs, nfs,
+configMap, secret, ...), a hostPath mounted elsewhere, or an emptyDir at a path this machine
+lacks, is named: the pod runs without it, and the verdict is not a green Completed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+GPU = "nvidia.com/gpu"
+VISIBLE = "CUDA_VISIBLE_DEVICES"
+_SMI_LINE = re.compile(r"^GPU (\d+):")
+
+
+def machine_gpus(environ=None) -> tuple[list[str], str]:
+    """(this machine's GPUs as CUDA_VISIBLE_DEVICES names them, where that came from). Never
+    raises: a machine without a driver has none."""
+    environ = os.environ if environ is None else environ
+    if VISIBLE in environ:
+        value = environ[VISIBLE].strip()
+        # CUDA stops at the first invalid entry; "-1" or "" hide every device
+        devices = []
+        for entry in value.split(","):
+            entry = entry.strip()
+            if not entry or entry.startswith("-"):
+                break
+            devices.append(entry)
+        return devices, f"{VISIBLE}={value!r}"
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return [], "no nvidia-smi and no CUDA_VISIBLE_DEVICES"
+    try:
+        done = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError) as err:
+        return [], f"nvidia-smi -L failed: {err}"
+    if done.returncode != 0:
+        return [], f"nvidia-smi -L exited with {done.returncode}"
+    found = [m.group(1) for line in done.stdout.splitlines() if (m := _SMI_LINE.match(line.strip()))]
+    return found, "nvidia-smi -L"
+
+
+def gpu_limit(container: dict, pod_name: str) -> int:
+    """The container's nvidia.com/gpu limit (the device plugin allocates by it; a request must
+    equal it, which validate checks). 0 when absent."""
+    limits = (container.get("resources") or {}).get("limits") or {}
+    value = limits.get(GPU)
+    if value is None:
+        return 0
+    try:
+        count = int(str(value))
+    except ValueError:
+        count = -1
+    if count < 0:
+        raise ValueError(f"pod {pod_name}: resources.limits[{GPU!r}] is {value!r}, not a whole number of devices")
+    return count
+
+
+def assign_gpus(
+    requests: list[tuple[str, int]], devices: list[str], allow_cpu: bool
+) -> tuple[dict[str, str], list[str], bool]:
+    """(pod name -> CUDA_VISIBLE_DEVICES, the differences from a cluster, whether the job may not
+    start). Pods take devices in order, as many as their limit."""
+    wanted = sum(n for _, n in requests)
+    if wanted <= len(devices):
+        visible, at = {}, 0
+        for name, n in requests:
+            visible[name] = ",".join(devices[at : at + n])
+            at += n
+        return visible, [], False
+    asking = ", ".join(f"{name} {n}" for name, n in requests if n)
+    have = f"this machine has {len(devices)}" + (f" ({','.join(devices)})" if devices else "")
+    if not allow_cpu:
+        why = (
+            f"the job asks for {wanted} GPUs ({GPU} limits: {asking}) and {have}: on a cluster its pods would wait "
+            "(Pending) for nodes with them; run it where the GPUs are, or pass --allow-cpu to run every pod on CPU "
+            "here (the verdict then says it was not as on a cluster)"
+        )
+        return {}, [why], True
+    why = f"every pod ran on CPU: the job asks for {wanted} GPUs ({GPU} limits: {asking}) and {have}"
+    return {name: "" for name, _ in requests}, [why], False
+
+
+def missing_volumes(pod_name: str, spec_volumes: list, container: dict) -> list[str]:
+    """What this pod's container mounts that `local` does not provide, one sentence each."""
+    volumes = {v.get("name"): v for v in spec_volumes or [] if isinstance(v, dict)}
+    missing = []
+    for mount in container.get("volumeMounts") or []:
+        if not isinstance(mount, dict):
+            continue
+        name, path = mount.get("name"), str(mount.get("mountPath") or "")
+        volume = volumes.get(name) or {}
+        kinds = [k for k in volume if k != "name"]
+        kind = kinds[0] if kinds else "(no source)"
+        if kind == "hostPath":
+            source = os.path.normpath(str((volume.get("hostPath") or {}).get("path") or ""))
+            if source == os.path.normpath(path) and os.path.exists(source):
+                continue
+            where = "does not exist here" if not os.path.exists(source) else f"is not at {path} here"
+            missing.append(
+                f"pod {pod_name}: volume {name} (hostPath {source}) mounted at {path}: this machine's {source} {where} "
+                "(local mode has no mount namespace: a pod sees this machine's folders at their own paths)"
+            )
+        elif kind == "emptyDir":
+            if os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK):
+                continue
+            missing.append(
+                f"pod {pod_name}: volume {name} (emptyDir) mounted at {path}: no writable folder {path} on this "
+                "machine (local mode has no mount namespace and writes nothing outside --workdir)"
+            )
+        else:
+            missing.append(f"pod {pod_name}: volume {name} ({kind}) mounted at {path} is not provided by local mode")
+    return missing
