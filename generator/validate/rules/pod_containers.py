@@ -10,7 +10,7 @@ validateEphemeralContainers). pod.py calls `container_findings` for each pod spe
 from __future__ import annotations
 
 from generator.core.findings import Finding, child
-from generator.core.grammar import label_key_problem, parse_quantity
+from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
 from generator.validate.rules.core import pvc_spec_findings
 
@@ -65,6 +65,16 @@ def container_findings(
             mounts = c.get("volumeMounts")
             if isinstance(mounts, list):
                 out += _sub_path_findings(mounts, here)
+            for field, fields in CONTAINER_REQUIRED.items():
+                for j, item in enumerate(as_list(c.get(field))):
+                    if isinstance(item, dict) and "" in item.values():
+                        out += _empty_findings(item, fields, f"{here}.{field}[{j}]", f"an item of {field}")
+            devices = c.get("volumeDevices")
+            if isinstance(devices, list) and devices:
+                out += _device_findings(devices, as_list(c.get("volumeMounts")), spec, here)
+            env_from = c.get("envFrom")
+            if isinstance(env_from, list) and env_from:
+                out += _env_from_findings(env_from, here)
             ports = c.get("ports")
             if isinstance(ports, list) and len(ports) > 1:
                 out += _port_name_findings(ports, here)
@@ -115,6 +125,130 @@ def _sub_path_findings(mounts: list, here: str) -> list[Finding]:
     return out
 
 
+# validateVolumeSource's per-source functions: the string fields each refuses empty (the schema
+# requires some of them present, which "" passes), and the lists it refuses empty
+VOLUME_REQUIRED = {
+    "hostPath": ("path",),
+    "gitRepo": ("repository",),
+    "gcePersistentDisk": ("pdName",),
+    "awsElasticBlockStore": ("volumeID",),
+    "secret": ("secretName",),
+    "nfs": ("server", "path"),
+    "iscsi": ("targetPortal", "iqn"),
+    "glusterfs": ("endpoints", "path"),
+    "persistentVolumeClaim": ("claimName",),
+    "rbd": ("image",),
+    "cinder": ("volumeID",),
+    "quobyte": ("volume",),
+    "flexVolume": ("driver",),
+    "configMap": ("name",),
+    "azureFile": ("secretName", "shareName"),
+    "vsphereVolume": ("volumePath",),
+    "photonPersistentDisk": ("pdID",),
+    "portworxVolume": ("volumeID",),
+    "azureDisk": ("diskName", "diskURI"),
+    "storageos": ("volumeName",),
+    "scaleIO": ("gateway", "system", "volumeName"),
+    "csi": ("driver",),
+    "image": ("reference",),
+}
+VOLUME_REQUIRED_LISTS = {"rbd": "monitors", "cephfs": "monitors"}
+# ValidateVolumeMounts, ValidateVolumeDevices, ValidateEnv, validateKeyToPath: fields refused empty
+CONTAINER_REQUIRED = {"volumeMounts": ("name", "mountPath"), "volumeDevices": ("name", "devicePath"), "env": ("name",)}
+
+
+def _empty_findings(obj: dict, fields: tuple[str, ...], here: str, what: str) -> list[Finding]:
+    out = []
+    for field in fields:
+        if obj.get(field) == "":
+            message = f"{what} needs a non-empty {field}"
+            out.append(error(f"{here}.{field}", "required", message))
+    return out
+
+
+def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
+    """The Required checks of each volume source: a field given as "" (missing is the schema's)."""
+    out = []
+    for source, fields in VOLUME_REQUIRED.items():
+        value = volume.get(source)
+        if isinstance(value, dict):
+            out += _empty_findings(value, fields, f"{here}.{source}", f"a {source} volume")
+            listed = VOLUME_REQUIRED_LISTS.get(source)
+            if listed and value.get(listed) == []:
+                out.append(error(f"{here}.{source}.{listed}", "required", f"a {source} volume needs {listed}"))
+    for source in ("secret", "configMap", "downwardAPI"):
+        items = as_dict(volume.get(source)).get("items")
+        for k, item in enumerate(as_list(items)):
+            if isinstance(item, dict):
+                fields = ("path",) if source == "downwardAPI" else ("key", "path")
+                out += _empty_findings(item, fields, f"{here}.{source}.items[{k}]", "an item")
+    return out
+
+
+def _device_findings(devices: list, mounts: list, spec: dict, here: str) -> list[Finding]:
+    """ValidateVolumeDevices: a raw block device comes from a claim (persistentVolumeClaim or
+    ephemeral) of the pod, once by name and path, its path without '..', neither in volumeMounts."""
+    volumes = {v.get("name"): v for v in as_list(spec.get("volumes")) if isinstance(v, dict)}
+    mount_names = {as_dict(m).get("name") for m in mounts}
+    mount_paths = {as_dict(m).get("mountPath") for m in mounts}
+    out, names, paths = [], set(), set()
+    for j, device in enumerate(devices):
+        if not isinstance(device, dict):
+            continue
+        where = f"{here}.volumeDevices[{j}]"
+        name, device_path = device.get("name"), device.get("devicePath")
+        if isinstance(name, str) and name:
+            volume = volumes.get(name)
+            if name in names:
+                out.append(error(f"{where}.name", "volume-device", f"volumeDevice {name!r} is listed twice"))
+            elif volume is None:
+                message = f"volumeDevice {name!r} names no volume of the pod; add it to volumes or fix the name"
+                out.append(error(f"{where}.name", "volume-device", message))
+            elif volume.get("persistentVolumeClaim") is None and volume.get("ephemeral") is None:
+                message = f"volume {name!r} is no claim: a block device comes from persistentVolumeClaim or ephemeral"
+                out.append(error(f"{where}.name", "volume-device", message))
+            if name in mount_names:
+                message = f"volume {name!r} is also in volumeMounts: a claim is a device or a file system, not both"
+                out.append(error(f"{where}.name", "volume-device", message))
+            names.add(name)
+        if isinstance(device_path, str) and device_path:
+            if device_path in paths:
+                out.append(error(f"{where}.devicePath", "volume-device", f"devicePath {device_path!r} is used twice"))
+            if ".." in device_path.split("/"):
+                message = f"devicePath {device_path!r} must not contain '..'"
+                out.append(error(f"{where}.devicePath", "volume-device", message))
+            else:
+                paths.add(device_path)
+            if device_path in mount_paths:
+                message = f"devicePath {device_path!r} is also a mountPath of this container"
+                out.append(error(f"{where}.devicePath", "volume-device", message))
+    return out
+
+
+def _env_from_findings(env_from: list, here: str) -> list[Finding]:
+    """ValidateEnvFrom: exactly one of configMapRef and secretRef, each naming its object
+    (validateConfigMapEnvSource, validateSecretEnvSource: a DNS-1123 subdomain)."""
+    out = []
+    for j, source in enumerate(env_from):
+        if not isinstance(source, dict):
+            continue
+        where = f"{here}.envFrom[{j}]"
+        present = [k for k in ("configMapRef", "secretRef") if source.get(k) is not None]
+        if not present:
+            out.append(error(where, "env-value", "envFrom needs one of configMapRef or secretRef"))
+        elif len(present) > 1:
+            message = "envFrom has one source, found configMapRef and secretRef: split it into two items"
+            out.append(error(f"{where}.secretRef", "env-value", message))
+        for ref in present:
+            name = as_dict(source[ref]).get("name")
+            if name == "" or name is None:
+                out.append(error(f"{where}.{ref}.name", "env-value", f"{ref} needs the name of the object"))
+            elif isinstance(name, str) and not (len(name) <= 253 and DNS1123_SUBDOMAIN.match(name)):
+                message = f"{ref} name {name!r} is not an object name (DNS-1123 subdomain)"
+                out.append(error(f"{where}.{ref}.name", "env-value", message))
+    return out
+
+
 def _port_name_findings(ports: list, here: str) -> list[Finding]:
     """validateContainerPorts: a port name once per container."""
     out, seen = [], set()
@@ -151,6 +285,8 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
         if not isinstance(volume, dict):
             continue
         sources = [k for k, v in volume.items() if k != "name" and v is not None]
+        if sources:
+            out += _empty_source_findings(volume, f"{path}[{i}]")
         if len(sources) > 1:
             message = (
                 f"volume {volume.get('name')!r} has {len(sources)} sources ({', '.join(sources)}); a volume has "

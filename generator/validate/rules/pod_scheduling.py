@@ -6,6 +6,8 @@ validateAffinity, validateTopologySpreadConstraints, validateSchedulingGates). p
 
 from __future__ import annotations
 
+import ipaddress
+
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
@@ -34,7 +36,64 @@ def scheduling_findings(spec: dict, path: str, releases: tuple[int, ...]) -> lis
     gates = spec.get("schedulingGates")
     if isinstance(gates, list) and gates:
         out += _gate_findings(gates, f"{path}.schedulingGates")
+    if spec.get("dnsConfig") is not None or spec.get("dnsPolicy") == "None":
+        out += _dns_findings(spec, f"{path}.dnsConfig")
     return out
+
+
+MAX_DNS_NAMESERVERS, MAX_DNS_SEARCHES, MAX_DNS_SEARCH_CHARS = 3, 32, 2048
+
+
+def _dns_findings(spec: dict, path: str) -> list[Finding]:
+    """validatePodDNSConfig: dnsPolicy None needs nameservers; at most 3 nameservers (IP
+    addresses), 32 search domains of 2048 characters in all (DNS-1123 subdomains); options named."""
+    config = spec.get("dnsConfig")
+    nameservers = as_list(as_dict(config).get("nameservers"))
+    if spec.get("dnsPolicy") == "None":
+        if not isinstance(config, dict):
+            return [
+                error(path, "dns-config", "dnsPolicy None needs a dnsConfig with nameservers: the pod has no DNS else")
+            ]
+        if not nameservers:
+            message = "dnsPolicy None needs at least one nameserver in dnsConfig.nameservers"
+            return [error(f"{path}.nameservers", "dns-config", message)]
+    if not isinstance(config, dict):
+        return []
+    out = []
+    if len(nameservers) > MAX_DNS_NAMESERVERS:
+        message = f"{len(nameservers)} nameservers: at most {MAX_DNS_NAMESERVERS} (the resolver reads no more)"
+        out.append(error(f"{path}.nameservers", "dns-config", message))
+    for i, server in enumerate(nameservers):
+        if isinstance(server, str) and not _is_ip(server):
+            out.append(error(f"{path}.nameservers[{i}]", "dns-config", f"nameserver {server!r} is not an IP address"))
+    searches = [s for s in as_list(config.get("searches")) if isinstance(s, str)]
+    if len(searches) > MAX_DNS_SEARCHES:
+        message = f"{len(searches)} search domains: at most {MAX_DNS_SEARCHES}"
+        out.append(error(f"{path}.searches", "dns-config", message))
+    if len(" ".join(searches)) > MAX_DNS_SEARCH_CHARS:
+        message = (
+            f"the search domains are {len(' '.join(searches))} characters with spaces: at most {MAX_DNS_SEARCH_CHARS}"
+        )
+        out.append(error(f"{path}.searches", "dns-config", message))
+    for i, search in enumerate(as_list(config.get("searches"))):
+        domain = search.removesuffix(".") if isinstance(search, str) else None
+        if domain is not None and not (len(domain) <= 253 and DNS1123_SUBDOMAIN.match(domain)):
+            message = f"search domain {search!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-', '.')"
+            out.append(error(f"{path}.searches[{i}]", "dns-config", message))
+    for i, option in enumerate(as_list(config.get("options"))):
+        if isinstance(option, dict) and not option.get("name"):
+            out.append(error(f"{path}.options[{i}]", "dns-config", "a DNS option needs a name (ndots, timeout, ...)"))
+    return out
+
+
+def _is_ip(text: str) -> bool:
+    """validation.IsValidIP (netutils.ParseIPSloppy: IPv4 with leading zeros allowed)."""
+    try:
+        ipaddress.ip_address(text)
+        return True
+    except ValueError:
+        parts = text.split(".")
+        return len(parts) == 4 and all(p.isdigit() and int(p) <= 255 for p in parts)
 
 
 def _toleration_findings(tolerations: list, path: str) -> list[Finding]:

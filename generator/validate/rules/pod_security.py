@@ -100,6 +100,29 @@ def security_findings(spec: dict, path: str) -> list[Finding]:
             message = f"hostPath type {kind!r} is not one of {', '.join(t or repr(t) for t in HOST_PATH_TYPES)}"
             out.append(error(f"{path}.volumes[{i}].hostPath.type", "enum", message))
     out += _os_findings(spec, path, containers)
+    out += _host_process_findings(spec, path, containers)
+    return out
+
+
+def _host_process_findings(spec: dict, path: str, containers: list) -> list[Finding]:
+    """validateWindowsHostProcessPod: hostProcess the same for the pod and every container, and
+    hostNetwork with it (whether the cluster allows privileged pods: not here)."""
+    pod_value = as_dict(as_dict(spec.get("securityContext")).get("windowsOptions")).get("hostProcess")
+    out, count = [], 0
+    for here, c in containers:
+        value = as_dict(as_dict(c.get("securityContext")).get("windowsOptions")).get("hostProcess")
+        if isinstance(pod_value, bool) and isinstance(value, bool) and value != pod_value:
+            shown, pod_shown = str(value).lower(), str(pod_value).lower()
+            message = f"hostProcess {shown} differs from the pod's {pod_shown}: set it the same, or only on the pod"
+            out.append(error(f"{here}.securityContext.windowsOptions.hostProcess", "security-context", message))
+        count += value is True or (value is None and pod_value is True)
+    if count:
+        if count != len(containers):
+            message = "a pod with a hostProcess container has only hostProcess containers"
+            out.append(error(path, "security-context", message))
+        if spec.get("hostNetwork") is not True:
+            message = "hostProcess containers need hostNetwork: true"
+            out.append(error(f"{path}.hostNetwork", "security-context", message))
     return out
 
 
