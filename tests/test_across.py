@@ -142,11 +142,17 @@ def test_validate_runs_the_verdicts_per_input_stream():
     report = Report()
     validate_text("<in>", text, checker, report)
     assert [(i.finding.rule, i.kind, i.document) for i in report.findings] == [("across-podgroup", "PodGroup", 2)]
-    # two inputs: the job in one, the PodGroup in the other, no verdict joins them
+    # two inputs: the job in one, the PodGroup in the other; an input of no pods is not judged (a
+    # GitOps repository keeps its PodGroups in a file of their own)
     for part in text.split("---\n")[1:]:
         alone = Report()
         validate_text("<part>", part, checker, alone)
-        assert [i.finding.rule for i in alone.findings] == (["across-podgroup"] if "PodGroup" in part else [])
+        assert [i.finding.rule for i in alone.findings] == []
+    report = Report()  # the PodGroup next to pods that do not join it
+    deployment = operator()
+    deployment["metadata"]["name"] = "web"
+    validate_text("<in>", dump_documents([podgroup("wide-ande-deep"), deployment]), checker, report)
+    assert [(i.finding.rule, i.line) for i in report.findings] == [("across-podgroup", 5)]
 
 
 def test_the_seeds_example_is_caught():

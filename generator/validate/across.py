@@ -1,9 +1,9 @@
 """Verdicts across the objects of one input (a file, or the documents of one stream), which no
 object shows alone (owner `across` in the rulebook):
 
-- a Volcano PodGroup that gangs no pod of the input: no pod template carries its group
-  annotation, or those that do are not scheduled by Volcano (the default scheduler does not read
-  the annotation; Volcano's gang plugin counts the pods whose annotation names the group);
+- a Volcano PodGroup that gangs no pod of an input that holds pods: no pod template carries its
+  group annotation, or those that do are not scheduled by Volcano (the default scheduler does not
+  read the annotation; Volcano's gang plugin counts the pods whose annotation names the group);
 - a paddle-operator PaddleJob gang (its `schedulingPolicy`, or a PodGroup named after the job,
   which the operator joins its pods to) next to a paddle-operator Deployment that runs without
   `--scheduling=volcano`: paddle-operator v0.3.5 makes the PodGroup and annotates the pods only
@@ -124,16 +124,19 @@ def reads(obj) -> bool:
     """Whether a verdict here reads ``obj`` (stream.py keeps only these until the input ends)."""
     if not isinstance(obj, dict):
         return False
-    kind, group = obj.get("kind"), _api(obj).rpartition("/")[0]
+    kind = obj.get("kind")
     if kind in ("PodGroup", "PaddleJob", "TrainJob", "ClusterTrainingRuntime", "TrainingRuntime"):
         return True
-    if _operator_scheduling(obj) is not None:
+    if _operator_scheduling(obj) is not None or PSERVER_LABEL in _labels(obj) or TRAINER_LABEL in _labels(obj):
         return True
-    if group in ("apps", "batch") and (PSERVER_LABEL in _labels(obj) or TRAINER_LABEL in _labels(obj)):
-        return True
-    if group == "batch.volcano.sh":  # a Volcano Job names its PodGroup after itself
-        return True
-    return any(_group_of(t) is not None for _, t in templates(obj))
+    return bool(templates(obj))  # the pods of the input
+
+
+def reports_on(obj) -> bool:
+    """Whether a finding here may be on ``obj`` (stream.py keeps its position in the input)."""
+    return isinstance(obj, dict) and (
+        obj.get("kind") in ("PodGroup", "PaddleJob", "TrainJob") or PSERVER_LABEL in _labels(obj)
+    )
 
 
 def check(objects: list[dict], release=None) -> list[tuple[int, Finding]]:
@@ -214,6 +217,8 @@ def _podgroup_findings(objects: list[dict], operators: list[tuple[int, bool]]) -
                 )
                 out.append((i, warning("metadata.name", "across-podgroup", message)))
             continue
+        if not any(templates(o) for o in objects):
+            continue  # an input of no pods (a GitOps repository's scheduling.yaml): they come from elsewhere
         if any(_is(o, "batch.volcano.sh", "Job") and _name(o) == name for o in objects):
             continue  # a Volcano Job's controller names its PodGroup after the job (newer: and its UID)
         message = (
