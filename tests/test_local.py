@@ -744,3 +744,238 @@ def test_trainers_gang_plugins_mark_the_pods_as_trainer_does(tmp_path):
             "spec"
         ]
         assert pod_spec["schedulerName"] == scheduler
+
+
+# -- what a node gives a pod: GPUs, volumes (issue 27, case 9) ------------------------------------
+
+PRINT_GPUS = 'python -c \'import os; print("CVD", "[" + os.environ.get("CUDA_VISIBLE_DEVICES", "unset") + "]")\''  # noqa: E501
+
+
+def local_with(tmp_path: Path, manifests: Path, *flags: str, gpus: str | None) -> subprocess.CompletedProcess:
+    """`local` on a machine whose GPUs are CUDA_VISIBLE_DEVICES=``gpus`` (None: as this one is)."""
+    workdir = tmp_path / "code"
+    workdir.mkdir(exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
+    if gpus is not None:
+        env["CUDA_VISIBLE_DEVICES"] = gpus
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "120", *flags,
+         str(manifests)],
+        capture_output=True, text=True, cwd=REPO, timeout=200, env=env,
+    )  # fmt: skip
+
+
+def test_each_pod_gets_its_own_gpus_as_the_device_plugin_allocates(tmp_path):
+    """Pod i of n takes the next devices, as many as its nvidia.com/gpu limit."""
+    job = render(tmp_path, "kubernetes", "--workers", "2", "--gpus", "4", "--command", PRINT_GPUS)
+    done = local_with(tmp_path, job, gpus="0,1,2,3,4,5,6,7,8")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert tagged(done.stdout, "CVD") == {"demo-worker-0": "[0,1,2,3]", "demo-worker-1": "[4,5,6,7]"}
+    assert "local: Completed" in done.stderr
+
+
+def test_a_job_asking_for_more_gpus_than_the_machine_has_is_not_a_green_completed(tmp_path):
+    """Before: Completed, exit 0, no note. Now refused before it starts; with --allow-cpu it runs on
+    CPU and the verdict says what was not as on a cluster (exit 1)."""
+    job = render(tmp_path, "kubernetes", "--workers", "2", "--gpus", "4", "--command", PRINT_GPUS)
+    refused = local_with(tmp_path, job, gpus="0,1")
+    assert refused.returncode == 1
+    assert "the job asks for 8 GPUs (nvidia.com/gpu limits: demo-worker-0 4, demo-worker-1 4)" in refused.stderr
+    assert "this machine has 2 (0,1)" in refused.stderr and "--allow-cpu" in refused.stderr
+    assert "CVD" not in refused.stdout  # nothing ran
+    on_cpu = local_with(tmp_path, job, "--allow-cpu", gpus="0,1")
+    assert on_cpu.returncode == 1, on_cpu.stderr
+    assert tagged(on_cpu.stdout, "CVD") == {"demo-worker-0": "[]", "demo-worker-1": "[]"}  # GPUs hidden
+    assert "local: not as on a cluster (Completed here): every pod ran on CPU: the job asks for 8 GPUs" in (
+        on_cpu.stderr
+    )
+    none = local_with(tmp_path, job, "--allow-cpu", gpus="")  # no GPU at all: nothing to hide
+    assert none.returncode == 1 and "this machine has 0" in none.stderr
+    assert tagged(none.stdout, "CVD") == {"demo-worker-0": "[unset]", "demo-worker-1": "[unset]"}
+    assert "local: Completed" not in none.stderr
+
+
+def test_machine_gpus_come_from_cuda_visible_devices_or_nvidia_smi_and_never_fail(tmp_path):
+    from generator.local import resources
+
+    assert resources.machine_gpus({"CUDA_VISIBLE_DEVICES": "2,3"})[0] == ["2", "3"]
+    assert resources.machine_gpus({"CUDA_VISIBLE_DEVICES": "0,-1,2"})[0] == ["0"]  # CUDA stops at an invalid one
+    assert resources.machine_gpus({"CUDA_VISIBLE_DEVICES": ""})[0] == []
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'GPU 0: A100 (UUID: GPU-a)'\necho 'GPU 1: A100 (UUID: GPU-b)'\n")
+    smi.chmod(0o755)
+    old = os.environ["PATH"]
+    try:
+        os.environ["PATH"] = f"{tmp_path}:{old}"
+        assert resources.machine_gpus({}) == (["0", "1"], "nvidia-smi -L")
+        smi.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed' >&2\nexit 9\n")
+        assert resources.machine_gpus({})[0] == []
+        os.environ["PATH"] = str(tmp_path / "none")
+        assert resources.machine_gpus({})[0] == []
+    finally:
+        os.environ["PATH"] = old
+
+
+def test_volumes_local_cannot_provide_are_named_and_the_job_is_not_a_green_completed(tmp_path):
+    """A claim is not mounted here: the pods run without it and the verdict says so (exit 1). A
+    hostPath at its own path, and the shared-memory emptyDir at /dev/shm, are this machine's."""
+    job = render(tmp_path, "kubernetes", "--workers", "1", "--pvc", "data:/mnt/data", "--command", PRINT_GPUS)
+    done = local_with(tmp_path, job, gpus=None)
+    assert done.returncode == 1, done.stderr
+    assert (
+        "local: not as on a cluster (Completed here): pod demo-worker-0: volume data (persistentVolumeClaim) "
+        "mounted at /mnt/data is not provided by local mode"
+    ) in done.stderr
+    explained = local_with(tmp_path, job, "--explain", gpus=None)
+    assert "#   not as on a cluster: pod demo-worker-0: volume data (persistentVolumeClaim)" in explained.stdout
+    fine = render(tmp_path, "kubernetes", "--workers", "1", "--host-path", f"{tmp_path}:{tmp_path}", "--shm", "1Gi",
+                  "--command", PRINT_GPUS)  # fmt: skip
+    done = local_with(tmp_path, fine, gpus=None)
+    assert done.returncode == 0, done.stderr
+    elsewhere = render(tmp_path, "kubernetes", "--workers", "1", "--host-path", f"{tmp_path}:/mnt/x",
+                       "--command", PRINT_GPUS)  # fmt: skip
+    done = local_with(tmp_path, elsewhere, gpus=None)
+    assert done.returncode == 1 and f"this machine's {tmp_path} is not at /mnt/x here" in done.stderr
+
+
+# -- the controllers' deadlines and restart limits ----------------------------------------------
+
+
+def _edited(tmp_path: Path, job: Path, name: str, edit) -> Path:
+    from generator.kubeyaml.load import read_documents
+
+    docs, _ = read_documents(job)
+    for doc in docs:
+        edit(doc)
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
+    return path
+
+
+SLEEP = "python -c 'import time; time.sleep(120)'"
+
+
+def test_an_indexed_job_past_its_active_deadline_fails_as_deadline_exceeded(tmp_path):
+    def edit(doc):
+        if doc.get("kind") == "Job":
+            doc["spec"]["activeDeadlineSeconds"] = 3
+
+    job = _edited(tmp_path, render(tmp_path, "kubernetes", "--workers", "2", "--command", SLEEP), "deadline", edit)
+    done = local_with(tmp_path, job, gpus=None)
+    assert done.returncode == 1
+    assert (
+        "local: Failed: Job demo-worker was active longer than its activeDeadlineSeconds 3 (DeadlineExceeded)"
+        in done.stderr
+    )
+
+
+def test_a_kubeflow_job_keeps_its_run_policy(tmp_path):
+    """runPolicy.backoffLimit counts the container restarts of OnFailure replicas (pastBackoffLimit:
+    reached, not passed); runPolicy.activeDeadlineSeconds fails the job (pastActiveDeadline)."""
+
+    def backoff(doc):
+        if doc.get("kind") == "PaddleJob":
+            doc["spec"]["runPolicy"] = {"backoffLimit": 2}
+
+    failing = render(tmp_path, "kubeflow", "--workers", "1", "--command", "python -c 'raise SystemExit(5)'")
+    done = local_with(tmp_path, _edited(tmp_path, failing, "kf-backoff", backoff), gpus=None)
+    assert done.returncode == 1
+    assert done.stdout.count("restarted (restartPolicy OnFailure, restart 1)") == 1, done.stdout
+    assert (
+        "PaddleJob demo has failed because it has reached the specified backoff limit (2 container restarts, "
+        "runPolicy.backoffLimit 2" in done.stderr
+    )
+
+    def deadline(doc):
+        if doc.get("kind") == "PaddleJob":
+            doc["spec"]["runPolicy"] = {"activeDeadlineSeconds": 3}
+
+    slow = render(tmp_path, "kubeflow", "--workers", "1", "--command", SLEEP)
+    done = local_with(tmp_path, _edited(tmp_path, slow, "kf-deadline", deadline), gpus=None)
+    assert done.returncode == 1
+    assert "PaddleJob demo has failed because it was active longer than specified deadline" in done.stderr
+
+
+def test_a_volcano_job_restarts_on_pod_failure_until_its_max_retry(tmp_path):
+    """PodFailed -> RestartJob restarts every pod (retryCount + 1); at maxRetry the job fails. Only a
+    pod that fails does it: with restartPolicy OnFailure (as rendered) the kubelet restarts it instead."""
+
+    def edit(doc):
+        if doc.get("kind") == "Job" and doc["apiVersion"].startswith("batch.volcano.sh"):
+            doc["spec"]["maxRetry"] = 2
+            for task in doc["spec"]["tasks"]:
+                task["template"]["spec"]["restartPolicy"] = "Never"
+
+    exit_4 = 'python -c \'import os,sys; sys.exit(4 if os.environ["VC_TASK_INDEX"] == "1" else 0)\''
+    failing = render(tmp_path, "volcano", "--workers", "2", "--command", exit_4)
+    done = local_with(tmp_path, _edited(tmp_path, failing, "vc", edit), gpus=None)
+    assert done.returncode == 1
+    assert "the RestartJob policy restarts every pod of Volcano Job demo (retry 1, maxRetry 2)" in done.stdout
+    assert (
+        "local: Failed: pod demo-trainer-1 exited with exit code 4: its RestartJob policy would restart Volcano Job "
+        "demo a 2nd time, and its maxRetry is 2" in done.stderr
+    )
+
+
+JOBSET = """
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js}
+spec:
+  failurePolicy: {maxRestarts: 1}
+  replicatedJobs:
+  - name: node
+    replicas: 1
+    template:
+      spec:
+        backoffLimit: 0
+        completions: 2
+        parallelism: 2
+        template:
+          spec:
+            restartPolicy: Never
+            containers:
+            - name: node
+              image: paddle:3
+              command: [python, -c, "import os,sys; sys.exit(3 if os.environ['JOB_COMPLETION_INDEX'] == '1' else 0)"]
+"""
+
+
+def test_a_jobset_recreates_its_jobs_until_failure_policy_max_restarts(tmp_path):
+    job = tmp_path / "jobset.yaml"
+    job.write_text(JOBSET)
+    done = local_with(tmp_path, job, gpus=None)
+    assert done.returncode == 1, done.stderr
+    assert "the JobSet controller recreates every Job of JobSet js (restart 1 of failurePolicy.maxRestarts 1)" in (
+        done.stdout
+    )
+    assert "JobSet js has restarted 1 times, its failurePolicy.maxRestarts 1: jobset failed due to reaching max" in (
+        done.stderr
+    )
+    assert "(ReachedMaxRestarts)" in done.stderr
+    job.write_text(JOBSET.replace("  failurePolicy: {maxRestarts: 1}\n", ""))  # none: the first failed Job fails it
+    done = local_with(tmp_path, job, gpus=None)
+    assert done.returncode == 1 and "recreates every Job" not in done.stdout
+    assert "Job js-node-0 has 1 failed pods, more than its backoffLimit 0 (BackoffLimitExceeded)" in done.stderr
+
+
+def test_kill_ends_every_process_of_the_pod_as_a_node_failure_does(tmp_path):
+    """--kill: SIGKILL to the pod's processes, a child in a session of its own too (Paddle's launcher
+    starts its trainers so); the Job controller then counts the failure (backoffLimit 0: Failed)."""
+    command = ("python -c 'import subprocess,sys,time,pathlib; c = subprocess.Popen([sys.executable, \"-c\", "
+               "\"import time; time.sleep(300)\"], start_new_session=True); pathlib.Path(\"child.pid\")"
+               ".write_text(str(c.pid)); print(\"STARTED\", flush=True); time.sleep(300)'")  # fmt: skip
+
+    def edit(doc):
+        if doc.get("kind") == "Job":
+            doc["spec"]["backoffLimit"] = 0
+
+    job = _edited(tmp_path, render(tmp_path, "kubernetes", "--workers", "1", "--command", command), "kill", edit)
+    done = local_with(tmp_path, job, "--kill", "demo-worker-0", "--after", "3", gpus=None)
+    assert done.returncode == 1, done.stderr
+    assert "[local] killed: SIGKILL to its 2 processes after 3 s (--kill)" in done.stdout
+    assert "local: Failed: pod demo-worker-0 exited with signal SIGKILL" in done.stderr
+    child = int((tmp_path / "code" / "child.pid").read_text())
+    assert not Path(f"/proc/{child}").exists() or "zombie" in Path(f"/proc/{child}/status").read_text()
+    unknown = local_with(tmp_path, job, "--kill", "demo-worker-9", "--after", "1", gpus=None)
+    assert unknown.returncode == 2 and "--kill: the job has no pod 'demo-worker-9'" in unknown.stderr
