@@ -8,6 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -128,7 +129,7 @@ def test_kubeflow_runtime_maps_policies():
 def test_operator_runtime_features():
     job = collective_job()
     job.elastic = Elastic("etcd:2379", 2, 4)
-    job.volcano = Volcano(queue="gpu", pod_group=True, min_available=2)
+    job.volcano = Volcano(queue="gpu", pod_group=True, min_available=2)  # the fewest workers
     pdj, podgroup = job.render("paddle-operator")
     # Paddle's launcher with an etcd master, not the operator's spec.elastic (launchers before 2.3)
     assert "elastic" not in pdj["spec"] and "requests" not in pdj["spec"]["worker"]
@@ -267,6 +268,15 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
         (["--ttl", "60"], "--ttl: ttl after finishing (ttl) cannot be expressed on the paddle-operator runtime"),
         (["--suspend", "--runtime", "volcano"], "--suspend: suspend cannot be expressed on the volcano runtime"),
         (["--elastic", "--runtime", "kubeflow"], "--elastic: elastic cannot be expressed on the kubeflow runtime"),
+        # issue 27 case 3: a collective gang smaller than the peers it waits for
+        (
+            ["--volcano", "--min-available", "1", "--runtime", "volcano"],
+            "--min-available: volcano.minAvailable (1) is below the 2 pods the job needs together",
+        ),
+        (
+            ["--volcano", "--min-available", "1", "--elastic", "--min-workers", "2"],
+            "--min-available: volcano.minAvailable (1) is below the 2 pods the job needs together: an elastic job's",
+        ),
     ],
 )
 def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
@@ -280,7 +290,7 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
 @pytest.mark.parametrize(
     "argv",
     [
-        ["--volcano", "--queue", "gpu", "--priority-class", "high", "--min-available", "1"],
+        ["--volcano", "--queue", "gpu", "--priority-class", "high", "--min-available", "2"],
         ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "2"],
         ["--elastic", "--min-workers", "1", "--max-restart", "5", "--runtime", "kubernetes"],
         ["--elastic", "--runtime", "volcano"],
@@ -343,7 +353,7 @@ def test_a_cephfs_volume_fails_where_no_kubelet_can_mount_it():
             "--ps: parameter-server mode (ps) cannot be expressed on the kubeflow-trainer runtime",
         ),
         (
-            ["--runtime", "kubeflow-trainer", "--volcano", "--min-available", "1"],
+            ["--runtime", "kubeflow-trainer", "--volcano", "--min-available", "2"],
             "--min-available: volcano.minAvailable cannot be expressed on the kubeflow-trainer runtime",
         ),
         (
@@ -401,8 +411,16 @@ def test_rendered_examples_are_the_committed_ones():
 
 
 def test_every_example_passes_validate_and_kubectl(capsys):
-    assert cli.main(["validate", "--strict-kinds", str(DEPLOY / "examples")]) == 0
-    assert "0 errors, 0 warnings" in capsys.readouterr().out
+    """Clean, but for the warnings an example names in a `// validate warns: RULE` line."""
+    assert cli.main(["validate", "--strict-kinds", "--output", "json", str(DEPLOY / "examples")]) == 0
+    found = {(Path(f["file"]).stem, f["rule"]) for f in json.loads(capsys.readouterr().out)["findings"]}
+    named = {
+        (path.stem, line.split("validate warns:", 1)[1].split()[0])
+        for path in EXAMPLES.glob("*.jsonnet")
+        for line in path.read_text().splitlines()
+        if "validate warns:" in line
+    }
+    assert found == named
     import shutil
 
     if shutil.which("kubectl"):

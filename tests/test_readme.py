@@ -98,3 +98,30 @@ def test_readme_commands_run_as_written_in_a_fresh_clone(tmp_path):
     tail = (done.stdout[-6000:] + "\n--- stderr ---\n" + done.stderr[-6000:]).strip()
     assert done.returncode == 0, tail
     assert done.stdout.count(">>> ") == len(steps)
+
+
+PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
+PYTHON_DOCUMENTS = ("README.md", "docs/jobs.md")
+
+
+def python_blocks() -> list:
+    found = []
+    for name in PYTHON_DOCUMENTS:
+        text = (REPO / name).read_text()
+        for block in PYTHON_BLOCK.finditer(text):
+            found.append(pytest.param(block.group(1), id=f"{name}:{text.count(chr(10), 0, block.start()) + 1}"))
+    return found
+
+
+def test_the_readme_and_the_jobs_guide_show_python():
+    assert {p.id.split(":")[0] for p in python_blocks()} == set(PYTHON_DOCUMENTS)
+
+
+@pytest.mark.parametrize("code", python_blocks())
+def test_python_blocks_run_as_written(code, tmp_path):
+    """Each python block of the README and docs/jobs.md, run as a user pastes it (outside the checkout)."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "kind:" in done.stdout

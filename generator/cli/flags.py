@@ -180,6 +180,7 @@ FLAG_OF_FIELD = {
     "heter mode (heter)": "--heter",
     "port": "--port",
     "Kueue queue (kueueQueue)": "--kueue-queue",
+    "kueueQueue": "--kueue-queue",
     "scheduler-plugins gang scheduling (coscheduling)": "--coscheduling",
     "volcano and coscheduling": "--coscheduling",
     "volcano.minAvailable": "--min-available",

@@ -23,7 +23,7 @@ from generator.core.versions import KubeVersion
 from generator.jsonnet import engine
 from generator.kubeyaml.dump import dump_documents
 from generator.schema.kubernetes import apply_order, newest, require_known
-from generator.validate import ObjectChecker, Report, locate_objects
+from generator.validate import ObjectChecker, Report, across, locate_objects
 from generator.validate.output import FORMATS, finding_text
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
@@ -217,7 +217,10 @@ def render_description(
     """Manifests for a job description, validated like `paddlejob-manifests validate` would on
     ``kube_version`` ("1.30"; default: the newest release this tool knows), once: its warnings
     are added to ``warned`` when given."""
-    release = require_known(kube_version) if kube_version is not None else newest()
+    try:
+        release = require_known(kube_version) if kube_version is not None else newest()
+    except Error as err:  # the Python API raises JobError for every mistake in what it is given
+        raise JobError(f"kube_version: {err}") from None
     if runtime not in runtimes():
         raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
     try:
@@ -301,6 +304,9 @@ def check_manifests(
     each (kind, name, field, message and rule id)."""
     checker = checker or ObjectChecker(kube_version or newest())
     problems = [(i, obj, f) for i, obj in enumerate(manifests) for f in checker.check(obj)]
+    # and the verdicts across them (a gang no pod joins, servers that outlive their trainers)
+    problems += [(i, manifests[i], f) for i, f in across.check(manifests, checker.minor)]
+    problems.sort(key=lambda item: item[0])
     if any(f.is_error for _, _, f in problems):
         report = Report()  # lines and columns only when there is something to report
         report.documents = len(manifests)

@@ -108,6 +108,22 @@ local checkRole(name, r) =
     assert !has(job, 'suspend') || std.isBoolean(job.suspend) : 'suspend must be true or false, got %s' % job.suspend;
     local strings = [f for f in ['managedBy', 'priorityClass'] if has(job, f) && !(std.isString(job[f]) && job[f] != '')];
     assert strings == [] : '%s must be a non-empty string' % strings[0];
+    // Paddle's pods wait for every peer (the launcher for PADDLE_NNODES or the endpoint list, the
+    // PS role maker for every server): a gang smaller than that starts pods that hold their
+    // resources while they wait for the rest. An elastic job trains with its fewest workers.
+    local gangSize = if has(job, 'volcano') then util.get(job.volcano, 'minAvailable') else null;
+    local total = std.foldl(function(sum, r) sum + roles[r].replicas, std.objectFields(roles), 0);
+    local needed = if has(job, 'elastic')
+    then util.get(job.elastic, 'minReplicas', roles.worker.replicas)
+    else total;
+    assert gangSize == null || !std.isNumber(gangSize) || gangSize >= needed :
+           'volcano.minAvailable (%d) is below the %d pods the job needs together: %s; give at least %d, or leave it out (every pod)' % [
+      gangSize,
+      needed,
+      if has(job, 'elastic') then "an elastic job's launchers train with no fewer than elastic.minReplicas workers"
+      else "Paddle's pods wait for all their peers, so a smaller gang starts pods that hold their resources waiting for the rest",
+      needed,
+    ];
     local missing = [f for f in usedFeatures(job) if !std.member(support[f], runtime)];
     assert missing == [] :
            local why = util.get(whyNot[missing[0]], runtime);

@@ -84,6 +84,17 @@ local features = import 'features.libsonnet';
     },
   },
 
+  // The lifecycle: each runtime's own field (features.libsonnet), or an error naming why not.
+  // Seconds after the job finishes until it is deleted; seconds it may be active; retries.
+  withTtl(seconds):: { ttl: seconds },
+  withDeadline(seconds):: { deadline: seconds },
+  withBackoffLimit(retries):: { backoffLimit: retries },
+  // Created suspended (Kueue admits it, or resume it yourself); the controller that runs it.
+  withSuspend(suspend=true):: { suspend: suspend },
+  withManagedBy(controller):: { managedBy: controller },
+  // The pods' PriorityClass.
+  withPriorityClass(name):: { priorityClass: name },
+
   // Kueue: the LocalQueue that admits the job (the label kueue.x-k8s.io/queue-name), on the
   // runtimes whose kind Kueue admits.
   withKueue(queue):: { kueueQueue: queue },

@@ -56,25 +56,31 @@ local podSpec(job) = { serviceAccountName: job.name };
       suspend: "the trainers' Job `suspend` (collective jobs)",
       managedBy: "the trainers' Job `managedBy` (collective jobs; Kubernetes 1.32+, where the JobManagedBy gate is on by default: earlier the apiserver drops the field)",
       'priority class (priorityClass)': "the pod templates' `priorityClassName`",
+      'Kueue queue (kueueQueue)': "the label `kueue.x-k8s.io/queue-name` on the trainers' Indexed Job (Kueue's `batch/job` integration, on by default; collective jobs: Kueue would admit a parameter server's StatefulSet apart from the trainers)",
       elastic: "Paddle's launcher with an etcd master (`PADDLE_MASTER=etcd://...`, `PADDLE_NNODES=MIN:MAX`); the Indexed Job recreates a failed pod within `backoffLimit`, and it joins again",
     },
     why: {
       'scheduler-plugins gang scheduling (coscheduling)': 'plain Jobs and StatefulSets have no PodGroup to gang them',
       intranet: 'headless Services give DNS names',
-      'Kueue queue (kueueQueue)': 'Kueue would admit the servers and the trainers one by one, no gang',
     },
   },
 
   render(job)::
     local workers = job.roles.worker.replicas;
-    // A StatefulSet has no end, deadline, suspend or manager: the servers would outlive the job.
-    local serversOutlive = [
+    // The parameter servers are a StatefulSet: it has no end, deadline, suspend or manager, and
+    // Kueue would admit it apart from the trainers' Job.
+    local serversApart = [
       f
-      for f in ['ttl', 'deadline', 'suspend', 'managedBy']
+      for f in ['ttl', 'deadline', 'suspend', 'managedBy', 'kueueQueue']
       if std.objectHas(job.roles, 'ps') && std.objectHas(job, f) && job[f] != null && job[f] != false
     ];
-    assert serversOutlive == [] :
-           "%s cannot be expressed on the kubernetes runtime in parameter-server mode: it would apply to the trainers' Job only, and the servers' StatefulSet has no such field (they would run on); use the volcano runtime" % serversOutlive[0];
+    assert serversApart == [] :
+           local f = serversApart[0];
+           '%s cannot be expressed on the kubernetes runtime in parameter-server mode: %s; use the volcano runtime' % [
+      f,
+      if f == 'kueueQueue' then "Kueue would admit the servers' StatefulSet and the trainers' Job one by one, no gang"
+      else "it would apply to the trainers' Job only, and the servers' StatefulSet has no such field (they would run on)",
+    ];
     pod.podReader(job)
     + elastic.etcd(job)
     + (if std.objectHas(job.roles, 'ps') then [
@@ -97,7 +103,12 @@ local podSpec(job) = { serviceAccountName: job.name };
       {
         apiVersion: 'batch/v1',
         kind: 'Job',
-        metadata: pod.metadata(job, serviceName(job, 'worker'), labels(job, 'worker')),
+        local queue = util.get(job, 'kueueQueue'),
+        metadata: pod.metadata(
+          job,
+          serviceName(job, 'worker'),
+          labels(job, 'worker') + (if queue != null then { 'kueue.x-k8s.io/queue-name': queue } else {})
+        ),
         spec: {
           completionMode: 'Indexed',
           completions: workers,

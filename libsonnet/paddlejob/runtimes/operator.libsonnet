@@ -22,7 +22,10 @@ local roleSpec(job, name) =
                                 {},
                                 if elastic_ then elastic.env(job) else [],
                                 (if volcano then { schedulerName: 'volcano' } else {})
-                                + (if elastic_ then { restartPolicy: 'OnFailure' } else {}));
+                                + (if elastic_ then { restartPolicy: 'OnFailure' } else {})
+                                // intranet Host: the operator runs the pods on the host network,
+                                // where only this policy resolves cluster names
+                                + (if util.get(job, 'intranet') == 'Host' then { dnsPolicy: 'ClusterFirstWithHostNet' } else {}));
   {
     replicas: role.replicas,
     template: if ownGroup then template { metadata+: { annotations+: { [groupAnnotation]: job.name } } } else template,
