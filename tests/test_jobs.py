@@ -695,3 +695,13 @@ def test_convert_moves_a_paddlejob_to_a_trainjob(tmp_path):
     assert done.returncode == 0, done.stderr
     (trainjob,) = load_all(done.stdout)
     assert trainjob["kind"] == "TrainJob" and trainjob["spec"]["trainer"]["command"] == ["python", "t.py"]
+
+
+def test_every_example_of_job_help_renders():
+    from generator.cli.job import JOB_EXAMPLE
+
+    commands = " ".join(JOB_EXAMPLE.replace("\\\n", " ").splitlines()).split("paddlejob-manifests ")[1:]
+    assert len(commands) >= 5
+    for command in commands:
+        done = run_cli(*shlex.split(command.split("#")[0]))
+        assert done.returncode == 0, (command, done.stderr)
