@@ -11,7 +11,7 @@ import orjson
 
 from generator.core import kinds as registry
 from generator.core import rulebook
-from generator.core.paths import PADDLEJOB_SCHEMA
+from generator.core.paths import PADDLEJOB_SCHEMA, SCHEMA_DIR
 from generator.jobs import model as jobs
 from generator.jsonnet import engine
 from generator.render import bundles
@@ -129,8 +129,57 @@ def rule_index() -> str:
 
 
 def with_rule_index(text: str) -> str:
-    """``text`` (docs/validate.md) with its rule index written anew."""
-    return _with_region(text, INDEX_BEGIN, INDEX_END, rule_index())
+    """``text`` (docs/validate.md) with its rule index and its ledger coverage written anew."""
+    return _with_region(
+        _with_region(text, INDEX_BEGIN, INDEX_END, rule_index()), LEDGER_BEGIN, LEDGER_END, ledger_coverage()
+    )
+
+
+# -- docs/validate.md's ledger coverage ----------------------------------------------------------
+
+LEDGER_BEGIN = "<!-- begin: ledger coverage, written by `make manifests` from schemas/ledger/ -->"
+LEDGER_END = "<!-- end: ledger coverage -->"
+LEDGER_DIR = SCHEMA_DIR / "ledger"
+
+
+def ledger_coverage() -> str:
+    """Per ledger (schemas/ledger/*.json): its upstream source, how many of its entries a rule
+    ports, how many are not modelled with a reason, how many are open; then the reasons."""
+    ledgers = [orjson.loads(path.read_bytes()) for path in sorted(LEDGER_DIR.glob("*.json"))]
+    lines = [
+        "| ledger | what | upstream | checks | ported | not modelled (reasoned) | open | ported or reasoned |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    reasons: list[str] = []
+    for ledger in ledgers:
+        entries = ledger["entries"]
+        total = len(entries)
+        reasoned = [e for e in entries if e.get("status") == "not-modelled" and e.get("reason")]
+        ported = [e for e in entries if e.get("status") in rulebook.RULES]
+        still = total - len(reasoned) - len(ported)
+        source = ledger["source"]
+        upstream = f"[`{ledger['root']}`]({source['url']}) at {source['tag']} (`{source['commit'][:12]}`)"
+        counts = f"{len(ported)} ({_percent(len(ported), total)}) | {len(reasoned)} ({_percent(len(reasoned), total)})"
+        row = f"| `{ledger['ledger']}` | {ledger['kind']} | {upstream} | {total} | {counts} | {still}"
+        lines.append(f"{row} | {_percent(total - still, total)} |")
+        by_rule: dict[str, int] = {}
+        for entry in ported:
+            by_rule[entry["status"]] = by_rule.get(entry["status"], 0) + 1
+        rules = ", ".join(f"[`{r}`](#rule-{r}) {n}" for r, n in sorted(by_rule.items(), key=lambda x: (-x[1], x[0])))
+        reasons += ["", f"`{ledger['ledger']}`, the rules that port its checks: {rules}.", ""]
+        by_reason: dict[str, list[str]] = {}
+        for entry in reasoned:
+            by_reason.setdefault(entry["reason"], []).append(entry["function"])
+        reasons.append(f"`{ledger['ledger']}`, not modelled, by reason (the upstream functions):")
+        reasons.append("")
+        for reason, functions in sorted(by_reason.items(), key=lambda x: (-len(x[1]), x[0])):
+            named = ", ".join(f"`{f}`" for f in dict.fromkeys(functions))
+            reasons.append(f"- {len(functions)}: {reason} ({named})")
+    return "\n".join(lines + reasons) + "\n"
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
 
 
 def _with_region(text: str, begin: str, end: str, body: str) -> str:

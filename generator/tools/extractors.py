@@ -163,6 +163,12 @@ def _detail(error_type: str, args: list[str]) -> str:
     return " ".join(args[at].split())
 
 
+def site_id(prefix: str, function: str, path: str, error_type: str, ordinal: int = 1) -> str:
+    """The id of the ``ordinal``-th call of ``error_type`` on ``path`` in ``function``."""
+    base = f"{prefix}.{function}.{_slug(path)}.{_KEBAB[error_type]}"
+    return base if ordinal == 1 else f"{base}-{ordinal}"
+
+
 def validation_call_sites(source: str, root: str = "ValidatePodSpec", prefix: str = "core.pod") -> Iterator[CallSite]:
     """Every field.Required/Invalid/NotSupported/Forbidden/Duplicate/TooLong/TooMany call in the
     functions ``root`` reaches, in the order of the functions met, then of the source. Ids are
@@ -177,23 +183,63 @@ def validation_call_sites(source: str, root: str = "ValidatePodSpec", prefix: st
             error_type = match.group(1)
             args, _ = _arguments(source, masked, match.end() - 1)
             path = path_pattern(args[0]) if args else ""
-            base = f"{prefix}.{name}.{_slug(path)}.{_KEBAB[error_type]}"
+            base = site_id(prefix, name, path, error_type)
             counts[base] = counts.get(base, 0) + 1
-            ident = base if counts[base] == 1 else f"{base}-{counts[base]}"
+            ident = site_id(prefix, name, path, error_type, counts[base])
             line = source.count("\n", 0, match.start()) + 1
             yield CallSite(ident, name, line, error_type, path, _detail(error_type, args))
 
 
+MECHANICAL = ("function", "line", "type", "path")  # what the extractor writes; the rest is people's
+
+
+def merge_ledger(ledger: dict, sites: list[CallSite]) -> tuple[dict, dict[str, list[str]]]:
+    """``ledger`` (a schemas/ledger/*.json document) updated to ``sites`` (the extraction of a
+    newer release): the mechanical fields from the sites, the summary, status and reason kept by
+    id; a new id comes in "open", a gone id goes. Returns the new document and the ids added,
+    removed and moved (line changed)."""
+    old = {entry["id"]: entry for entry in ledger["entries"]}
+    entries, changes = [], {"added": [], "removed": [], "moved": []}
+    for site in sites:
+        entry = dict(old.get(site.id, {"summary": site.detail or site.path, "status": "open"}))
+        if site.id not in old:
+            changes["added"].append(site.id)
+        elif entry.get("line") != site.line:
+            changes["moved"].append(site.id)
+        entry.update(id=site.id, function=site.function, line=site.line, type=site.error_type, path=site.path)
+        entries.append({k: entry[k] for k in ("id", *MECHANICAL, "summary", "status", "reason") if k in entry})
+    changes["removed"] = sorted(set(old) - {site.id for site in sites})
+    return {**ledger, "entries": entries}, changes
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = argv if argv is not None else sys.argv[1:]
-    if not 1 <= len(args) <= 3:
-        print("usage: python -m generator.tools.extractors VALIDATION_GO [ROOT] [PREFIX]", file=sys.stderr)
+    """VALIDATION_GO [ROOT [PREFIX]]: the call sites as JSON lines; with --ledger FILE (and the
+    root and prefix of that ledger), what a newer release adds, removes and moves."""
+    args = list(argv if argv is not None else sys.argv[1:])
+    ledger_path = None
+    if "--ledger" in args:
+        at = args.index("--ledger")
+        ledger_path = args[at + 1] if at + 1 < len(args) else None
+        del args[at : at + 2]
+    if not 1 <= len(args) <= 3 or ("--ledger" in (argv or sys.argv[1:]) and ledger_path is None):
+        print(
+            "usage: python -m generator.tools.extractors VALIDATION_GO [ROOT] [PREFIX] [--ledger FILE]", file=sys.stderr
+        )
         return 2
     with open(args[0], encoding="utf-8") as f:
         source = f.read()
-    for site in validation_call_sites(source, *args[1:]):
-        print(json.dumps(site._asdict()))
-    return 0
+    sites = list(validation_call_sites(source, *args[1:]))
+    if ledger_path is None:
+        for site in sites:
+            print(json.dumps(site._asdict()))
+        return 0
+    with open(ledger_path, encoding="utf-8") as f:
+        ledger = json.load(f)
+    _, changes = merge_ledger(ledger, sites)
+    for what, ids in changes.items():
+        for ident in ids:
+            print(f"{what}: {ident}")
+    return 1 if changes["added"] or changes["removed"] else 0
 
 
 if __name__ == "__main__":
