@@ -13,8 +13,9 @@ tags. For the newest patch release of each minor version from 0.6 on, it reads a
   (`[]string{defaultJobFrameworkName}`, batch/job alone, in every release read), what a
   Configuration that names no frameworks gets;
 - the frameworks the release's own manifests enable: config/components/manager/controller_manager_config.yaml,
-  the Configuration the kueue-manager-config ConfigMap of manifests.yaml (and the Helm chart's
-  managerConfig) holds, which is what `kubectl apply -f manifests.yaml` installs.
+  the Configuration the kueue-manager-config ConfigMap of manifests.yaml holds, which is what
+  `kubectl apply -f manifests.yaml` installs; the Helm chart's managerConfig (charts/kueue/values.yaml)
+  enables the same ones in every release read (asserted).
 
 The output records tag, commit and the SHA-256 of each file read, and is committed, so
 `validate` needs neither git nor a network.
@@ -39,6 +40,7 @@ REPOSITORY = "https://github.com/kubernetes-sigs/kueue"
 FIRST_MINOR = 6
 DEFAULTS = "apis/config/v1beta1/defaults.go"
 SHIPPED = "config/components/manager/controller_manager_config.yaml"
+CHART = "charts/kueue/values.yaml"  # managerConfig.controllerManagerConfigYaml: the same list (asserted)
 JOBS = "pkg/controller/jobs"
 
 # Each framework name and the kind it admits (the integration's controller, pkg/controller/jobs/NAME).
@@ -110,6 +112,11 @@ def extract(repo: Path) -> dict:
         commit = _git(repo, "rev-parse", f"{tag}^{{commit}}").decode().strip()
         files = {path: _git(repo, "show", f"{tag}:{path}") for path in (DEFAULTS, SHIPPED)}
         shipped = yaml.safe_load(files[SHIPPED])["integrations"]["frameworks"]
+        chart = yaml.safe_load(
+            yaml.safe_load(_git(repo, "show", f"{tag}:{CHART}"))["managerConfig"]["controllerManagerConfigYaml"]
+        )
+        if sorted(chart["integrations"]["frameworks"]) != sorted(shipped):
+            raise SystemExit(f"{tag}: the Helm chart enables other integrations than {SHIPPED}; record both")
         registered = _registered(repo, tag)
         unknown = set(registered) - set(KINDS)
         if unknown:
