@@ -163,7 +163,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         for finding in findings:
             if finding.path not in explained:
                 report.add(_locate(finding, doc, name, ident))
-    if kept and not report.full:  # the verdicts across the documents, each at its object's line
+    if any(doc is not None for _, doc in kept) and not report.full:  # the verdicts across the documents
         for index, finding in across.check([data for data, _ in kept], checker.minor):
             data, doc = kept[index]
             if doc is None:  # across.reports_on and across.check disagree: a bug
