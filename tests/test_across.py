@@ -169,3 +169,24 @@ def test_a_big_file_holding_what_a_verdict_reads_is_not_cut(tmp_path, word):
     assert parallel._parts(str(path)) is not None  # big enough to cut
     path.write_text(body + f"---\n# {word}\n")
     assert parallel._parts(str(path)) is None
+
+
+def test_every_node_of_the_across_fixtures_replaced_by_each_odd_value_never_crashes():
+    """The sweep of test_validate_cli, over whole inputs: each field of each object in turn
+    becomes a list, a mapping, null, a number..., the other objects of its input as they are."""
+    import json
+
+    import yaml
+
+    from .test_validate_cli import PYTHON_WORDS, mutations
+
+    checked = 0
+    for path in sorted((FIXTURES / "validate").rglob("across-*.yaml")):
+        objects = [json.loads(json.dumps(d)) for d in yaml.safe_load_all(path.read_text())]
+        for i, obj in enumerate(objects):
+            for (mutated,) in mutations([obj]):
+                for _, finding in across.check([*objects[:i], mutated, *objects[i + 1 :]]):
+                    assert not PYTHON_WORDS.search(finding.message), finding
+                across.reads(mutated), across.reports_on(mutated)
+                checked += 1
+    assert checked > 1000

@@ -60,12 +60,14 @@ def _is(obj: dict, group: str, kind: str) -> bool:
     return obj.get("kind") == kind and _api(obj).rpartition("/")[0] == group
 
 
-def _name(obj: dict):
-    return as_dict(obj.get("metadata")).get("name")
+def _name(obj: dict) -> str | None:
+    name = as_dict(obj.get("metadata")).get("name")
+    return name if isinstance(name, str) else None  # another type: the schema's finding
 
 
-def _namespace(obj: dict):
-    return as_dict(obj.get("metadata")).get("namespace")
+def _namespace(obj: dict) -> str | None:
+    namespace = as_dict(obj.get("metadata")).get("namespace")
+    return namespace if isinstance(namespace, str) else None
 
 
 def _same_namespace(a: dict, b: dict) -> bool:
@@ -277,8 +279,8 @@ def _pserver_findings(objects: list[dict]) -> list[tuple[int, Finding]]:
             ),
             None,
         )
-        if trainers is None:
-            continue
+        if trainers is None or _name(servers) is None or _name(trainers) is None:
+            continue  # a nameless object: the schema's finding
         message = (
             f"the parameter servers of job {job_name} run for ever: StatefulSet {_name(servers)}'s pods restart "
             f"Always, and nothing stops them when the trainers' Job {_name(trainers)} completes (Paddle's servers "
@@ -292,7 +294,7 @@ def _pserver_findings(objects: list[dict]) -> list[tuple[int, Finding]]:
 def _runtime_ref_findings(objects: list[dict]) -> list[tuple[int, Finding]]:
     out = []
     runtimes = {
-        (o.get("kind"), _name(o), _namespace(o) if o.get("kind") == "TrainingRuntime" else None)
+        (str(o.get("kind")), _name(o), _namespace(o) if o.get("kind") == "TrainingRuntime" else None)
         for o in objects
         if _api(o).startswith("trainer.kubeflow.org/")
         and o.get("kind") in ("ClusterTrainingRuntime", "TrainingRuntime")

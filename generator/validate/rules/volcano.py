@@ -141,7 +141,11 @@ def _task_kind(task: dict) -> str | None:
     peer = False
     for container in as_list(pod.get("containers")):
         container = as_dict(container)
-        env = {as_dict(e).get("name"): as_dict(e).get("value") for e in as_list(container.get("env"))}
+        env = {
+            e["name"]: e.get("value")
+            for e in map(as_dict, as_list(container.get("env")))
+            if isinstance(e.get("name"), str)
+        }
         if any(name in env for name in SERVER_ENV) or any(
             env.get(name) in SERVER_ROLES for name in ("TRAINING_ROLE", "PADDLE_TRAINING_ROLE")
         ):
