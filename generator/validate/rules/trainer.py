@@ -15,7 +15,7 @@ from generator.core.grammar import is_domain_prefixed_path
 from generator.core.paths import RUNTIMES_FILE
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, as_int, as_list, dig, error, warning
-from generator.validate.rules.volumes import IN_TREE
+from generator.validate.rules.volumes import IN_TREE, in_tree_volume_findings
 from generator.validate.rules.volumes import _source_findings as in_tree_findings
 
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
@@ -181,7 +181,14 @@ def kube_release_findings(obj: dict, releases: list[int], release: tuple[int, in
             f"target {KubeVersion(minimum)}+ (--kube-version), or run a Trainer release made for this one"
         )
         out.append(warning("apiVersion", "trainer-kube-version", message))
-    if obj.get("kind") != "TrainJob":
+    runs_on = f"Kubeflow Trainer {name} runs on Kubernetes {KubeVersion(minimum)}+"
+    if obj.get("kind") != "TrainJob":  # a runtime: the pod rules judged its JobSet template on the targeted releases
+        if releases and max(releases) < minimum:  # and where Trainer runs, a plugin may be gone
+            out += [
+                f._replace(message=f"{f.message} ({runs_on})")
+                for f in in_tree_volume_findings(obj, [minimum])
+                if f.is_error
+            ]
         return out
     judged = [*releases, minimum]
     spec = as_dict(obj.get("spec"))
@@ -209,7 +216,6 @@ def kube_release_findings(obj: dict, releases: list[int], release: tuple[int, in
                 continue
             for finding in in_tree_findings(volume, f"{path}[{k}]", judged):
                 if max(releases or [0]) < minimum:  # the verdict comes from Trainer's minimum: say so
-                    runs_on = f"Kubeflow Trainer {name} runs on Kubernetes {KubeVersion(minimum)}+"
                     finding = finding._replace(message=f"{finding.message} ({runs_on})")
                 out.append(finding)
     return out
