@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.core.errors import Error
+from generator.core.files import NotRegularFile, read_regular
 
 JOURNAL = ".paddlejob-render.journal"
 _NEW, _OLD = ".paddlejob-new-", ".paddlejob-old-"
@@ -369,32 +370,15 @@ def read_journal(journal_dir: Path, targets: Iterable[Path] | None = ()) -> list
     Raises RefusedError for anything this tool would not have written."""
     journal = journal_dir / JOURNAL
     try:
-        st = os.lstat(journal)
+        raw = read_regular(journal, MAX_JOURNAL_BYTES + 1)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as err:
-        raise _refuse(journal, f"cannot be read ({err.strerror or err})") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = (
-            "a symbolic link"
-            if stat.S_ISLNK(st.st_mode)
-            else "a folder"
-            if stat.S_ISDIR(st.st_mode)
-            else "not a regular file"
-        )
-        raise _refuse(journal, f"is {kind}")
-    if st.st_size > MAX_JOURNAL_BYTES:
-        raise _refuse(journal, f"is {st.st_size:,} bytes (a journal of this tool is under {MAX_JOURNAL_BYTES:,})")
-    try:
-        fd = os.open(journal, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise _refuse(journal, "is not a regular file")
-            raw = f.read(MAX_JOURNAL_BYTES + 1)
+    except NotRegularFile as err:
+        raise _refuse(journal, f"is {err.what}") from None
     except OSError as err:
         raise _refuse(journal, f"cannot be read ({err.strerror or err})") from None
     if len(raw) > MAX_JOURNAL_BYTES:
-        raise _refuse(journal, f"is over {MAX_JOURNAL_BYTES:,} bytes")
+        raise _refuse(journal, f"is over {MAX_JOURNAL_BYTES:,} bytes (a journal of this tool is under that)")
     try:
         rows = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:

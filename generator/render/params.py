@@ -13,11 +13,10 @@ from __future__ import annotations
 import difflib
 import functools
 import math
-import os
 import re
-import stat
 
 from generator.core import grammar
+from generator.core.files import NotRegularFile, read_regular
 from generator.core.paths import OPERATOR_LIB
 from generator.core.values import EFFECTS, InputError
 from generator.jsonnet import engine
@@ -134,20 +133,14 @@ def _read_bounded(path: str) -> bytes:
     """A regular file's first MAX_PARAMS_BYTES + 1 bytes (one more tells it is too large), opened
     without waiting for a writer; a device, a named pipe or a folder is refused unread."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return read_regular(path, MAX_PARAMS_BYTES + 1, follow_links=True)
+    except NotRegularFile as err:
+        raise InputError(
+            f"--params: {path} is {err.what}, not a regular file; give a YAML or JSON file of config fields"
+        ) from None
     except (OSError, ValueError) as err:
         why = err.strerror if isinstance(err, OSError) else "the name holds a NUL byte"
         raise InputError(f"--params: cannot read {path}: {why}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        what = "a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode) else "a device or socket"
-        raise InputError(f"--params: {path} is {what}, not a regular file; give a YAML or JSON file of config fields")
-    with os.fdopen(fd, "rb") as stream:
-        try:
-            return stream.read(MAX_PARAMS_BYTES + 1)
-        except OSError as err:
-            raise InputError(f"--params: cannot read {path}: {err.strerror}") from None
 
 
 def _where(field: str) -> str:

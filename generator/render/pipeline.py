@@ -22,6 +22,7 @@ from pathlib import Path
 from generator.core import provenance
 from generator.core import values as cliargs
 from generator.core.errors import Error
+from generator.core.files import NotRegularFile, read_regular
 from generator.core.provenance import Provenance
 from generator.core.versions import KubeVersion
 from generator.jobs.model import JobError, check_manifests
@@ -234,9 +235,9 @@ MAX_COMPARED_BYTES = 64 << 20  # a file this large on disk differs from anything
 def _disk_text(path: Path) -> str:
     """A regular file's text for the comparison, read without following a link and bounded."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(MAX_COMPARED_BYTES + 1)
+        data = read_regular(path, MAX_COMPARED_BYTES + 1)
+    except NotRegularFile as err:
+        return f"<{path.name}: {err.what}, not compared>\n"
     except OSError as err:
         return f"<{path.name}: cannot be read: {err.strerror or err}>\n"
     if len(data) > MAX_COMPARED_BYTES:
@@ -255,21 +256,9 @@ def _head(path: Path) -> bytes | None:
     """The first bytes of ``path`` if it is a regular file; None (no record) for anything else: a
     link or a FIFO is not opened as one, a folder or a device is not read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+        return read_regular(path, provenance.HEAD_BYTES)
+    except (NotRegularFile, OSError):
         return None
-    try:
-        regular = stat.S_ISREG(os.fstat(fd).st_mode)
-    except OSError:
-        regular = False
-    if not regular:  # a folder: os.fdopen would raise IsADirectoryError
-        os.close(fd)
-        return None
-    with os.fdopen(fd, "rb") as f:
-        try:
-            return f.read(provenance.HEAD_BYTES)
-        except OSError:
-            return None
 
 
 def start_examples(examples_dir: Path):
