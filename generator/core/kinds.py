@@ -141,6 +141,12 @@ PROJECTS: tuple[Project, ...] = (
     Project("kubeflow", "Kubeflow training-operator", "Kubeflow training-operator release whose CRDs check its jobs"),
     Project("trainer", "Kubeflow Trainer", "Kubeflow Trainer release whose CRDs check TrainJobs and runtimes"),
     Project("jobset", "JobSet", "JobSet release whose CRD checks JobSets"),
+    Project(
+        "gateway-api",
+        "Gateway API",
+        "Gateway API release whose CRDs check Gateway API objects (1.N: its standard channel; "
+        "1.N-experimental or experimental: its experimental channel)",
+    ),
     Project("paddle-operator", "paddle-operator", "", validated=False),
 )
 
