@@ -444,3 +444,15 @@ def test_a_webhook_url_that_does_not_parse_is_a_finding_not_a_crash():
     assert found == [("webhook", "webhooks[0].clientConfig.url")]
     config["webhooks"][0]["clientConfig"]["url"] = "https://[2001:db8::1]/hook"  # the near miss
     assert [f for f in CHECKER.check(config) if f.is_error] == []
+
+
+def test_a_ko_import_path_is_named_with_what_to_run():
+    from .conftest import FIXTURES
+
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(FIXTURES / "validate" / "bad" / "image-ko-path.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1 and "is a ko import path" in done.stdout and "ko resolve -f FILE" in done.stdout

@@ -119,6 +119,12 @@ def _image_text_problem(image: str) -> str | None:
         return "image is required"
     if image != image.strip():
         return f"image {image!r} has leading or trailing whitespace, which the apiserver rejects"
+    if image.startswith("ko://"):
+        return (
+            f"{image[:80]!r} is a ko import path, not an image: this file is input to ko, which builds the Go "
+            "package and writes the image's digest here; check what the cluster receives: "
+            "ko resolve -f FILE | paddlejob-manifests validate -"
+        )
     if len(image) > 4096 or not IMAGE_REFERENCE.match(image):
         return (
             f"{image[:80]!r} is not an image reference (REGISTRY/PATH:TAG or @sha256:DIGEST, lower-case path); "
