@@ -183,8 +183,10 @@ _RULES = [
     Rule("topology-spread", "pod", ERROR, "a spread constraint's maxSkew, whenUnsatisfiable, minDomains, or twice"),
     Rule("scheduling-gate", "pod", ERROR, "a scheduling gate that is no qualified name, or listed twice"),
     Rule("ephemeral-container", "pod", ERROR, "ephemeralContainers in a manifest (only `kubectl debug` adds them)"),
-    Rule("sub-path", "pod", ERROR, "a volumeMount subPath or subPathExpr absolute, with '..', or both set"),
-    Rule("volume-source", "pod", ERROR, "a volume with more than one source"),
+    Rule("sub-path", "pod", ERROR, "a mount's subPath(Expr) absolute, with '..', or both; recursiveReadOnly unmet"),
+    Rule(
+        "volume-source", "pod", ERROR, "a volume with more than one source, or a source's field the apiserver refuses"
+    ),
     Rule("host-port", "pod", ERROR, "hostNetwork with hostPort != containerPort, or one hostPort twice"),
     Rule("field-path", "pod", ERROR, "a downward API fieldPath the apiserver does not support, or a bad subscript"),
     Rule("resource-name", "pod", ERROR, "a container resource that is neither standard nor DOMAIN/NAME"),

@@ -267,6 +267,44 @@ def pvc_spec_findings(spec, path: str, releases) -> list[Finding]:
         if value is not None and value <= 0:
             message = f"storage request {requests['storage']!r} must be greater than zero"
             out.append(error(f"{path}.resources.requests.storage", "persistent-volume-claim", message))
+    return out + _pvc_source_findings(spec, path)
+
+
+VOLUME_MODES = ("Block", "Filesystem")
+
+
+def _pvc_source_findings(spec: dict, path: str) -> list[Finding]:
+    """ValidatePersistentVolumeClaimSpec (v1.31.1): storageClassName a class name, volumeMode,
+    dataSource and dataSourceRef (validateDataSource, validateDataSourceRef; dataSourceRef's
+    namespace is behind CrossNamespaceVolumeDataSource, alpha: not here), and the two the same."""
+    out = []
+    rule = "persistent-volume-claim"
+    name = spec.get("storageClassName")
+    if isinstance(name, str) and name and not (len(name) <= 253 and DNS1123_SUBDOMAIN.match(name)):
+        message = f"storageClassName {name!r} is not a StorageClass name (DNS-1123 subdomain)"
+        out.append(error(f"{path}.storageClassName", rule, message))
+    mode = spec.get("volumeMode")
+    if isinstance(mode, str) and mode not in VOLUME_MODES:
+        out.append(error(f"{path}.volumeMode", "enum", f"volumeMode {mode!r} is not one of Block, Filesystem"))
+    for field in ("dataSource", "dataSourceRef"):
+        ref = spec.get(field)
+        if not isinstance(ref, dict):
+            continue
+        for key in ("name", "kind"):
+            if ref.get(key) == "":
+                out.append(error(f"{path}.{field}.{key}", "required", f"{field} needs a {key}"))
+        group, kind = ref.get("apiGroup") or "", ref.get("kind")
+        if not group and isinstance(kind, str) and kind and kind != "PersistentVolumeClaim":
+            message = f"{field} kind {kind!r} needs its apiGroup (e.g. snapshot.storage.k8s.io for VolumeSnapshot)"
+            out.append(error(f"{path}.{field}", rule, message))
+        if isinstance(group, str) and group and not (len(group) <= 253 and DNS1123_SUBDOMAIN.match(group)):
+            out.append(error(f"{path}.{field}.apiGroup", rule, f"apiGroup {group!r} is not a DNS-1123 subdomain"))
+    source, ref = spec.get("dataSource"), spec.get("dataSourceRef")
+    if isinstance(source, dict) and isinstance(ref, dict) and not ref.get("namespace"):
+        same = all((source.get(k) or "") == (ref.get(k) or "") for k in ("apiGroup", "kind", "name"))
+        if not same:
+            message = "dataSource and dataSourceRef name different objects: set one, or make them the same"
+            out.append(error(f"{path}.dataSource", rule, message))
     return out
 
 

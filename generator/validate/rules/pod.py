@@ -10,6 +10,7 @@ import re
 from generator.core.findings import Finding, child, joined
 from generator.core.grammar import (
     DNS1123_LABEL,
+    DNS1123_SUBDOMAIN,
     DNS_POLICIES,
     PROTOCOLS,
     PULL_POLICIES,
@@ -114,16 +115,28 @@ def pod_spec_findings(
         out.append(error(f"{path}.activeDeadlineSeconds", "pod-bounds", message))
     if volume_list:
         out += unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
-    for field in ("hostname", "subdomain"):  # ValidateDNS1123Label
+    for field, pattern, limit, what in _NAMED_FIELDS:  # ValidatePodSpec's names of other objects
         value = spec.get(field)
         if isinstance(value, str) and value:
-            problem = name_problem(value, DNS1123_LABEL, 63, f"{field} (DNS-1123 label)")
+            problem = name_problem(value, pattern, limit, f"{field} ({what})")
             if problem:
                 out.append(error(f"{path}.{field}", "name", problem))
     out += scheduling_findings(spec, path, releases)
     out += container_findings(spec, path, template, releases, pod_name)
-    out += security_findings(spec, path)
+    out += security_findings(spec, path, releases)
     return out
+
+
+# (field, grammar, limit, what): ValidateDNS1123Label for hostname and subdomain; the name
+# functions of a ServiceAccount, a Node, a PriorityClass and a RuntimeClass (DNS-1123 subdomains)
+_NAMED_FIELDS = (
+    ("hostname", DNS1123_LABEL, 63, "DNS-1123 label"),
+    ("subdomain", DNS1123_LABEL, 63, "DNS-1123 label"),
+    ("serviceAccountName", DNS1123_SUBDOMAIN, 253, "a ServiceAccount name, DNS-1123 subdomain"),
+    ("nodeName", DNS1123_SUBDOMAIN, 253, "a Node name, DNS-1123 subdomain"),
+    ("priorityClassName", DNS1123_SUBDOMAIN, 253, "a PriorityClass name, DNS-1123 subdomain"),
+    ("runtimeClassName", DNS1123_SUBDOMAIN, 253, "a RuntimeClass name, DNS-1123 subdomain"),
+)
 
 
 def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
@@ -458,6 +471,13 @@ def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...], hooks: bo
                 if env.get("valueFrom") is None and (not isinstance(name, str) or names.match(name)):
                     continue  # the common case: a valid name and a plain value
                 out += _env_findings(env, f"{here}.env[{j}]", names)
+    for j, source in enumerate(as_list(c.get("envFrom"))):  # ValidateEnvFrom: a prefix is an env name
+        prefix = source.get("prefix") if isinstance(source, dict) else None
+        grammar = _env_name_grammar(releases)
+        if isinstance(prefix, str) and prefix and not grammar.match(prefix):
+            allowed = "letters, digits, '_', '-', '.', not a digit first" if grammar is _ENV_NAME else "no '='"
+            message = f"envFrom prefix {prefix!r} starts every variable's name: it must be an env name ({allowed})"
+            out.append(error(f"{here}.envFrom[{j}].prefix", "env-value", message))
     return out
 
 
@@ -536,8 +556,12 @@ def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
         selector = source.get(ref)
         if not isinstance(selector, dict):
             continue
-        if not selector.get("name"):
+        name = selector.get("name")
+        if not name:
             out.append(error(f"{path}.valueFrom.{ref}.name", "env-value", f"{ref} needs the name of the object"))
+        elif isinstance(name, str) and name_problem(name, DNS1123_SUBDOMAIN, 253, "name"):
+            message = f"{ref} name {name!r} is not an object name (DNS-1123 subdomain)"
+            out.append(error(f"{path}.valueFrom.{ref}.name", "env-value", message))
         key = selector.get("key")
         problem = config_key_problem(key) if isinstance(key, str) else None
         if problem:

@@ -13,7 +13,9 @@ from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
 from generator.validate.rules.core import pvc_spec_findings
+from generator.validate.rules.pod_volumes import resource_field_findings, volume_field_findings
 
+RECURSIVE_READ_ONLY_SINCE = 31  # RecursiveReadOnlyMounts: alpha 1.30 (off: dropped), beta on 1.31
 SIDECARS_SINCE = 29  # SidecarContainers: alpha 1.28 (off: restartPolicy dropped), beta on 1.29, GA 1.33
 CONTAINER_RESTART_POLICY_SINCE = 28  # the field exists (the schema refuses it before)
 HOST_IPS_SINCE = 29  # PodHostIPs: alpha 1.28 (status.hostIPs refused while off), beta on 1.29, GA 1.30
@@ -64,7 +66,7 @@ def container_findings(
             here = f"{path}.{group}[{i}]"
             mounts = c.get("volumeMounts")
             if isinstance(mounts, list):
-                out += _sub_path_findings(mounts, here)
+                out += _sub_path_findings(mounts, here, releases)
             for field, fields in CONTAINER_REQUIRED.items():
                 for j, item in enumerate(as_list(c.get(field))):
                     if isinstance(item, dict) and "" in item.values():
@@ -102,8 +104,9 @@ def container_findings(
 # -- mounts and volumes ---------------------------------------------------------------------------
 
 
-def _sub_path_findings(mounts: list, here: str) -> list[Finding]:
-    """ValidateVolumeMounts: subPath and subPathExpr relative, without '..', not both."""
+def _sub_path_findings(mounts: list, here: str, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateVolumeMounts: subPath and subPathExpr relative, without '..', not both;
+    validateMountRecursiveReadOnly where the field is kept."""
     out = []
     for j, mount in enumerate(mounts):
         if not isinstance(mount, dict):
@@ -119,6 +122,19 @@ def _sub_path_findings(mounts: list, here: str) -> list[Finding]:
             if ".." in value.replace("\\", "/").split("/"):
                 message = f"{field} {value!r} must not contain '..': it may not leave the volume"
                 out.append(error(where, "sub-path", message))
+        rro = mount.get("recursiveReadOnly")
+        if isinstance(rro, str) and enforced(releases, since=RECURSIVE_READ_ONLY_SINCE):
+            where = f"{here}.volumeMounts[{j}].recursiveReadOnly"
+            if rro not in ("Disabled", "IfPossible", "Enabled"):
+                message = f"recursiveReadOnly {rro!r} is not one of Disabled, IfPossible, Enabled"
+                out.append(error(where, "enum", message))
+            elif rro != "Disabled":
+                if mount.get("readOnly") is not True:
+                    message = f"recursiveReadOnly {rro!r} needs readOnly: true on the mount"
+                    out.append(error(where, "sub-path", message))
+                if mount.get("mountPropagation") not in (None, "None"):
+                    message = f"recursiveReadOnly {rro!r} needs mountPropagation None (or unset)"
+                    out.append(error(where, "sub-path", message))
         if mount.get("subPath") and mount.get("subPathExpr"):
             message = "subPath and subPathExpr are mutually exclusive: keep one"
             out.append(error(f"{here}.volumeMounts[{j}].subPathExpr", "sub-path", message))
@@ -268,6 +284,11 @@ def _own_claim_findings(volumes: list, path: str, pod_name: str) -> list[Finding
     ephemeral = {f"{pod_name}-{v.get('name')}" for v in volumes if isinstance(v, dict) and v.get("ephemeral")}
     out = []
     for i, volume in enumerate(volumes):
+        claim = f"{pod_name}-{as_dict(volume).get('name')}"
+        if claim in ephemeral and not (len(claim) <= 253 and DNS1123_SUBDOMAIN.match(claim)):
+            message = f"the claim this ephemeral volume creates, {claim!r}, is no valid name (DNS-1123 subdomain, 253)"
+            out.append(error(f"{path}[{i}].name", "volume-source", message))
+    for i, volume in enumerate(volumes):
         claim = as_dict(as_dict(volume).get("persistentVolumeClaim")).get("claimName")
         if claim in ephemeral:
             message = f"claimName {claim!r} is the claim this pod's ephemeral volume creates: mount that volume instead"
@@ -287,6 +308,7 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
         sources = [k for k, v in volume.items() if k != "name" and v is not None]
         if sources:
             out += _empty_source_findings(volume, f"{path}[{i}]")
+            out += volume_field_findings(volume, f"{path}[{i}]")
         if len(sources) > 1:
             message = (
                 f"volume {volume.get('name')!r} has {len(sources)} sources ({', '.join(sources)}); a volume has "
@@ -314,9 +336,13 @@ def _env_field_findings(env_list: list, here: str, releases: tuple[int, ...]) ->
     out = []
     refused = () if not enforced(releases, until=HOST_IPS_SINCE - 1) else ("status.hostIPs",)
     for j, env in enumerate(env_list):
-        ref = as_dict(as_dict(env).get("valueFrom")).get("fieldRef") if isinstance(env, dict) else None
+        source = as_dict(as_dict(env).get("valueFrom"))
+        ref = source.get("fieldRef")
         if isinstance(ref, dict):
             out += _field_ref_findings(ref, f"{here}.env[{j}].valueFrom.fieldRef", ENV_FIELD_PATHS, refused, "env")
+        ref = source.get("resourceFieldRef")
+        if isinstance(ref, dict):
+            out += resource_field_findings(ref, f"{here}.env[{j}].valueFrom.resourceFieldRef", volume=False)
     return out
 
 
@@ -327,7 +353,9 @@ def _field_ref_findings(ref: dict, where: str, allowed: tuple, refused: tuple, w
     api, field_path = ref.get("apiVersion"), ref.get("fieldPath")
     if isinstance(api, str) and api and api != "v1":
         return [error(f"{where}.apiVersion", "field-path", f"fieldRef apiVersion must be 'v1', got {api!r}")]
-    if not isinstance(field_path, str) or not field_path:
+    if field_path == "":
+        return [error(f"{where}.fieldPath", "required", "fieldRef needs a fieldPath (metadata.name, ...)")]
+    if not isinstance(field_path, str):
         return []  # absent: the schema's required
     base, subscript = _split_subscript(field_path)
     if subscript is not None:
@@ -387,6 +415,12 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
             value = parse_quantity(quantity)
             if value is not None and value < 0:
                 out.append(error(where, "resources", f"{name} {kind[:-1]} {quantity!r} must not be negative"))
+            if name.startswith("hugepages-") and value is not None:
+                page = name.removeprefix("hugepages-")
+                size = parse_quantity(page)
+                if not size or size <= 0 or value % size:
+                    message = f"{name} {kind[:-1]} {quantity!r} must be a whole number of {page} pages"
+                    out.append(error(where, "resources", message))
             hugepages = hugepages or name.startswith("hugepages-")
             compute = compute or name in ("cpu", "memory")
     requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))

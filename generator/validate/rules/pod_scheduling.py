@@ -20,6 +20,8 @@ NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
 # feature gates on by default from these releases (fields dropped before: no error there)
 MIN_DOMAINS_SINCE = 27  # MinDomainsInPodTopologySpread: beta on 1.27, GA 1.30
 NODE_INCLUSION_SINCE = 26  # NodeInclusionPolicyInPodTopologySpread: beta on 1.26
+MATCH_LABEL_KEYS_SINCE = 27  # MatchLabelKeysInPodTopologySpread: beta on 1.27
+POD_AFFINITY_LABEL_KEYS_SINCE = 31  # MatchLabelKeysInPodAffinity: alpha 1.29, beta on 1.31
 
 
 def scheduling_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
@@ -29,7 +31,7 @@ def scheduling_findings(spec: dict, path: str, releases: tuple[int, ...]) -> lis
         out += _toleration_findings(tolerations, f"{path}.tolerations")
     affinity = spec.get("affinity")
     if isinstance(affinity, dict) and affinity:
-        out += _affinity_findings(affinity, f"{path}.affinity")
+        out += _affinity_findings(affinity, f"{path}.affinity", enforced(releases, since=POD_AFFINITY_LABEL_KEYS_SINCE))
     constraints = spec.get("topologySpreadConstraints")
     if isinstance(constraints, list) and constraints:
         out += _spread_findings(constraints, f"{path}.topologySpreadConstraints", releases)
@@ -148,7 +150,7 @@ def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
 # -- affinity (validateAffinity, validateNodeAffinity, validatePodAffinity) ----------------------
 
 
-def _affinity_findings(affinity: dict, path: str) -> list[Finding]:
+def _affinity_findings(affinity: dict, path: str, label_keys: bool) -> list[Finding]:
     out = []
     node = as_dict(affinity.get("nodeAffinity"))
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -168,12 +170,12 @@ def _affinity_findings(affinity: dict, path: str) -> list[Finding]:
         pod = as_dict(affinity.get(kind))
         here = f"{path}.{kind}.requiredDuringSchedulingIgnoredDuringExecution"
         for i, term in enumerate(as_list(pod.get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            out += _pod_term_findings(as_dict(term), f"{here}[{i}]")
+            out += _pod_term_findings(as_dict(term), f"{here}[{i}]", label_keys)
         here = f"{path}.{kind}.preferredDuringSchedulingIgnoredDuringExecution"
         for i, term in enumerate(as_list(pod.get("preferredDuringSchedulingIgnoredDuringExecution"))):
             term = as_dict(term)
             out += _weight_findings(term, f"{here}[{i}]")
-            out += _pod_term_findings(as_dict(term.get("podAffinityTerm")), f"{here}[{i}].podAffinityTerm")
+            out += _pod_term_findings(as_dict(term.get("podAffinityTerm")), f"{here}[{i}].podAffinityTerm", label_keys)
     return out
 
 
@@ -257,9 +259,10 @@ def _node_field_findings(req: dict, here: str) -> list[Finding]:
     return out
 
 
-def _pod_term_findings(term: dict, here: str) -> list[Finding]:
-    """validatePodAffinityTerm: namespaces are namespace names, topologyKey a label key."""
-    out = []
+def _pod_term_findings(term: dict, here: str, label_keys: bool) -> list[Finding]:
+    """validatePodAffinityTerm: namespaces are namespace names, topologyKey a label key, and
+    (``label_keys``: where the fields are kept) matchLabelKeys and mismatchLabelKeys."""
+    out = _pod_label_keys_findings(term, here) if label_keys else []
     for k, name in enumerate(as_list(term.get("namespaces"))):
         if isinstance(name, str) and not (len(name) <= 63 and DNS1123_LABEL.match(name)):
             out.append(
@@ -313,12 +316,60 @@ def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) ->
             if when != "DoNotSchedule":
                 message = f"minDomains applies only with whenUnsatisfiable: DoNotSchedule, got {when!r}"
                 out.append(error(f"{here}.minDomains", "topology-spread", message))
+        keys = c.get("matchLabelKeys")
+        if isinstance(keys, list) and keys and enforced(releases, since=MATCH_LABEL_KEYS_SINCE):
+            out += _label_keys_findings(c, keys, f"{here}.matchLabelKeys", "topology-spread", spread=True)
         if enforced(releases, since=NODE_INCLUSION_SINCE):
             for field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
                 policy = c.get(field)
                 if isinstance(policy, str) and policy not in NODE_INCLUSION_POLICIES:
                     message = f"{field} {policy!r} is not one of {', '.join(NODE_INCLUSION_POLICIES)}"
                     out.append(error(f"{here}.{field}", "topology-spread", message))
+    return out
+
+
+def _label_keys_findings(term: dict, keys: list, where: str, rule: str, spread: bool) -> list[Finding]:
+    """validateMatchLabelKeysInTopologySpread, validateLabelKeys: keys only with a labelSelector,
+    each a label key; a spread constraint's key not also in its labelSelector."""
+    selector = term.get("labelSelector")
+    if not isinstance(selector, dict):
+        field = where.rpartition(".")[2]
+        return [error(where, rule, f"{field} needs a labelSelector: the keys narrow the pods it selects")]
+    out = []
+    in_selector = set(as_dict(selector.get("matchLabels")))
+    in_selector |= {as_dict(e).get("key") for e in as_list(selector.get("matchExpressions"))}
+    for i, key in enumerate(keys):
+        if not isinstance(key, str):
+            continue
+        problem = label_key_problem(key, "label")
+        if problem:
+            out.append(error(f"{where}[{i}]", rule, problem))
+        elif spread and key in in_selector:
+            message = f"label key {key!r} is in both matchLabelKeys and the labelSelector: keep it in one"
+            out.append(error(f"{where}[{i}]", rule, message))
+    return out
+
+
+def _pod_label_keys_findings(term: dict, here: str) -> list[Finding]:
+    """validateMatchLabelKeysAndMismatchLabelKeys of a pod affinity term."""
+    out = []
+    match, mismatch = as_list(term.get("matchLabelKeys")), as_list(term.get("mismatchLabelKeys"))
+    for field, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
+        if keys:
+            out += _label_keys_findings(term, keys, f"{here}.{field}", "affinity", spread=False)
+    selector = term.get("labelSelector")
+    if isinstance(selector, dict) and match:
+        seen = set(as_dict(selector.get("matchLabels")))
+        for expression in as_list(selector.get("matchExpressions")):
+            key = as_dict(expression).get("key")
+            if key in match and key in seen:
+                message = f"label key {key!r} is in both matchLabelKeys and the labelSelector: keep it in one"
+                out.append(error(f"{here}.matchLabelKeys[{match.index(key)}]", "affinity", message))
+            seen.add(key)
+    for i, key in enumerate(match):
+        if key in mismatch:
+            message = f"label key {key!r} is in both matchLabelKeys and mismatchLabelKeys: keep it in one"
+            out.append(error(f"{here}.matchLabelKeys[{i}]", "affinity", message))
     return out
 
 

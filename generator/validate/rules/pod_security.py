@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from generator.core.findings import Finding
-from generator.validate.rules.base import as_dict, as_int, as_list, error
+from generator.core.grammar import DNS1123_SUBDOMAIN
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
 
 PROFILE_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
 FS_GROUP_CHANGE_POLICIES = ("OnRootMismatch", "Always")
@@ -21,6 +22,7 @@ OS_NAMES = ("linux", "windows")
 HTTP_SCHEMES = ("HTTP", "HTTPS")
 MOUNT_PROPAGATIONS = ("None", "HostToContainer", "Bidirectional")
 HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")
+_HEADER = re.compile(r"^[-A-Za-z0-9]+$")  # IsHTTPHeaderName
 MAX_ID = 2**31 - 1  # IsValidUserID / IsValidGroupID: 0 ... 2147483647
 
 # IsValidSysctlName: segments of [a-z0-9]([-_a-z0-9]*[a-z0-9])?, '.' or '/' between, up to 253
@@ -71,7 +73,7 @@ WINDOWS_CONTAINER_SC_FORBIDDEN = (
 CONTAINER_GROUPS = ("initContainers", "containers", "ephemeralContainers")
 
 
-def security_findings(spec: dict, path: str) -> list[Finding]:
+def security_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
     out = []
     pod_sc = spec.get("securityContext")
     if isinstance(pod_sc, dict) and pod_sc:
@@ -86,7 +88,7 @@ def security_findings(spec: dict, path: str) -> list[Finding]:
         sc = c.get("securityContext")
         if isinstance(sc, dict) and sc:
             out += _container_context_findings(sc, f"{here}.securityContext")
-        out += _container_enum_findings(c, here)
+        out += _container_enum_findings(c, here, spec, releases)
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         message = "shareProcessNamespace and hostPID cannot both be true: keep one"
         out.append(error(f"{path}.shareProcessNamespace", "security-context", message))
@@ -170,6 +172,8 @@ def _pod_context_findings(sc: dict, spec: dict, here: str) -> list[Finding]:
         message = f"fsGroupChangePolicy {policy!r} is not one of {', '.join(FS_GROUP_CHANGE_POLICIES)}"
         out.append(error(f"{here}.fsGroupChangePolicy", "enum", message))
     out += _profile_findings(sc, here)
+    if isinstance(sc.get("windowsOptions"), dict):
+        out += _windows_options_findings(sc["windowsOptions"], f"{here}.windowsOptions")
     return out
 
 
@@ -177,6 +181,8 @@ def _container_context_findings(sc: dict, here: str) -> list[Finding]:
     """ValidateSecurityContext (privileged against the cluster's --allow-privileged, procMount
     behind ProcMountType: not here)."""
     out = _id_findings(sc, ("runAsUser", "runAsGroup"), here)
+    if isinstance(sc.get("windowsOptions"), dict):
+        out += _windows_options_findings(sc["windowsOptions"], f"{here}.windowsOptions")
     if sc.get("allowPrivilegeEscalation") is False:
         if sc.get("privileged") is True:
             message = "privileged: true always allows privilege escalation: drop allowPrivilegeEscalation: false"
@@ -186,6 +192,58 @@ def _container_context_findings(sc: dict, here: str) -> list[Finding]:
             out.append(error(f"{here}.allowPrivilegeEscalation", "security-context", message))
     out += _profile_findings(sc, here)
     return out
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NETBIOS = re.compile(r'^[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}$')
+_DNS_LABEL = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+_WINDOWS_DOMAIN = re.compile(rf"^{_DNS_LABEL}(?:\.{_DNS_LABEL})*$")
+_USER_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
+_DOTS_SPACES = re.compile(r"^[. ]+$")
+
+
+def _windows_options_findings(options: dict, here: str) -> list[Finding]:
+    """validateWindowsSecurityContextOptions: the GMSA credential spec's name and size, and
+    runAsUserName as [DOMAIN\\]USER in Windows' grammar."""
+    out = []
+    name = options.get("gmsaCredentialSpecName")
+    if isinstance(name, str) and not (len(name) <= 253 and DNS1123_SUBDOMAIN.match(name)):
+        message = f"gmsaCredentialSpecName {name!r} is not an object name (DNS-1123 subdomain)"
+        out.append(error(f"{here}.gmsaCredentialSpecName", "security-context", message))
+    spec = options.get("gmsaCredentialSpec")
+    if isinstance(spec, str) and not 0 < len(spec) <= 64 * 1024:
+        message = "gmsaCredentialSpec must not be empty" if not spec else "gmsaCredentialSpec must be under 64 KiB"
+        out.append(error(f"{here}.gmsaCredentialSpec", "security-context", message))
+    user = options.get("runAsUserName")
+    if isinstance(user, str):
+        problem = _windows_user_problem(user)
+        if problem:
+            out.append(error(f"{here}.runAsUserName", "security-context", f"runAsUserName {user!r}: {problem}"))
+    return out
+
+
+def _windows_user_problem(value: str) -> str | None:
+    if not value:
+        return "must not be empty"
+    if _CONTROL.search(value):
+        return "must not contain control characters"
+    parts = value.split("\\")
+    if len(parts) > 2:
+        return "must not contain more than one backslash"
+    domain, user = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
+    if len(domain) >= 256:
+        return "the domain must be under 256 characters"
+    if len(parts) == 2 and not (_NETBIOS.match(domain) or _WINDOWS_DOMAIN.match(domain)):
+        return "the domain is neither a NetBIOS nor a DNS name"
+    if not user:
+        return "the user must not be empty"
+    if len(user) > 104:
+        return "the user must be at most 104 characters"
+    if _DOTS_SPACES.match(user):
+        return "the user must not be only periods or spaces"
+    if _USER_CHARS.search(user):
+        return 'the user must not contain any of "/\\:;|=,+*?<>@[]'
+    return None
 
 
 def _profile_findings(sc: dict, here: str) -> list[Finding]:
@@ -218,24 +276,59 @@ def _profile_findings(sc: dict, here: str) -> list[Finding]:
     return out
 
 
-def _container_enum_findings(c: dict, here: str) -> list[Finding]:
-    """validateContainerCommon's terminationMessagePolicy, validateHTTPGetAction's scheme,
-    validateMountPropagation (Bidirectional only for a privileged container)."""
+SLEEP_ZERO_SINCE = 33  # PodLifecycleSleepActionAllowZero: alpha 1.32, beta on 1.33
+
+
+def _handler_field_findings(handler: dict, where: str, grace: int, releases: tuple[int, ...]) -> list[Finding]:
+    """validateHTTPGetAction's scheme and header names (IsHTTPHeaderName), validateSleepAction."""
+    out = []
+    http = as_dict(handler.get("httpGet"))
+    scheme = http.get("scheme")
+    if isinstance(scheme, str) and scheme not in HTTP_SCHEMES:
+        out.append(
+            error(f"{where}.httpGet.scheme", "enum", f"scheme {scheme!r} is not one of {', '.join(HTTP_SCHEMES)}")
+        )
+    for k, header in enumerate(as_list(http.get("httpHeaders"))):
+        name = as_dict(header).get("name")
+        if isinstance(name, str) and not _HEADER.match(name):
+            message = f"HTTP header name {name!r} must be letters, digits and '-'"
+            out.append(error(f"{where}.httpGet.httpHeaders[{k}].name", "probe", message))
+    seconds = as_int(as_dict(handler.get("sleep")).get("seconds"))
+    if seconds is not None:
+        low = 0 if not enforced(releases, until=SLEEP_ZERO_SINCE - 1) else 1
+        if seconds < low or seconds > grace:
+            message = f"sleep seconds {seconds} must be between {low} and terminationGracePeriodSeconds ({grace})"
+            out.append(error(f"{where}.sleep.seconds", "probe", message))
+    return out
+
+
+def _container_enum_findings(c: dict, here: str, spec: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """validateContainerCommon's terminationMessagePolicy, the handlers' fields, a probe's
+    terminationGracePeriodSeconds (validateProbe, validateReadinessProbe), validateMountPropagation
+    (Bidirectional only for a privileged container)."""
     out = []
     policy = c.get("terminationMessagePolicy")
     if isinstance(policy, str) and policy not in TERMINATION_MESSAGE_POLICIES:
         message = f"terminationMessagePolicy {policy!r} is not one of {', '.join(TERMINATION_MESSAGE_POLICIES)}"
         out.append(error(f"{here}.terminationMessagePolicy", "enum", message))
+    grace = as_int(spec.get("terminationGracePeriodSeconds"))
+    grace = 30 if grace is None else grace  # the default (SetDefaults_PodSpec)
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-        scheme = as_dict(as_dict(c.get(probe)).get("httpGet")).get("scheme")
-        if isinstance(scheme, str) and scheme not in HTTP_SCHEMES:
-            message = f"scheme {scheme!r} is not one of {', '.join(HTTP_SCHEMES)}"
-            out.append(error(f"{here}.{probe}.httpGet.scheme", "enum", message))
+        handler = c.get(probe)
+        if not isinstance(handler, dict):
+            continue
+        out += _handler_field_findings(handler, f"{here}.{probe}", grace, releases)
+        seconds = handler.get("terminationGracePeriodSeconds")
+        if seconds is not None and probe == "readinessProbe":
+            message = "terminationGracePeriodSeconds may not be set on a readinessProbe (it never kills the container)"
+            out.append(error(f"{here}.{probe}.terminationGracePeriodSeconds", "probe", message))
+        elif as_int(seconds) is not None and seconds <= 0:
+            message = f"terminationGracePeriodSeconds {seconds} must be greater than 0"
+            out.append(error(f"{here}.{probe}.terminationGracePeriodSeconds", "probe", message))
     for hook in ("postStart", "preStop"):
-        scheme = as_dict(as_dict(as_dict(c.get("lifecycle")).get(hook)).get("httpGet")).get("scheme")
-        if isinstance(scheme, str) and scheme not in HTTP_SCHEMES:
-            message = f"scheme {scheme!r} is not one of {', '.join(HTTP_SCHEMES)}"
-            out.append(error(f"{here}.lifecycle.{hook}.httpGet.scheme", "enum", message))
+        handler = as_dict(c.get("lifecycle")).get(hook)
+        if isinstance(handler, dict):
+            out += _handler_field_findings(handler, f"{here}.lifecycle.{hook}", grace, releases)
     privileged = as_dict(c.get("securityContext")).get("privileged") is True
     for j, mount in enumerate(as_list(c.get("volumeMounts"))):
         propagation = as_dict(mount).get("mountPropagation")
