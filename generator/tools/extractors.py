@@ -244,3 +244,246 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---------------------------------------------------------------------------------------------
+# Served versions: which group-versions a default kube-apiserver leaves off.
+#
+# `resource_config` reads DefaultAPIResourceConfigSource (pkg/controlplane/instance.go from 1.20,
+# pkg/master/master.go before) with the var lists it names and the imports that say which
+# group-version each alias is; `served_defaults` turns it and the kinds of every release the
+# project knows into schemas/kubernetes/served.json.
+
+# The group each API package registers (the GroupName of k8s.io/api/<dir>/<version>/register.go).
+API_PACKAGE_GROUPS = {
+    "admission": "admission.k8s.io",
+    "admissionregistration": "admissionregistration.k8s.io",
+    "apiserverinternal": "internal.apiserver.k8s.io",
+    "apps": "apps",
+    "auditregistration": "auditregistration.k8s.io",
+    "authentication": "authentication.k8s.io",
+    "authorization": "authorization.k8s.io",
+    "autoscaling": "autoscaling",
+    "batch": "batch",
+    "certificates": "certificates.k8s.io",
+    "coordination": "coordination.k8s.io",
+    "core": "",
+    "discovery": "discovery.k8s.io",
+    "events": "events.k8s.io",
+    "extensions": "extensions",
+    "flowcontrol": "flowcontrol.apiserver.k8s.io",
+    "imagepolicy": "imagepolicy.k8s.io",
+    "networking": "networking.k8s.io",
+    "node": "node.k8s.io",
+    "policy": "policy",
+    "rbac": "rbac.authorization.k8s.io",
+    "resource": "resource.k8s.io",
+    "scheduling": "scheduling.k8s.io",
+    "settings": "settings.k8s.io",
+    "storage": "storage.k8s.io",
+    "storagemigration": "storagemigration.k8s.io",
+}
+
+_IMPORT_BLOCK = re.compile(r"^import \($.*?^\)$", re.M | re.S)
+_API_IMPORT = re.compile(r'^\s*(\w+)\s+"k8s\.io/(?:api|kubernetes/pkg/apis)/(\w+)/(v\w+)"', re.M)
+_CONFIG_CALL = re.compile(r"\bret\.(EnableVersions|DisableVersions|EnableResources|DisableResources)\(")
+_GV_EXPRESSION = re.compile(r'^(\w+)\.SchemeGroupVersion(?:\.WithResource\("([^"]+)"\))?$')
+CONFIG_FUNCTION = "DefaultAPIResourceConfigSource"
+
+
+def config_source_text(source: str) -> str:
+    """What `resource_config` reads of a Go file: its import block, then the text from the `var (`
+    block before DefaultAPIResourceConfigSource (the lists it names) to that function's end, or the
+    function alone when no var block precedes it. served.json records this text's SHA-256."""
+    imports = _IMPORT_BLOCK.search(source)
+    functions = go_functions(source)
+    if imports is None or CONFIG_FUNCTION not in functions:
+        raise ValueError(f"no import block or no func {CONFIG_FUNCTION} in the source")
+    start, end = functions[CONFIG_FUNCTION]
+    var_block = source.rfind("\nvar (\n", 0, start)
+    previous_func = source.rfind("\nfunc ", 0, start)
+    begin = var_block + 1 if var_block > previous_func else start
+    return imports.group(0) + "\n" + source[begin:end]
+
+
+def _gv_aliases(source: str) -> dict[str, str]:
+    """Import alias -> apiVersion, for the API packages a Go file imports."""
+    out = {}
+    for alias, package, version in _API_IMPORT.findall(source):
+        if package not in API_PACKAGE_GROUPS:
+            raise ValueError(f"the API package {package!r} has no group here: add it to API_PACKAGE_GROUPS")
+        group = API_PACKAGE_GROUPS[package]
+        out[alias] = f"{group}/{version}" if group else version
+    return out
+
+
+def _go_list(source: str, masked: str, name: str) -> list[str]:
+    """The items of the Go composite literal assigned to ``name`` (`name = []T{a, b, ...}`)."""
+    match = re.search(rf"\b{re.escape(name)}\s*=\s*\[\][\w.]+\{{", masked)
+    if match is None:
+        raise ValueError(f"no list {name} in the source")
+    items, _ = _arguments(source, masked, match.end() - 1)
+    return items
+
+
+def _code_of(expression: str) -> str:
+    """A Go expression on one line, without its line comments."""
+    return " ".join(re.sub(r"//[^\n]*", "", expression).split())
+
+
+def resource_config(source: str) -> dict[str, list]:
+    """What DefaultAPIResourceConfigSource does, in the order of the source: the group-versions it
+    enables and disables (`ret.EnableVersions`, `ret.DisableVersions`) and the resources it
+    enables and disables (`ret.EnableResources`, `ret.DisableResources`), each argument resolved
+    through the var lists it names (`list...`) and the import aliases."""
+    masked = _masked(source)
+    aliases = _gv_aliases(source)
+    functions = go_functions(source)
+    if CONFIG_FUNCTION not in functions:
+        raise ValueError(f"no func {CONFIG_FUNCTION} in the source")
+    start, end = functions[CONFIG_FUNCTION]
+    out: dict[str, list] = {
+        "EnableVersions": [],
+        "DisableVersions": [],
+        "EnableResources": [],
+        "DisableResources": [],
+    }
+    for call in _CONFIG_CALL.finditer(masked, start, end):
+        args, _ = _arguments(source, masked, call.end() - 1)
+        expressions = []
+        for arg in map(_code_of, args):
+            if arg.endswith("..."):
+                expressions += [_code_of(item) for item in _go_list(source, masked, arg[:-3])]
+            else:
+                expressions.append(arg)
+        for expression in filter(None, expressions):  # a trailing comma leaves only a comment
+            match = _GV_EXPRESSION.match(expression)
+            if match is None or match.group(1) not in aliases:
+                raise ValueError(f"{call.group(1)}: cannot read {expression!r} as an imported group-version")
+            api_version = aliases[match.group(1)]
+            resource = match.group(2)
+            if call.group(1).endswith("Resources"):
+                if resource is None:
+                    raise ValueError(f"{call.group(1)}: {expression!r} names no resource")
+                out[call.group(1)].append([api_version, resource])
+            else:
+                out[call.group(1)].append(api_version)
+    return out
+
+
+def guess_resource(kind: str) -> str:
+    """The resource of a kind as apimachinery guesses it (meta.UnsafeGuessKindToResource,
+    k8s.io/apimachinery/pkg/api/meta/restmapper.go): lower case, then the English plural
+    (`y` -> `ies` after a consonant, `s`/`ch`/`sh`/`x`/`z` -> `es`, else `s`)."""
+    singular = kind.lower()
+    if singular.endswith(("s", "x", "z", "ch", "sh")):
+        return singular + "es"
+    if singular.endswith("y") and singular[-2:-1] not in tuple("aeiou"):
+        return singular[:-1] + "ies"
+    return singular + "s"
+
+
+def version_stage(api_version: str) -> str:
+    """alpha, beta or ga, from the version part of an apiVersion (v1alpha1, v2beta2, v1)."""
+    version = api_version.rpartition("/")[2]
+    return "alpha" if "alpha" in version else "beta" if "beta" in version else "ga"
+
+
+# Kinds every group-version of an OpenAPI document holds without serving them as resources.
+META_KINDS = frozenset({"DeleteOptions", "WatchEvent", "Status", "APIGroup", "APIResourceList", "APIVersions"})
+BETA_OFF_SINCE = 24  # KEP-3136: from 1.24 a new beta API is off by default
+# Groups other servers of the apiserver binary serve, with their own resource configuration
+# (apiextensions-apiserver, kube-aggregator): DefaultAPIResourceConfigSource does not name them.
+OTHER_SERVERS = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.io"})
+
+
+def served_defaults(
+    kinds_by_release: dict[int, set[tuple[str, str]]], config: dict[str, list], config_release: int
+) -> dict[str, dict[str, list[str]]]:
+    """Per release (1.N -> apiVersion -> kinds): the kinds of its OpenAPI document that a default
+    apiserver of that release does not serve.
+
+    On ``config_release``, DefaultAPIResourceConfigSource's own verdict (``config``, from
+    `resource_config`): a kind is off when its group-version is disabled, or not enabled at all,
+    and its resource not enabled (serverstorage.ResourceConfig.ResourceEnabled). On the other
+    releases the policy that code states: every alpha version off ("they are always disabled by
+    default"); from 1.24 a beta kind that first appeared in 1.24 or later off (KEP-3136:
+    betaAPIGroupVersionsDisabledByDefault "is for all future beta groupVersions"), unless
+    ``config`` enables its resource (legacyBetaEnabledByDefaultResources: "you may only add to
+    this list if your resource is already enabled by default in a beta level", so it was on since
+    it appeared). GA versions, and beta ones before 1.24, are served."""
+    first: dict[tuple[str, str], int] = {}
+    for minor in sorted(kinds_by_release):
+        for key in kinds_by_release[minor]:
+            first.setdefault(key, minor)
+    enabled_resources = {tuple(pair) for pair in config["EnableResources"]}
+    disabled_resources = {tuple(pair) for pair in config["DisableResources"]}
+    out: dict[str, dict[str, list[str]]] = {}
+    for minor in sorted(kinds_by_release):
+        off: dict[str, list[str]] = {}
+        for api_version, kind in sorted(kinds_by_release[minor]):
+            if kind in META_KINDS or kind.endswith("List") or api_version.rpartition("/")[0] in OTHER_SERVERS:
+                continue
+            resource = (api_version, guess_resource(kind))
+            stage = version_stage(api_version)
+            if minor == config_release:
+                listed = api_version in config["EnableVersions"] and api_version not in config["DisableVersions"]
+                on = (listed or resource in enabled_resources) and resource not in disabled_resources
+            elif stage == "alpha":
+                on = False
+            elif stage == "beta" and minor >= BETA_OFF_SINCE:
+                on = first[(api_version, kind)] < BETA_OFF_SINCE or resource in enabled_resources
+            else:
+                on = True
+            if not on:
+                off.setdefault(api_version, []).append(kind)
+        out[str(minor)] = off
+    return out
+
+
+# The stored text served.json is extracted from: kubernetes/kubernetes' pkg/controlplane/instance.go
+# at a development commit of the 1.30/1.31 line (it imports resource/v1alpha2 and
+# storagemigration/v1alpha1, the group-versions of the 1.30 document, and no resource/v1alpha3).
+SERVED_SOURCE = {
+    "repository": "https://github.com/kubernetes/kubernetes",
+    "path": "pkg/controlplane/instance.go",
+    "commit": "cb6ff2d8ce3595f88570f82c7d0e6d98910afd3c",
+    "release": "1.30",
+    "tag": None,
+}
+
+
+def served_document(source: str, kinds_by_release: dict, source_info: dict | None = None) -> dict:
+    """schemas/kubernetes/served.json from the Go text of DefaultAPIResourceConfigSource
+    (``source``: the whole file, or what config_source_text keeps of it) and every release's
+    kinds: the source's provenance and SHA-256, its reading (`resource_config`), and per release
+    the kinds a default apiserver leaves off, each entry saying whether the source or the policy
+    decided it."""
+    import hashlib
+
+    info = dict(source_info or SERVED_SOURCE)
+    text = config_source_text(source)
+    config = resource_config(text)
+    release = int(info["release"].split(".")[1])
+    off = served_defaults(kinds_by_release, config, release)
+    return {
+        "what": "per Kubernetes release, the kinds of its OpenAPI document that a default kube-apiserver does not "
+        "serve (an alpha version, or from 1.24 a beta one KEP-3136 leaves off); --runtime-config=GROUP/VERSION=true "
+        "enables a group-version",
+        "extractor": "generator.tools.extractors.served_document",
+        "source": {
+            **info,
+            "function": CONFIG_FUNCTION,
+            "sha256": hashlib.sha256(text.encode()).hexdigest(),
+            "text": "not kept in this repository (upstream code): the SHA-256 is of what config_source_text keeps "
+            "of the file (its import block, then the var block before the function to the function's end)",
+        },
+        "config": config,
+        "releases": {
+            minor: {
+                "basis": "source" if minor == info["release"] else "policy",
+                "disabled": off[minor],
+            }
+            for minor in off
+        },
+    }
