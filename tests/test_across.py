@@ -190,3 +190,12 @@ def test_every_node_of_the_across_fixtures_replaced_by_each_odd_value_never_cras
                 across.reads(mutated), across.reports_on(mutated)
                 checked += 1
     assert checked > 1000
+
+
+def test_a_deployment_of_a_demo_image_is_no_operator():
+    demo = operator("--leader-elect")
+    demo["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.baidubce.com/paddle-operator/demo-ctr:v1"
+    assert across._operator_scheduling(demo) is None
+    named = operator("--leader-elect")
+    named["spec"]["template"]["spec"]["containers"][0]["image"] = "example.com/ml/paddle-operator:v0.3.5"
+    assert across._operator_scheduling(named) is False

@@ -91,7 +91,10 @@ def _operator_scheduling(obj: dict) -> bool | None:
         container = as_dict(container)
         image = container.get("image")
         words = [w for w in [*as_list(container.get("command")), *as_list(container.get("args"))] if isinstance(w, str)]
-        operator = isinstance(image, str) and ("paddle-operator" in image or "paddlecloud/controller" in image)
+        # the operator's image (registry.baidubce.com/paddlecloud/controller, or one named paddle-operator;
+        # not the demo images under a paddle-operator/ folder) or its chart's label
+        last = image.rpartition("/")[2] if isinstance(image, str) else ""
+        operator = last.startswith("paddle-operator") or (isinstance(image, str) and "paddlecloud/controller" in image)
         if not operator and _labels(obj).get("app.kubernetes.io/name") != "paddle-operator":
             continue
         found = False
