@@ -227,6 +227,15 @@ class Code:
         self.name = name  # "" for this checkout, else the commit's short name
         self.env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         self.env.update(PYTHONPATH=str(root), PADDLEJOB_MANIFESTS_CACHE=str(cache))
+        where = subprocess.run(
+            [PYTHON, "-c", "import generator; print(generator.__file__)"],
+            env=self.env,
+            cwd=tempfile.gettempdir(),
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        if not where.startswith(str(root) + os.sep):
+            raise SystemExit(f"the runs would import generator/ from {where or '?'}, not from {root}")
 
     def validate(self, *args: str) -> Command:
         shown = " ".join(a for a in args if "/" not in a)
@@ -240,7 +249,15 @@ def tool(label: str, argv: list[str]) -> Command:
 
 def run(command: Command, ok=(0,)) -> Run:
     started = time.perf_counter()
-    process = subprocess.Popen(command.argv, env=command.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # run in a folder of no code: `python -m` puts the working folder first on sys.path, before
+    # PYTHONPATH, so a run from a checkout would measure that checkout's generator/
+    process = subprocess.Popen(
+        command.argv,
+        env=command.env,
+        cwd=tempfile.gettempdir(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     _, status, usage = os.wait4(process.pid, 0)  # Linux: the child and the children it waited for
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
