@@ -287,7 +287,8 @@ def _pserver_findings(objects: list[dict]) -> list[tuple[int, Finding]]:
         message = (
             f"the parameter servers of job {job_name} run for ever: StatefulSet {_name(servers)}'s pods restart "
             f"Always, and nothing stops them when the trainers' Job {_name(trainers)} completes (Paddle's servers "
-            "serve until they are stopped); delete the StatefulSet once the Job is Complete (kubectl wait "
+            "serve on after the trainers exit, PaddlePaddle/Paddle#31053); delete the StatefulSet once the Job "
+            "is Complete (kubectl wait "
             f"--for=condition=complete job/{_name(trainers)}), or use a runtime whose controller ends the job"
         )
         out.append((i, warning(child("metadata.labels", PSERVER_LABEL), "across-pserver", message)))

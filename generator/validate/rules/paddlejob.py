@@ -99,7 +99,8 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
                 "OnCompletion cleans the pods when the job is Completed, and paddle-operator v0.3.5 marks it "
                 "Completed only when every replica of every role has succeeded, parameter servers included "
                 "(controllers/paddlejob_helper.go getPaddleJobPhase: checkAll(isCompleted)); Paddle's parameter "
-                "servers serve until they are stopped, so unless the training code stops them the job stays "
+                "servers serve on after the trainers exit (PaddlePaddle/Paddle#31053), so unless the training code "
+                "stops them the job stays "
                 "Running and the policy never fires: use Never and delete the job when the trainers are done",
             )
         )
