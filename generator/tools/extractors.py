@@ -207,7 +207,7 @@ def merge_ledger(ledger: dict, sites: list[CallSite]) -> tuple[dict, dict[str, l
         elif entry.get("line") != site.line:
             changes["moved"].append(site.id)
         entry.update(id=site.id, function=site.function, line=site.line, type=site.error_type, path=site.path)
-        entries.append({k: entry[k] for k in ("id", *MECHANICAL, "summary", "status", "reason") if k in entry})
+        entries.append({k: entry[k] for k in ("id", *MECHANICAL, "summary", "status", "reason", "note") if k in entry})
     changes["removed"] = sorted(set(old) - {site.id for site in sites})
     return {**ledger, "entries": entries}, changes
 

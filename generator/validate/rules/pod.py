@@ -38,6 +38,7 @@ from generator.validate.rules.base import (
 from generator.validate.rules.meta import label_findings
 from generator.validate.rules.paddlejob import PADDLE_ROLES
 from generator.validate.rules.pod_containers import container_findings
+from generator.validate.rules.pod_gated import gated_findings
 from generator.validate.rules.pod_scheduling import scheduling_findings
 from generator.validate.rules.pod_security import security_findings
 from generator.validate.rules.selector import mismatches
@@ -124,6 +125,7 @@ def pod_spec_findings(
     out += scheduling_findings(spec, path, releases)
     out += container_findings(spec, path, template, releases, pod_name)
     out += security_findings(spec, path, releases)
+    out += gated_findings(spec, path, releases)
     return out
 
 

@@ -1,0 +1,110 @@
+"""Owner `pod`: the apiserver's checks of pod spec fields behind feature gates that are off by
+default in v1.31.1 (the ledger's release: the fields are dropped before validation there) and on
+by default in a later release, applied from that release on (k8s.io/kubernetes v1.31.1
+pkg/apis/core/validation/validation.go: validateHostUsers, validateSupplementalGroupsPolicy,
+validateResizePolicy, validatePodResourceClaim, validateResourceClaimNames). pod.py calls
+`gated_findings` for each pod spec."""
+
+from __future__ import annotations
+
+from generator.core.findings import Finding
+from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN
+from generator.validate.rules.base import as_dict, as_list, enforced, error
+
+USER_NAMESPACES_SINCE = 33  # UserNamespacesSupport: beta, on by default from 1.33
+SUPPLEMENTAL_GROUPS_POLICY_SINCE = 33  # SupplementalGroupsPolicy: beta, on by default from 1.33
+IN_PLACE_RESIZE_SINCE = 33  # InPlacePodVerticalScaling: beta, on by default from 1.33
+RESOURCE_CLAIMS_SINCE = 34  # DynamicResourceAllocation: GA in 1.34
+
+SUPPLEMENTAL_GROUPS_POLICIES = ("Merge", "Strict")
+RESIZE_RESOURCES = ("cpu", "memory")
+RESIZE_POLICIES = ("NotRequired", "RestartContainer")
+
+
+def gated_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    out = []
+    if spec.get("hostUsers") is False and enforced(releases, since=USER_NAMESPACES_SINCE):
+        for field in ("hostNetwork", "hostPID", "hostIPC"):
+            if spec.get(field) is True:
+                message = f"{field} cannot be true with hostUsers: false (a user namespace): drop one of them"
+                out.append(error(f"{path}.{field}", "security-context", message))
+    policy = as_dict(spec.get("securityContext")).get("supplementalGroupsPolicy")
+    known = SUPPLEMENTAL_GROUPS_POLICIES
+    if isinstance(policy, str) and policy not in known and enforced(releases, since=SUPPLEMENTAL_GROUPS_POLICY_SINCE):
+        message = f"supplementalGroupsPolicy {policy!r} is not one of {', '.join(known)}"
+        out.append(error(f"{path}.securityContext.supplementalGroupsPolicy", "enum", message))
+    if enforced(releases, since=IN_PLACE_RESIZE_SINCE):
+        for i, c in enumerate(as_list(spec.get("containers"))):
+            policies = as_dict(c).get("resizePolicy")
+            if isinstance(policies, list) and policies:
+                out += _resize_findings(policies, f"{path}.containers[{i}].resizePolicy")
+    if enforced(releases, since=RESOURCE_CLAIMS_SINCE):
+        out += _claim_findings(spec, path)
+    return out
+
+
+def _resize_findings(policies: list, here: str) -> list[Finding]:
+    """validateResizePolicy: each resource once, cpu or memory, with NotRequired or RestartContainer."""
+    out, seen = [], set()
+    for j, policy in enumerate(policies):
+        policy = as_dict(policy)
+        name, restart = policy.get("resourceName"), policy.get("restartPolicy")
+        if isinstance(name, str):
+            if name in seen:
+                out.append(error(f"{here}[{j}].resourceName", "resources", f"resizePolicy for {name!r} is set twice"))
+            elif name not in RESIZE_RESOURCES:
+                message = f"resizePolicy resourceName {name!r} is not one of {', '.join(RESIZE_RESOURCES)}"
+                out.append(error(f"{here}[{j}].resourceName", "enum", message))
+            seen.add(name)
+        if isinstance(restart, str) and restart not in RESIZE_POLICIES:
+            message = f"resizePolicy restartPolicy {restart!r} is not one of {', '.join(RESIZE_POLICIES)}"
+            out.append(error(f"{here}[{j}].restartPolicy", "enum", message))
+    return out
+
+
+def _claim_findings(spec: dict, path: str) -> list[Finding]:
+    """validatePodResourceClaim (a DNS-1123 label once, one of resourceClaimName and
+    resourceClaimTemplateName, object names) and validateResourceClaimNames (a container's claims
+    name the pod's, once)."""
+    out, names = [], set()
+    for i, claim in enumerate(as_list(spec.get("resourceClaims"))):
+        if not isinstance(claim, dict):
+            continue
+        here = f"{path}.resourceClaims[{i}]"
+        name = claim.get("name")
+        if name == "":
+            out.append(error(f"{here}.name", "required", "a resource claim needs a name"))
+        elif isinstance(name, str):
+            if name in names:
+                out.append(error(f"{here}.name", "resources", f"resource claim {name!r} is listed twice"))
+            elif not (len(name) <= 63 and DNS1123_LABEL.match(name)):
+                message = f"resource claim name {name!r} is not a DNS-1123 label"
+                out.append(error(f"{here}.name", "resources", message))
+            names.add(name)
+        sources = [k for k in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(k) is not None]
+        if len(sources) != 1:
+            message = "a resource claim names exactly one of resourceClaimName and resourceClaimTemplateName"
+            out.append(error(here, "resources", message))
+        for field in sources:
+            value = claim[field]
+            if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
+                message = f"{field} {value!r} is not an object name (DNS-1123 subdomain)"
+                out.append(error(f"{here}.{field}", "resources", message))
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(as_list(spec.get(group))):
+            claims = as_dict(as_dict(c).get("resources")).get("claims")
+            seen: set = set()
+            for k, claim in enumerate(as_list(claims)):
+                name = as_dict(claim).get("name")
+                where = f"{path}.{group}[{i}].resources.claims[{k}]"
+                if not isinstance(name, str):
+                    continue
+                key = f"{name}/{as_dict(claim).get('request') or ''}"
+                if key in seen:
+                    out.append(error(where, "resources", f"resource claim {name!r} is used twice by this container"))
+                seen.add(key)
+                if name not in names:
+                    known = ", ".join(sorted(names)) or "none"
+                    message = f"resource claim {name!r} is not one of the pod's resourceClaims ({known})"
+                    out.append(error(where, "resources", message))
+    return out
