@@ -142,8 +142,9 @@ spec:
 
 
 def elastic_job(tmp_path: Path) -> tuple[Path, str]:
-    """The job's manifests and the pod to kill: rendered when `job` writes elastic jobs on the
-    kubernetes runtime, else the hand-written shape above."""
+    """The job's manifests and the pod to kill: the rendered job once `job` writes elastic jobs on
+    the kubernetes runtime that Paddle's launcher runs elastic (`local --explain` warns of none),
+    else the hand-written shape above; which one, and why, is printed."""
     done = subprocess.run(
         [sys.executable, "-m", "generator", "job", "el", "--image", "registry.baidubce.com/paddlepaddle/paddle:3.3.1",
          "--workers", "3", "--elastic", "--min-workers", "2", "--max-workers", "3", "--runtime", "kubernetes",
@@ -153,9 +154,19 @@ def elastic_job(tmp_path: Path) -> tuple[Path, str]:
     path = tmp_path / "el.yaml"
     if done.returncode == 0:
         path.write_text(done.stdout)
+        explained = subprocess.run(
+            [sys.executable, "-m", "generator", "local", "--explain", "--workdir", str(tmp_path), str(path)],
+            capture_output=True, text=True, cwd=REPO, timeout=120,
+        )  # fmt: skip
+        warnings = [line for line in explained.stdout.splitlines() if "#   warning:" in line]
+        if explained.returncode == 0 and not warnings:
+            print("the rendered job")
+            return path, "el-worker-1"
+        print(f"the hand-written job: the rendered one would not run elastic: {warnings[:1]}")
     else:
         assert "cannot be expressed on the kubernetes runtime" in done.stderr, done.stderr
-        path.write_text(HAND_WRITTEN)
+        print("the hand-written job: `job` refuses --elastic on the kubernetes runtime")
+    path.write_text(HAND_WRITTEN)
     return path, "el-worker-1"
 
 
@@ -213,6 +224,8 @@ def test_a_killed_node_of_an_elastic_job_is_recovered_and_the_ranks_end_in_sync(
         assert "STEP 100" in first and "DONE" not in first, f"node {i}: the kill did not land mid-training: {first}"
         assert last.startswith("rank=") and " world=3\n" in last and "STEP 900" in last, last
         assert last.rstrip().endswith("world=3") and "DONE" in last, last
+    for i in range(3):  # every launcher ran elastic, with the etcd master (CollectiveElasticController)
+        assert "replicas 3[2:3], elastic True" in "\n".join(lines_of(out, f"el-worker-{i}")), report
     for pod in [f"el-worker-{i}" for i in range(3) if f"el-worker-{i}" != victim]:
         lines = lines_of(out, pod)
         # its trainer aborted when its peer vanished (gloo), and its launcher saw its pod fail
@@ -235,3 +248,36 @@ def test_a_killed_node_of_an_elastic_job_is_recovered_and_the_ranks_end_in_sync(
     assert leftovers(workdir) == []
     assert not list((workdir / ".paddlejob-local").glob("*/etcd-*")), "the etcd's data folder is left"
     assert took < 300
+
+
+def test_local_warns_where_the_launcher_would_leave_the_etcd_master(tmp_path):
+    """Paddle 3.3.1's plugin collective_compatible replaces the master with the first of
+    PADDLE_TRAINER_ENDPOINTS (and nnodes with their host count): such a job is not elastic on a
+    cluster either. The launcher's own plugin is the oracle; `local` says it before running."""
+    from paddle.distributed.launch import plugins
+
+    job = tmp_path / "job.yaml"
+    endpoints = "el-worker-0.el-worker:36543,el-worker-1.el-worker:36543,el-worker-2.el-worker:36543"
+    job.write_text(HAND_WRITTEN.replace("        - {name: STEPS,", f"        - {{name: PADDLE_TRAINER_ENDPOINTS, "
+                                        f"value: '{endpoints}'}}\n        - {{name: STEPS,"))  # fmt: skip
+    explained = subprocess.run(
+        [sys.executable, "-m", "generator", "local", "--explain", "--workdir", str(tmp_path), str(job)],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert explained.returncode == 0, explained.stderr
+    assert explained.stdout.count("so Paddle's launcher replaces the etcd master etcd://el-etcd:2379 with") == 3
+
+    class Args:
+        master, nnodes = "etcd://el-etcd:2379", "2:3"
+
+    class Ctx:
+        args, envs = Args(), {"PADDLE_TRAINER_ENDPOINTS": endpoints}
+        logger = __import__("logging").getLogger("launch")
+
+    plugins.collective_compatible(Ctx)
+    assert (Ctx.args.master, Ctx.args.nnodes) == ("el-worker-0.el-worker:36543", 3)  # not elastic
+    plain = subprocess.run(
+        [sys.executable, "-m", "generator", "local", "--explain", "--workdir", str(tmp_path), "-"],
+        input=HAND_WRITTEN, capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert plain.returncode == 0 and "#   warning:" not in plain.stdout, plain.stdout

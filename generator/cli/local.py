@@ -108,6 +108,9 @@ def cmd_local(args: argparse.Namespace) -> int:
     except localrun.LocalError as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 1
+    for proc in processes:
+        for warning in proc.warnings:
+            print(f"paddlejob-manifests local: warning: {warning}", file=sys.stderr)
     localrun.adopt_orphans()  # what a pod starts and detaches (setsid) ends with the run too
     try:
         kill = (args.kill, args.after) if args.kill is not None else None

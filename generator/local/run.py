@@ -164,6 +164,7 @@ class Process:
     unlike: list[str] = field(default_factory=list)  # how this pod runs here not as on a cluster
     blocked: str | None = None  # why the job does not start here (too few GPUs, no etcd server)
     etcd_data: Path | None = None  # the data folder of an etcd pod (made for the run, removed after it)
+    warnings: list[str] = field(default_factory=list)  # what the job does on a cluster too, not as meant
 
 
 def isolate_network() -> str | None:
@@ -425,6 +426,34 @@ def _run_etcd(proc: Process, processes: list[Process], workdir: Path) -> str:
     return asked
 
 
+def _elastic_overridden(proc: Process) -> None:
+    """What makes Paddle's launcher (3.3.1) leave the etcd master it is given, on a cluster too.
+    The plugin collective_compatible (launch/plugins/__init__.py, enabled for every launch) sets
+    the master to the first of PADDLE_TRAINER_ENDPOINTS (or DISTRIBUTED_TRAINER_ENDPOINTS) and
+    --nnodes to their host count whenever that variable is set: the job then runs the HTTP
+    master's fixed-size collective, not elastic training. And PADDLE_TRAINER_ID pins the node's
+    rank (context/args_envs.py parse_args): ETCDMaster.sync_peers then places each peer at its
+    rank in a list as long as the peers present, which fails (IndexError) once fewer than the
+    most have met."""
+    env = proc.env
+    for key in ("PADDLE_TRAINER_ENDPOINTS", "DISTRIBUTED_TRAINER_ENDPOINTS"):
+        if key in env:
+            first = env[key].split(",")[0]
+            proc.warnings.append(
+                f"pod {proc.pod.name}: {key} is set, so Paddle's launcher replaces the etcd master {proc.etcd_master} "
+                f"with {first} and PADDLE_NNODES with the host count (plugins collective_compatible): the job trains "
+                f"as a fixed-size collective job, not elastic; drop {key} from elastic workers"
+            )
+            return
+    nnodes = env.get("PADDLE_NNODES", "")
+    if "PADDLE_TRAINER_ID" in env and ":" in nnodes and len(set(nnodes.split(":"))) > 1:
+        proc.warnings.append(
+            f"pod {proc.pod.name}: PADDLE_TRAINER_ID pins the node's rank, and with PADDLE_NNODES {nnodes} Paddle's "
+            "launcher places each peer at its rank among those present (ETCDMaster.sync_peers): with fewer than the "
+            "most, a rank past their count fails with IndexError; drop PADDLE_TRAINER_ID from elastic workers"
+        )
+
+
 def _etcd_clients(processes: list[Process], python: str) -> None:
     """The pods whose Paddle launcher meets in an etcd need the etcd3 client in their Python
     (etcd.client_env): the pure-Python protobuf variable added where only that imports it; the
@@ -432,6 +461,8 @@ def _etcd_clients(processes: list[Process], python: str) -> None:
     users = [p for p in processes if (p.etcd_master or "").startswith("etcd://")]
     if not users:
         return
+    for proc in users:
+        _elastic_overridden(proc)
     keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
     base = {k: os.environ[k] for k in keep if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
     extra, why = etcd.client_env(python, base)
@@ -560,6 +591,8 @@ def explain(processes: list[Process]) -> str:
             lines.append(f"#   note: {note}")
         for what in dict.fromkeys(proc.unlike):
             lines.append(f"#   not as on a cluster: {what}")
+        for what in proc.warnings:
+            lines.append(f"#   warning: {what}")
         for key in sorted(proc.env):
             added = key in LOCAL_ONLY and not _in_spec(proc.pod, key)
             marker = "   # local mode only" if added else ""
