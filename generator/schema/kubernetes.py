@@ -204,6 +204,37 @@ _STOPPED_IN_16 = frozenset(
 NOT_SERVED = {16: _STOPPED_IN_16, 17: _STOPPED_IN_16}
 
 
+@functools.cache
+def _served_data() -> dict:
+    return orjson.loads((KUBE_SCHEMA_DIR / "served.json").read_bytes())
+
+
+@functools.cache
+def off_by_default(minor: int) -> frozenset[tuple[str, str]]:
+    """(apiVersion, kind) pairs release ``minor`` defines but a default kube-apiserver does not
+    serve: alpha versions, and from 1.24 the beta ones KEP-3136 leaves off (schemas/kubernetes/
+    served.json, written by tools/extractors.served_document from DefaultAPIResourceConfigSource).
+    A cluster serves them only with --runtime-config=GROUP/VERSION=true on the apiserver."""
+    entry = _served_data()["releases"].get(version_name(require_known(minor)))
+    if entry is None:
+        raise UnknownVersionError(
+            f"schemas/kubernetes/served.json has no entry for Kubernetes {version_name(minor)}: "
+            "run generator.tools.extractors.served_document for it"
+        )
+    return frozenset((api_version, kind) for api_version, kinds_ in entry["disabled"].items() for kind in kinds_)
+
+
+def served_basis(minor: int) -> str:
+    """How served.json decided ``minor``: "source" (its DefaultAPIResourceConfigSource was read)
+    or "policy" (alpha off; from 1.24 a beta kind new since 1.24 off, as KEP-3136 and that code say)."""
+    return _served_data()["releases"][version_name(require_known(minor))]["basis"]
+
+
+def served_kinds(minor: int) -> set[tuple[str, str]]:
+    """The (apiVersion, kind) pairs a default apiserver of release ``minor`` serves."""
+    return set(kinds(minor)) - off_by_default(minor)
+
+
 def ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 

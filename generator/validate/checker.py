@@ -163,6 +163,9 @@ class ObjectChecker:
                 obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
         if (api_version, kind) in kube.kinds(self.minor):
+            off = _off_by_default(api_version, kind, tuple(self.releases))
+            if off:
+                return [error("apiVersion", "api-not-served", off)]
             if not nulls:
                 return self._builtin(obj)
             # Go's JSON decoding: a null is the zero value. A null field is absent; a null list
@@ -286,23 +289,77 @@ def without_nulls(data):
 
 @functools.cache
 def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
-    """For a built-in kind this release does not serve: when it was removed, and what replaces it."""
+    """For a built-in kind this release does not serve: when it was removed (and the last release
+    that served it), and what replaces it (_instead)."""
     served = [m for m in kube.known_versions() if (api_version, kind) in kube.kinds(m)]
     if not served:
         return None
-    group = api_version.rpartition("/")[0]
-    now = sorted((av for av, k in kube.kinds(minor) if k == kind), key=_version_rank, reverse=True)
-    same_group = [av for av in now if av.rpartition("/")[0] == group]
-    instead = f"; use {(same_group or now)[0]}" if now else ""
     if max(served) < minor:
-        return f"{api_version} {kind} was removed in Kubernetes {KubeVersion(max(served) + 1)}{instead}"
-    return f"{api_version} {kind} is not served before Kubernetes {KubeVersion(min(served))}{instead}"
+        last = KubeVersion(max(served))
+        gone = f"was removed in Kubernetes {KubeVersion(max(served) + 1)} (the last release to serve it: {last})"
+    else:
+        gone = f"is not served before Kubernetes {KubeVersion(min(served))}"
+    return f"{api_version} {kind} {gone}{_instead(api_version, kind, minor)}"
 
 
-# Groups this tool knows every kind of (the built-in ones come from kube.kinds): a kind it does
-# not know there does not exist. The projects' groups (thirdparty.groups) are only partly known:
-# other CRDs add kinds to them (Kubeflow's Notebook and Profile in kubeflow.org, a vendor's kind
-# in scheduling.volcano.sh), so there an unknown kind or version is a warning, not an error.
+def _served_versions(api_version: str, kind: str, minor: int) -> list[str]:
+    """The other apiVersions of ``kind`` that release ``minor`` serves by default, the best first
+    (its own group first, then Kubernetes' version priority)."""
+    group = api_version.rpartition("/")[0]
+    others = [av for av, k in kube.served_kinds(minor) if k == kind and av != api_version]
+    return sorted(others, key=lambda av: (av.rpartition("/")[0] == group, _version_rank(av)), reverse=True)
+
+
+def _instead(api_version: str, kind: str, minor: int) -> str:
+    """What replaces a kind ``minor`` does not serve: "; use X" with the best apiVersion it serves
+    the kind at by default, else its successor (SUCCESSORS), else nothing."""
+    served = _served_versions(api_version, kind, minor)
+    if served:
+        return f"; use {served[0]}"
+    return f"; {SUCCESSORS[kind]}" if kind in SUCCESSORS else ""
+
+
+# Removed built-in kinds that no other version of the same kind replaces, and their successor, as
+# the Kubernetes Deprecated API Migration Guide gives it (kubernetes.io/docs/reference/using-api/
+# deprecation-guide/). Kept short: a kind goes here only with the guide's word for it.
+SUCCESSORS = {
+    # v1.25: "PodSecurityPolicy in the policy/v1beta1 API version will no longer be served in
+    # v1.25, and the PodSecurityPolicy admission controller will be removed" (migrate to Pod
+    # Security Admission or a third-party admission webhook)
+    "PodSecurityPolicy": (
+        "no kind replaces it: use Pod Security admission (the pod-security.kubernetes.io/enforce label of a "
+        "Namespace) or a third-party admission webhook"
+    ),
+}
+
+
+def _off_by_default(api_version: str, kind: str, releases: tuple[int, ...]) -> str | None:
+    """For a kind a targeted release defines but its default apiserver leaves off (an alpha
+    version, or from 1.24 a beta one KEP-3136 leaves off: schemas/kubernetes/served.json, from
+    DefaultAPIResourceConfigSource): the flag that enables it, and the version served instead."""
+    for minor in sorted(releases, reverse=True):
+        if (api_version, kind) not in kube.off_by_default(minor):
+            continue
+        if "alpha" in api_version.rpartition("/")[2]:
+            why = "alpha versions are off by default"
+        else:
+            why = "a beta API new since 1.24 is off by default, KEP-3136"
+        served = _served_versions(api_version, kind, minor)
+        instead = f"; or use {served[0]}, which it serves by default" if served else ""
+        return (
+            f"{api_version} {kind} is not served by a default Kubernetes {KubeVersion(minor)} apiserver ({why}; "
+            f"kubectl: no matches for kind): enable it with --runtime-config={api_version}=true on kube-apiserver"
+            f"{instead}"
+        )
+    return None
+
+
+# The built-in groups are the only ones this tool knows every kind of (kube.kinds): a kind it does
+# not know there does not exist. Every other group is only partly known: other CRDs add kinds to
+# them (Kubeflow's Notebook and Profile in kubeflow.org, a vendor's kind in scheduling.volcano.sh,
+# PaddleFlow's SampleSet and SampleJob in batch.paddlepaddle.org, EDL's TrainingJob in
+# paddlepaddle.org), so there an unknown kind is a warning, not an error. In this project's own
+# groups a known kind at an unknown version is still an error: every version of its kinds is known.
 OWN_GROUPS = frozenset({"batch.paddlepaddle.org", "paddlepaddle.org"})  # this project's own API groups
 
 
@@ -319,13 +376,15 @@ def _version_rank(api_version: str) -> tuple:
 def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | None:
     """In a group this tool knows, a kind in the wrong case or an unserved version is what the
     apiserver answers with "no matches for kind": an error, not an unchecked unknown kind. In a
-    group it only partly knows, a hint for the unknown-kind warning (a warning finding)."""
+    group it only partly knows (every group but the built-in ones: CRDs of anyone may add kinds
+    to it, ours included), a hint for the unknown-kind warning (a warning finding)."""
     group = api_version.rpartition("/")[0]
-    known = [*CUSTOM_KINDS, *LEGACY, *kube.kinds(minor), *thirdparty.all_kinds()]
+    builtin = kube.kinds(minor)
+    known = [*CUSTOM_KINDS, *LEGACY, *builtin, *thirdparty.all_kinds()]
     in_group = [(av, k) for av, k in known if av.rpartition("/")[0] == group]
     if not in_group:
         return None
-    partly = group in thirdparty.groups() and group not in OWN_GROUPS
+    partly = group not in _builtin_groups()
     same_case = [(av, k) for av, k in in_group if k.lower() == kind.lower()]
     if any(av == api_version for av, _ in same_case):
         right = next(k for av, k in same_case if av == api_version)
@@ -333,21 +392,67 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
             "kind", "kind", f"kind {kind!r} has the wrong case: the kind is {right!r} (kubectl: no matches for kind)"
         )
     if same_case:
-        versions = ", ".join(sorted({av for av, _ in same_case}))
-        if partly:
+        off = kube.off_by_default(minor)
+        versions = ", ".join(sorted({av for av, k in same_case if (av, k) not in off}) or {av for av, _ in same_case})
+        if partly and group not in OWN_GROUPS:  # this project's own kinds: every version of them is known
             return warning("kind", "unknown-kind", f"the CRDs this tool has serve {same_case[0][1]} as {versions}")
         message = (
             f"{api_version} has no kind {same_case[0][1]}: it is served as {versions} (kubectl: no matches for kind)"
         )
         return error("apiVersion", "api-not-served", message)
-    kinds = sorted({k for _, k in in_group if not k.endswith("List")})
+    kinds = sorted({k for av, k in in_group if (av, k) not in builtin or _creatable(av, k, minor)})
     import difflib  # here: only an unknown kind needs a suggestion
 
-    close = difflib.get_close_matches(kind, kinds, n=1)
+    named = {k for _, k in in_group if not k.endswith("List") and k not in META_KINDS}
+    close = difflib.get_close_matches(kind, sorted(named), n=1)
     if partly:
         return warning("kind", "unknown-kind", f"did you mean {close[0]!r}?") if close else None
-    hint = f"; did you mean {close[0]!r}?" if close else f"; it has {', '.join(kinds[:12])}"
+    history = _kind_history(group, kind)
+    if history:
+        (first_version, first), (last_version, last) = history
+        if last < minor:
+            gone = (
+                f"was removed in Kubernetes {KubeVersion(last + 1)} (the last release to serve it: {KubeVersion(last)})"
+            )
+            when = f"{last_version} {kind} {gone}"
+        else:
+            when = f"{first_version} {kind} is served from Kubernetes {KubeVersion(first)}"
+        message = f"group {group or 'core'} has no kind {kind!r} in Kubernetes {KubeVersion(minor)}: {when}"
+        return error("kind", "kind", message + _instead(api_version, kind, minor))
+    hint = f"; did you mean {close[0]!r}?" if close else f"; its kinds are {', '.join(kinds[:12])}"
     return error("kind", "kind", f"group {group or 'core'} has no kind {kind!r}{hint}")
+
+
+@functools.cache
+def _builtin_groups() -> frozenset[str]:
+    """The API groups of every Kubernetes release this tool knows (the core group is "")."""
+    return frozenset(av.rpartition("/")[0] for minor in kube.known_versions() for av, _ in kube.kinds(minor))
+
+
+def _creatable(api_version: str, kind: str, minor: int) -> bool:
+    """A built-in kind a manifest can create: one the apiserver keeps as a collection (the
+    release's document has its KindList at the same version). Left out: DeleteOptions, WatchEvent,
+    Status, the List kinds, subresource kinds (Eviction, Scale, Binding) and the create-only reviews
+    (TokenReview, SubjectAccessReview), which the OpenAPI documents this tool keeps cannot tell from
+    a collection any other way (they hold no paths, so no x-kubernetes-action)."""
+    return not kind.endswith("List") and (api_version, f"{kind}List") in kube.kinds(minor)
+
+
+@functools.cache
+def _kind_history(group: str, kind: str) -> tuple[tuple[str, int], tuple[str, int]] | None:
+    """((apiVersion, release), (apiVersion, release)) of ``kind`` in ``group``: the first release
+    that served it at any version, and the last (each with its best version then), or None when no
+    release this tool knows has it there."""
+    found = []
+    for minor in kube.known_versions():
+        versions = [av for av, k in kube.kinds(minor) if k == kind and av.rpartition("/")[0] == group]
+        if versions:
+            found.append((max(versions, key=_version_rank), minor))
+    return (found[0], found[-1]) if found else None
+
+
+# Kinds every group-version of an OpenAPI document holds that are no objects a manifest makes.
+META_KINDS = frozenset({"DeleteOptions", "WatchEvent", "Status"})
 
 
 def _prefixed(finding: Finding, prefix: str) -> Finding:

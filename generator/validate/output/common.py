@@ -44,7 +44,13 @@ def printable(text: str) -> str:
 
 
 def what(item: Located) -> str:
-    return printable(f"{item.kind or '?'}/{item.name or '?'}")
+    """KIND/NAME of the finding's object; its document (1-based) where the object has no kind,
+    as a document kubectl cannot read (a YAML syntax error), or no name."""
+    if not item.kind:
+        return f"document {item.document}"
+    if not item.name:
+        return printable(f"{item.kind} (document {item.document}, no name)")
+    return printable(f"{item.kind}/{item.name}")
 
 
 def finding_text(f: Finding) -> str:
