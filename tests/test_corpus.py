@@ -65,6 +65,11 @@ def test_the_corpus_is_large_and_holds_every_kind_the_tool_knows():
 # finding, not a false positive; the rule's docs (docs/validate.md) say what the cluster does.
 TRUE_FINDINGS = {
     ("serving/speech.yaml", 44, "paddlejob-scheduling"),  # no PodGroup without --scheduling=volcano
+    ("training/kubeflow.yaml", 40, "kubeflow-ps-mode"),  # Master replicas: a server in every pod
+    ("training/paddlejobs-experiments.yaml", 10, "paddlejob-clean-pod-policy"),  # never fires in PS mode
+    ("training/paddlejobs-experiments.yaml", 39, "paddlejob-clean-pod-policy"),
+    ("training/paddlejobs-experiments.yaml", 64, "paddlejob-clean-pod-policy"),
+    ("training/paddlejobs-recsys.yaml", 10, "paddlejob-clean-pod-policy"),
     ("training/paddlejobs-experiments.yaml", 88, "paddlejob-gloo-endpoint"),  # gloo on server 0's port
     ("training/paddlejobs-recsys.yaml", 11, "paddlejob-gloo-endpoint"),  # gloo on server 0's port
     ("training/paddlejobs-recsys.yaml", 13, "paddlejob-scheduling"),  # no PodGroup without --scheduling=volcano

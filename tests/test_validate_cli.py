@@ -151,11 +151,16 @@ def test_seeds_are_validated_with_their_known_mistakes(capsys):
     rules = sorted({(f["file"].rsplit("/", 1)[-1], f["rule"], f["path"]) for f in body["findings"]})
     assert rules == [
         ("000-line0074.yaml", "paddlejob-gloo-endpoint", "spec.withGloo"),  # the gloo store on server 0's port
+        ("000-line0209.yaml", "paddlejob-clean-pod-policy", "spec.cleanPodPolicy"),  # never fires in PS mode
         ("000-line0209.yaml", "paddlejob-intranet-service", "spec.intranet"),  # the pods would wait for ever
+        ("000-line0251.yaml", "across-podgroup", "metadata.name"),  # the PodGroup gangs no pod
         ("000-line0251.yaml", "paddlejob-gloo-endpoint", "spec.withGloo"),
         ("000-line0357.yaml", "unknown-field", "spec.cleanPolicy"),
+        ("002-line0155.yaml", "paddlejob-clean-pod-policy", "spec.cleanPodPolicy"),
         ("002-line0155.yaml", "paddlejob-gloo-endpoint", "spec.withGloo"),
+        ("002-line0265.yaml", "across-podgroup", "metadata.name"),
         ("002-line0265.yaml", "paddlejob-gloo-endpoint", "spec.withGloo"),
+        ("002-line0315.yaml", "paddlejob-clean-pod-policy", "spec.cleanPodPolicy"),
         ("002-line0315.yaml", "paddlejob-intranet-service", "spec.intranet"),
         ("002-line0405.yaml", "unknown-field", "spec.cleanPolicy"),
         ("003-line0229.yaml", "yaml-syntax", ""),
