@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from generator import validate
@@ -11,7 +12,8 @@ from generator.core import rulebook
 from generator.core import values as cliargs
 from generator.core.kinds import PROJECTS
 from generator.schema import kubernetes as kube
-from generator.validate import discover
+from generator.validate import build as builder
+from generator.validate import discover, stream
 from generator.validate import output as outputs
 from generator.validate import sources as schemasource
 
@@ -24,6 +26,7 @@ examples:
   paddlejob-manifests validate --skip-rules env-duplicate,paddlejob-gloo jobs/
   paddlejob-manifests validate --crd crds/ --crd cert-manager.crds.yaml manifests/
   paddlejob-manifests validate --list-rules
+  paddlejob-manifests validate --build clusters/      # kustomizations and charts built, as Argo CD and Flux do
 
 output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
 exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
@@ -109,6 +112,22 @@ def add_parser(sub) -> None:
         help="stop reading after N errors (default: %(default)s; 0: read everything)",
     )
     p.add_argument(
+        "--build",
+        action="store_true",
+        help="build each kustomization folder (kubectl kustomize DIR) and render each Helm chart (helm template, "
+        "its default values), as Argo CD and Flux do, and check the output; findings name the source file. "
+        "Nothing remote, no plugin or function, no network (docs/security.md)",
+    )
+    p.add_argument("--kubectl", metavar="PATH", help="the kubectl that --build runs (default: the first on PATH)")
+    p.add_argument("--helm", metavar="PATH", help="the helm that --build runs (default: the first on PATH)")
+    p.add_argument(
+        "--build-timeout",
+        type=float,
+        default=builder.TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help="stop a build that runs longer (default: %(default)g); the build is then an error",
+    )
+    p.add_argument(
         "--jobs",
         "-j",
         type=int,
@@ -132,6 +151,41 @@ def _rule_ids(text: str) -> frozenset[str]:
     return ids
 
 
+def _tools(args: argparse.Namespace) -> dict[str, str | None]:
+    """The executables --build runs, by the tool each kind of folder needs."""
+    tools = {}
+    for tool, name in (("kustomize", "kubectl"), ("helm", "helm")):
+        given = getattr(args, name)
+        if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise cliargs.InputError(f"--{name}: {given}: no executable file there")
+        tools[tool] = builder.find_tool(name, given)
+    return tools
+
+
+def _build(targets, tools, roots, kube_version, timeout):
+    """The folders built, and the findings of those refused or failed (a file that cannot be
+    checked is an error, as one that cannot be read); a folder whose tool is missing is skipped
+    with today's note, naming the tool."""
+    built, refused = [], []
+    for tool, folder, file in targets:
+        target = builder.Target(tool, folder, file)
+        exe = tools.get(tool)
+        if exe is None:
+            name = "kubectl" if tool == "kustomize" else "helm"
+            note = discover.KUSTOMIZATION_NOTE if tool == "kustomize" else discover.CHART_NOTE
+            where = file if tool == "kustomize" else folder
+            print(
+                f"{outputs.printable(where)}: skipped: {note}; --build needs {name}: none on PATH (--{name} PATH)",
+                file=sys.stderr,
+            )
+            continue
+        try:
+            built.append(builder.build(target, exe, roots, kube_version, timeout))
+        except builder.Refused as err:
+            refused.append(err.located())
+    return built, refused
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.list_rules:
         if args.output not in outputs.RULE_LISTS:
@@ -146,9 +200,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.InputError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     if args.jobs < 0:
         raise cliargs.InputError(f"--jobs: expected 0 or more, got {args.jobs}")
-    found = discover.find(args.paths, args.ignore)
+    for option in ("kubectl", "helm"):
+        if getattr(args, option) and not args.build:
+            raise cliargs.InputError(f"--{option}: only --build runs it; add --build")
+    if not args.build_timeout > 0:
+        raise cliargs.InputError(f"--build-timeout: expected a number of seconds above 0, got {args.build_timeout:g}")
+    found = discover.find(args.paths, args.ignore, build=args.build)
     for path, why in found.skipped:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
+    tools = _tools(args) if found.builds else {}
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
     projects = {p.name: getattr(args, f"{p.name.replace('-', '_')}_version") for p in PROJECTS if p.validated}
     try:
@@ -164,11 +224,34 @@ def cmd_validate(args: argparse.Namespace) -> int:
         crds=crds,
         projects=projects,
     )
-    files = found.files
+    roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
+    kube_version = kube.version_name(minor or newest)
+    built, refused = _build(found.builds, tools, roots, kube_version, args.build_timeout)
+    covered = frozenset().union(*(b.inputs for b in built))
+    files = []
+    for name in found.files:
+        if covered and os.path.realpath(name) in covered:
+            print(f"{outputs.printable(name)}: checked as a kustomization that names it builds it", file=sys.stderr)
+        else:
+            files.append(name)
     try:
         report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
+        for item in refused:
+            report.add(item)
+        for done in built:
+            if report.full:
+                break
+            part = validate.Report(
+                max_errors=args.max_errors and args.max_errors - report.errors, skip_rules=skip_rules
+            )
+            stream.validate_text(done.command, done.text, checker, part)
+            report.documents += part.documents
+            report.findings += builder.placed(done, part)
+            report.truncated = report.truncated or part.truncated
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
         raise cliargs.InputError(f"--crd: {err}") from None
+    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
+    files += [b.target.file for b in built]
     validate.note_empty(report, files, fail=args.fail_on_empty)
     report.strict = args.strict
     sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))

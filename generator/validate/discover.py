@@ -113,6 +113,13 @@ def _link_note(path: str) -> str | None:
 class Found(NamedTuple):
     files: list[str]  # the files to read, in order
     skipped: list[tuple[str, str]]  # (path, why)
+    # with ``build``: the folders to build, (tool, folder, file): ("kustomize", DIR, its
+    # kustomization) or ("helm", CHART, its Chart.yaml), skipped otherwise
+    builds: list[tuple[str, str, str]] = []  # noqa: RUF012 (never appended to: find makes its own)
+
+
+KUSTOMIZATION_NOTE = "a kustomization: build it first (kubectl kustomize DIR | validate -)"
+CHART_NOTE = "a Helm chart: render it first (helm template CHART | validate -)"
 
 
 def _kustomize_inputs(kustomization: Path) -> set[Path]:
@@ -156,13 +163,16 @@ def _generator_sources(doc: dict) -> list[str]:
     return out
 
 
-def find(paths: list[str], ignore: list[str] | None = None) -> Found:
-    """Files to read: the files named, and the manifests under the folders named."""
+def find(paths: list[str], ignore: list[str] | None = None, build: bool = False) -> Found:
+    """Files to read: the files named, and the manifests under the folders named. With
+    ``build`` (`validate --build`), the kustomizations and charts found (and kustomizations
+    named) are listed in ``builds`` instead of ``skipped``; a kustomize Component is skipped:
+    it is built by the kustomizations that name it."""
     try:
         patterns = [re.compile(p) for p in ignore or []]
     except re.error as err:
         raise InputError(f"--ignore: not a regular expression: {err}") from None
-    out = Found([], [])
+    out = Found([], [], [])
     roots = _named_folders(paths)
     for name in paths:
         if name == "-":
@@ -177,10 +187,12 @@ def find(paths: list[str], ignore: list[str] | None = None) -> Found:
             why = _link_note(name) if isinstance(err, OSError) else "the name holds a NUL byte"
             raise InputError(f"{name}: {why}") from None
         if stat.S_ISDIR(mode):
-            _walk(path, patterns, out, roots)
+            _walk(path, patterns, out, roots, build)
         elif stat.S_ISREG(mode):
             why = _not_a_manifest(path)
-            if why:
+            if build and path.name in KUSTOMIZATIONS:
+                _add_kustomization(out, name)
+            elif why:
                 out.skipped.append((name, why))
             else:
                 out.files.append(name)
@@ -197,7 +209,7 @@ def _not_a_manifest(path: Path) -> str | None:
     """Why a file named on the command line (a pre-commit hook names every changed file) is no
     manifest, by the names the folder walk knows; None for a manifest."""
     if path.name in KUSTOMIZATIONS:
-        return "a kustomization: build it first (kubectl kustomize DIR | validate -)"
+        return KUSTOMIZATION_NOTE
     if HELM_VALUES.match(path.name):
         return "Helm values or chart metadata, not a manifest"
     if why := _tool_file(path.name):
@@ -313,7 +325,19 @@ def _joined(root: str, parts: tuple[str, ...]) -> str:
     return (root if root.endswith(os.sep) else root + os.sep) + os.sep.join(parts)
 
 
-def _walk(root: Path, patterns: list[re.Pattern], out: Found, roots: list[str] | None = None) -> None:
+def _add_kustomization(out: Found, file: str) -> None:
+    """A kustomization to build (``out.builds``), or a Component, skipped with a note."""
+    from generator.validate import build  # here: only --build needs it
+
+    if build.is_component(file):
+        out.skipped.append((file, "a kustomize Component: checked where a kustomization that names it is built"))
+    else:
+        out.builds.append(("kustomize", os.path.dirname(file) or ".", file))
+
+
+def _walk(
+    root: Path, patterns: list[re.Pattern], out: Found, roots: list[str] | None = None, build: bool = False
+) -> None:
     top = str(root)  # as Path writes it: "./a/" is "a"
     notes: list[tuple[str, str]] = []
     candidates = sorted(_files_below(top, notes, roots))  # by parts, as Paths sort
@@ -329,11 +353,15 @@ def _walk(root: Path, patterns: list[re.Pattern], out: Found, roots: list[str] |
         chart = next((c for c in charts if parts[: len(c)] == c), None)
         if chart is not None:
             if parts[:-1] == chart and name == "Chart.yaml":
-                out.skipped.append(
-                    (_joined(top, chart), "a Helm chart: render it first (helm template CHART | validate -)")
-                )
+                if build:
+                    out.builds.append(("helm", _joined(top, chart), text))
+                else:
+                    out.skipped.append((_joined(top, chart), CHART_NOTE))
         elif name in KUSTOMIZATIONS:
-            out.skipped.append((text, "a kustomization: build it first (kubectl kustomize DIR | validate -)"))
+            if build:
+                _add_kustomization(out, text)
+            else:
+                out.skipped.append((text, KUSTOMIZATION_NOTE))
         elif patches and _resolved(Path(text)) in patches:  # resolve() costs a system call per folder of the path
             out.skipped.append((text, "a kustomize patch or plugin configuration, or generator data"))
         elif HELM_VALUES.match(name):

@@ -1,0 +1,663 @@
+"""`validate --build`: what Argo CD and Flux apply, built as they build it, and checked.
+
+A kustomization folder is built with `kubectl kustomize DIR` and a Helm chart rendered with
+`helm template release-name CHART --include-crds` (its default values), as Argo CD's repo server
+and Flux's kustomize- and helm-controllers do; each finding on the output is placed on the file
+the object came from: the resource file a kustomization names (found by kind and name, before
+`namePrefix`/`nameSuffix`), or the chart's template (helm's `# Source: CHART/templates/FILE`
+line above each document), with the line of the tool's output it is on.
+
+The files are the pull request's, so a build must neither reach the network nor run code:
+
+- a kustomization that names anything but a local file or folder (a URL, `github.com/...`,
+  `git@...`, `?ref=`: kustomize would fetch it), one outside the folders named, `helmCharts`
+  (kustomize would run helm), a generator, transformer or validator that is a KRM function
+  (exec, container, starlark) or not one of kustomize's builtins, is refused with the line that
+  names it; `kubectl kustomize` keeps its default load restrictor (files only under the
+  kustomization's folder) and is never given `--enable-helm`, `--enable-alpha-plugins` or
+  `--enable-exec`;
+- a chart whose dependencies are not vendored in `charts/` (helm would need the network),
+  whose values schema `$ref`s anything but itself, or that holds a symbolic link out of its
+  folder (helm follows links into `.Files`) is refused; `--dependency-update` and
+  `--enable-dns` are never given;
+- each tool runs with a minimal environment (no PATH, KUBECONFIG=/dev/null, HOME and every
+  HELM_* folder in a temporary folder removed afterwards, proxies that lead nowhere), in a new
+  network namespace where `unshare` can make one, in its own process group that is killed when
+  it ends, when the time limit passes or when its output passes OUTPUT_LIMIT bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from generator.core import provenance
+from generator.core.findings import Finding, split_path
+from generator.kubeyaml.load import Document, iter_documents
+from generator.validate.report import Located, Report
+
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+RELEASE = "release-name"  # the name `helm template` gives a release when none is given (Helm 2's and 3's default)
+TIMEOUT_SECONDS = 60.0  # per build (--build-timeout)
+OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a tool's output read at most: the limit of a pipe (stream.py)
+STDERR_LIMIT = 16 * 1024  # bytes of a tool's error output kept for the message
+FILE_LIMIT = 3 * 1024 * 1024  # a kustomization, Chart.yaml or values schema: the apiserver's document limit
+ARCHIVE_LIMIT = 64 * 1024 * 1024  # bytes unpacked at most from a packaged subchart to check it
+# Where a proxy would be: nothing listens on the discard port of the loopback address, so a Go
+# HTTP client or git that tried the network fails at once instead of reaching it.
+NOWHERE = "http://127.0.0.1:9"
+# JSON Schema meta-schemas helm's validators know without fetching them
+_META_SCHEMA = re.compile(r"^https?://json-schema\.org/(draft-0[3467]|draft/20(19-09|20-12))/schema#?$")
+_REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@|^git::|\?ref=|^(github\.com|gitlab\.com|bitbucket\.org)/", re.I)
+# kustomization fields that would make kustomize run helm (helmCharts needs --enable-helm)
+_HELM_FIELDS = ("helmCharts", "helmChartInflationGenerator", "helmGlobals")
+_PLUGIN_FIELDS = ("generators", "transformers", "validators")
+_FUNCTION_ANNOTATIONS = ("config.kubernetes.io/function", "config.k8s.io/function")
+
+
+class Target(NamedTuple):
+    """A folder to build: `kustomize` (``file`` the kustomization) or `helm` (``file`` Chart.yaml)."""
+
+    tool: str
+    folder: str
+    file: str
+
+
+class Refused(Exception):
+    """A build that is not run, or that failed: the file and line that say why."""
+
+    def __init__(self, file: str, line: int, column: int, message: str):
+        super().__init__(message)
+        self.file, self.line, self.column, self.message = file, line, column, message
+
+    def located(self) -> Located:
+        return Located(Finding("error", "", "file", self.message), self.file, 1, self.line, self.column)
+
+
+class Source(NamedTuple):
+    """Where a built object came from: a file, and its document there when it could be read."""
+
+    file: str
+    document: Document | None
+
+
+class Built(NamedTuple):
+    target: Target
+    command: str  # as a user would type it to see the same output
+    text: str  # the tool's output
+    sources: dict[tuple[str, str], list[Source]]  # (kind, name as built) -> its source files (kustomize)
+    inputs: frozenset[str]  # the resource files the build read (resolved): not read on their own
+    chart_name: str | None = None  # helm: the chart's name, the first part of each `# Source:` path
+
+
+# -- the tools -------------------------------------------------------------------------------
+
+
+def find_tool(name: str, given: str | None) -> str | None:
+    """The tool's executable: ``given`` (--kubectl, --helm), else the first on PATH. Only absolute
+    PATH entries are searched: a relative one (`.`, `bin`) would find the checkout's own file."""
+    if given:
+        return given
+    path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if os.path.isabs(p))
+    return shutil.which(name, path=path) if path else None
+
+
+class _Sandbox:
+    """A temporary HOME, with the environment each tool runs in, removed when left."""
+
+    def __enter__(self):
+        self.home = tempfile.mkdtemp(prefix="paddlejob-build-")
+        home = self.home
+        self.env = {
+            "PATH": os.path.join(home, "bin"),  # nothing to run: git, helm plugins, exec functions
+            "HOME": home,
+            "TMPDIR": home,
+            "KUBECONFIG": os.devnull,
+            "XDG_CACHE_HOME": os.path.join(home, "cache"),
+            "XDG_CONFIG_HOME": os.path.join(home, "config"),
+            "XDG_DATA_HOME": os.path.join(home, "data"),
+            "HELM_CACHE_HOME": os.path.join(home, "helm", "cache"),
+            "HELM_CONFIG_HOME": os.path.join(home, "helm", "config"),
+            "HELM_DATA_HOME": os.path.join(home, "helm", "data"),
+            "HELM_PLUGINS": os.path.join(home, "helm", "plugins"),
+            "HELM_REGISTRY_CONFIG": os.path.join(home, "helm", "registry.json"),
+            "HELM_REPOSITORY_CONFIG": os.path.join(home, "helm", "repositories.yaml"),
+            "HELM_REPOSITORY_CACHE": os.path.join(home, "helm", "repository"),
+            "KUSTOMIZE_PLUGIN_HOME": os.path.join(home, "kustomize"),
+            "LANG": "C",
+        }
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            self.env[name] = NOWHERE
+        self.env["NO_PROXY"] = self.env["no_proxy"] = ""
+        return self
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+_UNSHARE: list[str] | None = None
+
+
+def _isolation() -> list[str]:
+    """`unshare --net --map-root-user` when this machine lets a user make a network namespace
+    (then a tool has no network at all); else nothing, and the refusals and proxies hold."""
+    global _UNSHARE
+    if _UNSHARE is None:
+        _UNSHARE = []
+        unshare = find_tool("unshare", None)
+        if unshare:
+            try:
+                done = subprocess.run(
+                    [unshare, "--net", "--map-root-user", "true"],
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=5,
+                    env={"PATH": "/usr/bin:/bin"},
+                    check=False,
+                )
+                if done.returncode == 0:
+                    _UNSHARE = [unshare, "--net", "--map-root-user"]
+            except (OSError, subprocess.SubprocessError):
+                pass
+    return _UNSHARE
+
+
+class Failed(Exception):
+    """A tool that failed, timed out or wrote too much; the message says which."""
+
+
+def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: int = OUTPUT_LIMIT) -> str:
+    """The standard output of ``argv``, run in a process group of its own that is killed when it
+    ends (no process is left behind), after ``timeout`` seconds, or past ``limit`` bytes of
+    output; both outputs are read as they come, bounded. Failed: a non-zero exit (with the
+    tool's error output), the time limit, the output limit, output that is not UTF-8."""
+    try:
+        proc = subprocess.Popen(
+            [*_isolation(), *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError as err:
+        raise Failed(f"cannot run {argv[0]}: {err.strerror or err}") from None
+    out, err = bytearray(), bytearray()
+    deadline = time.monotonic() + timeout
+    selector = selectors.DefaultSelector()
+    try:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        selector.register(proc.stderr, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Failed(f"did not end within {timeout:g} s (--build-timeout): stopped")
+            for key, _ in selector.select(left):
+                data = os.read(key.fd, 1 << 16)
+                if not data:
+                    selector.unregister(key.fileobj)
+                elif key.fileobj is proc.stdout:
+                    out += data
+                    if len(out) > limit:
+                        raise Failed(f"wrote more than {limit:,} bytes: stopped")
+                elif len(err) < STDERR_LIMIT:
+                    err += data[: STDERR_LIMIT - len(err)]
+        while True:  # both pipes closed: wait for the exit, without reaping (the group stays ours)
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                break
+            if time.monotonic() > deadline:
+                raise Failed(f"did not end within {timeout:g} s (--build-timeout): stopped")
+            time.sleep(0.01)
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the tool, if it still runs, and anything it started
+        proc.wait()
+        selector.close()
+        proc.stdout.close()
+        proc.stderr.close()
+    if proc.returncode != 0:
+        said = err.decode("utf-8", "replace").strip()
+        said = " ".join(said.split())[:2000] or "no message"
+        raise Failed(f"failed (exit {proc.returncode}): {said}")
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Failed(f"wrote output that is not UTF-8 (byte {error.start}): stopped") from None
+
+
+# -- reading the pull request's files, bounded -----------------------------------------------
+
+
+def _documents(path: Path) -> list[Document]:
+    """The documents of a regular file of at most FILE_LIMIT bytes (none otherwise)."""
+    try:
+        if not path.is_file() or path.stat().st_size > FILE_LIMIT:
+            return []
+        return list(iter_documents(path.read_bytes()))
+    except OSError:
+        return []
+
+
+def _recorded(path: Path) -> bool:
+    """Whether the file starts with the record `render` writes (core/provenance.py)."""
+    try:
+        with open(path, "rb") as stream:
+            return provenance.read(stream.read(provenance.HEAD_BYTES)) is not None
+    except (OSError, provenance.ProvenanceError):
+        return False
+
+
+def _position(doc: Document | None, path: list) -> tuple[int, int]:
+    if doc is None:
+        return 1, 1
+    (line, column), _ = doc.position(path)
+    return line, column
+
+
+def _inside(path: Path, roots: list[str]) -> bool:
+    real = os.path.realpath(path)
+    return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a NUL byte in the name
+        return False
+
+
+def is_component(kustomization: str) -> bool:
+    """A kustomize Component (kind: Component): built only by the kustomizations that name it."""
+    docs = _documents(Path(kustomization))
+    return any(isinstance(d.data, dict) and d.data.get("kind") == "Component" for d in docs)
+
+
+def kustomization_file(folder: Path) -> Path | None:
+    return next((folder / name for name in KUSTOMIZATIONS if (folder / name).is_file()), None)
+
+
+# -- kustomize -------------------------------------------------------------------------------
+
+
+def _plugin_config(kfile: str, doc: Document | None, where: list, config: object) -> None:
+    """Refuse a generator/transformer/validator configuration that kustomize would run as code."""
+    if not isinstance(config, dict):
+        return
+    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
+    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    line, column = _position(doc, where)
+    for key in _FUNCTION_ANNOTATIONS:
+        if key in annotations:
+            raise Refused(
+                kfile,
+                line,
+                column,
+                f"{where[0]}: a KRM function ({key}: exec, container or starlark): kustomize would run it "
+                "(--enable-alpha-plugins, --enable-exec); validate --build runs no code from the "
+                "repository: build it yourself where you trust it and pipe the output (kubectl kustomize "
+                "--enable-alpha-plugins DIR | paddlejob-manifests validate -)",
+            )
+    if config.get("apiVersion") != "builtin":
+        raise Refused(
+            kfile,
+            line,
+            column,
+            f"{where[0]}: {config.get('kind', '?')} ({config.get('apiVersion', 'no apiVersion')}) is not one of "
+            "kustomize's builtin plugins (apiVersion: builtin): an exec or Go plugin is code from the "
+            "repository, which validate --build never runs; build it yourself and pipe the output",
+        )
+
+
+class _Scan:
+    """The kustomizations a build reads, checked before it runs, and the objects of their
+    resource files by (kind, name as the build names them)."""
+
+    def __init__(self, roots: list[str]):
+        self.roots = roots
+        self.sources: dict[tuple[str, str], list[Source]] = {}
+        self.inputs: set[str] = set()
+        self.seen: set[str] = set()
+
+    def kustomization(self, folder: Path, prefix: str = "", suffix: str = "", depth: int = 0) -> None:
+        kpath = kustomization_file(folder)
+        real = os.path.realpath(folder)
+        if kpath is None or real in self.seen or depth > 50:  # kustomize itself says what is missing or cyclic
+            return
+        self.seen.add(real)
+        kfile = str(kpath)
+        docs = _documents(kpath)
+        doc = next((d for d in docs if isinstance(d.data, dict)), None)
+        data = doc.data if doc is not None else {}
+        for key in _HELM_FIELDS:
+            if key in data:
+                line, column = _position(doc, [key])
+                raise Refused(
+                    kfile,
+                    line,
+                    column,
+                    f"{key}: kustomize would run helm, which may fetch the chart over the network "
+                    "(kubectl kustomize --enable-helm); validate --build never does: vendor the chart into the "
+                    "repository and name it by its folder, which --build renders with helm template",
+                )
+        inner_prefix = data.get("namePrefix") if isinstance(data.get("namePrefix"), str) else ""
+        inner_suffix = data.get("nameSuffix") if isinstance(data.get("nameSuffix"), str) else ""
+        prefix, suffix = prefix + inner_prefix, inner_suffix + suffix
+        for key in ("resources", "bases", "components"):
+            entries = data.get(key)
+            for index, entry in enumerate(entries if isinstance(entries, list) else []):
+                if isinstance(entry, str):
+                    self._resource(folder, kfile, doc, [key, index], entry, prefix, suffix, depth)
+        for key in _PLUGIN_FIELDS:
+            entries = data.get(key)
+            for index, entry in enumerate(entries if isinstance(entries, list) else []):
+                if not isinstance(entry, str):
+                    continue
+                if "\n" in entry:  # an inline configuration (kustomize 4.1+)
+                    for inline in iter_documents(entry):
+                        _plugin_config(kfile, doc, [key, index], inline.data)
+                    continue
+                target = folder / entry
+                line, column = _position(doc, [key, index])
+                if _REMOTE.search(entry) or not _exists(target):
+                    raise self._remote(kfile, line, column, key, entry)
+                if not _inside(target, self.roots) or not target.is_file():
+                    raise Refused(
+                        kfile,
+                        line,
+                        column,
+                        f"{key}: {entry!r} is not a plugin configuration file under the folders named; "
+                        "validate --build reads only those: name a folder that holds it",
+                    )
+                for config in _documents(target):
+                    _plugin_config(kfile, doc, [key, index], config.data)
+
+    def _remote(self, kfile: str, line: int, column: int, key: str, entry: str) -> Refused:
+        return Refused(
+            kfile,
+            line,
+            column,
+            f"{key}: {entry!r} is a remote target (a URL, a git repository) or no file or folder here: kustomize "
+            "would fetch it over the network; validate --build reads local files only: vendor it into the "
+            "repository, or build it yourself and pipe the output "
+            "(kubectl kustomize DIR | paddlejob-manifests validate -)",
+        )
+
+    def _resource(self, folder, kfile, doc, where, entry, prefix, suffix, depth) -> None:
+        line, column = _position(doc, where)
+        target = folder / entry
+        if _REMOTE.search(entry) or not _exists(target):
+            raise self._remote(kfile, line, column, where[0], entry)
+        if not _inside(target, self.roots):
+            raise Refused(
+                kfile,
+                line,
+                column,
+                f"{where[0]}: {entry!r} is outside the folders named; validate --build reads only those: "
+                "name a folder that holds both (the repository's root)",
+            )
+        if target.is_dir():
+            self.kustomization(target, prefix, suffix, depth + 1)
+            return
+        if not _recorded(target):  # a file `render` wrote is also read on its own, for the releases it records
+            self.inputs.add(os.path.realpath(target))
+        for resource in _documents(target):
+            data = resource.data
+            if not isinstance(data, dict):
+                continue
+            meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+            kind, name = data.get("kind"), meta.get("name")
+            if isinstance(kind, str) and isinstance(name, str):
+                source = Source(os.path.normpath(target), resource)
+                for built_name in {prefix + name + suffix, name}:
+                    self.sources.setdefault((kind, built_name), []).append(source)
+
+
+def check_kustomization(folder: str, roots: list[str]) -> _Scan:
+    scan = _Scan(roots)
+    scan.kustomization(Path(folder))
+    return scan
+
+
+# -- helm ------------------------------------------------------------------------------------
+
+
+def _schema_refs(node: object, path: str = "") -> str | None:
+    """The first `$ref`/`$dynamicRef` to anything but a place in the same schema, or a `$schema`
+    that is not a meta-schema helm knows: what helm's JSON Schema loader would fetch."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("$ref", "$dynamicRef", "$recursiveRef") and not (
+                isinstance(value, str) and value.startswith("#")
+            ):
+                return f"{path}/{key}: {value!r}"
+            if key == "$schema" and not (isinstance(value, str) and _META_SCHEMA.match(value)):
+                return f"{path}/{key}: {value!r}"
+            found = _schema_refs(value, f"{path}/{key}")
+            if found:
+                return found
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found = _schema_refs(value, f"{path}/{index}")
+            if found:
+                return found
+    return None
+
+
+def _check_schema(text: bytes, where: str) -> None:
+    try:
+        schema = json.loads(text)
+    except (ValueError, RecursionError):
+        return  # helm says what is wrong with it
+    found = _schema_refs(schema)
+    if found:
+        raise Refused(
+            where,
+            1,
+            1,
+            f"values schema {found}: helm's JSON Schema loader would fetch it over the network; validate --build "
+            "never lets it: keep the schema's $refs inside the file (#/definitions/...)",
+        )
+
+
+def _dependencies(chart: Path) -> tuple[list[tuple[str, list]], Document | None, str]:
+    """A chart's dependencies (name, path in its file) and the file that lists them."""
+    meta = chart / "Chart.yaml"
+    docs = _documents(meta)
+    doc = next((d for d in docs if isinstance(d.data, dict)), None)
+    data = doc.data if doc is not None else {}
+    where, listed = str(meta), data.get("dependencies")
+    if data.get("apiVersion") != "v2" and (chart / "requirements.yaml").is_file():  # Helm 2's place
+        req = _documents(chart / "requirements.yaml")
+        doc = next((d for d in req if isinstance(d.data, dict)), None)
+        where, listed = str(chart / "requirements.yaml"), doc.data.get("dependencies") if doc else None
+    out = []
+    for index, dep in enumerate(listed if isinstance(listed, list) else []):
+        if isinstance(dep, dict) and isinstance(dep.get("name"), str):
+            out.append((dep["name"], ["dependencies", index]))
+    return out, doc, where
+
+
+def _vendored(chart: Path) -> dict[str, Path]:
+    """The subcharts in charts/: by the name their Chart.yaml gives, folders and archives."""
+    found: dict[str, Path] = {}
+    folder = chart / "charts"
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.is_dir():
+            docs = _documents(entry / "Chart.yaml")
+            data = next((d.data for d in docs if isinstance(d.data, dict)), {})
+            found[data.get("name") if isinstance(data.get("name"), str) else entry.name] = entry
+        elif entry.name.endswith(".tgz"):
+            found[re.sub(r"-v?\d+(\.\d+)*([-+][\w.+-]*)?\.tgz$|\.tgz$", "", entry.name)] = entry
+    return found
+
+
+def _check_archive(archive: Path) -> None:
+    """A packaged subchart: its values schemas checked as a folder's are, unpacked bounded."""
+    import gzip  # here: only a packaged subchart needs them
+    import tarfile
+
+    class Bounded(io.RawIOBase):
+        def __init__(self, raw):
+            self.raw, self.total = raw, 0
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer) -> int:
+            data = self.raw.read(len(buffer))
+            self.total += len(data)
+            if self.total > ARCHIVE_LIMIT:
+                raise Refused(str(archive), 1, 1, f"the packaged chart unpacks to more than {ARCHIVE_LIMIT:,} bytes")
+            buffer[: len(data)] = data
+            return len(data)
+
+    try:
+        with (
+            open(archive, "rb") as raw,
+            gzip.GzipFile(fileobj=raw) as unpacked,
+            tarfile.open(fileobj=io.BufferedReader(Bounded(unpacked)), mode="r|") as tar,
+        ):
+            for member in tar:
+                if member.isfile() and member.name.endswith("values.schema.json"):
+                    handle = tar.extractfile(member)
+                    if handle is not None:
+                        _check_schema(handle.read(FILE_LIMIT + 1)[:FILE_LIMIT], f"{archive}:{member.name}")
+    except (OSError, tarfile.TarError, EOFError, gzip.BadGzipFile):
+        return  # helm says what is wrong with it
+
+
+def check_chart(chart: Path, roots: list[str], depth: int = 0) -> None:
+    """Refuse a chart helm could not render offline, or that reads outside its folder."""
+    vendored = _vendored(chart)
+    deps, doc, where = _dependencies(chart)
+    for name, path in deps:
+        if name not in vendored:
+            line, column = _position(doc, path)
+            raise Refused(
+                where,
+                line,
+                column,
+                f"the dependency {name!r} is not vendored in {chart / 'charts'}: helm would need the network "
+                "(helm dependency build); validate --build never fetches: run helm dependency build where you "
+                "trust the repositories and commit charts/, or render the chart yourself and pipe the output "
+                "(helm template NAME CHART | paddlejob-manifests validate -)",
+            )
+    real_chart = os.path.realpath(chart)
+    for folder, dirs, files in os.walk(chart):
+        for name in dirs + files:
+            path = Path(folder, name)
+            if path.is_symlink() and not _inside(path, [real_chart]):
+                raise Refused(
+                    str(path),
+                    1,
+                    1,
+                    f"a symbolic link to {os.readlink(path)!r}, outside the chart: helm follows it (into .Files), "
+                    "validate --build renders no chart that reads files outside its folder",
+                )
+        if "values.schema.json" in files:
+            schema = Path(folder, "values.schema.json")
+            if schema.stat().st_size <= FILE_LIMIT:
+                _check_schema(schema.read_bytes(), str(schema))
+        for name in files:
+            if name.endswith(".tgz") and Path(folder).name == "charts":
+                _check_archive(Path(folder, name))
+    for sub in vendored.values():
+        if sub.is_dir() and depth < 20:
+            check_chart(sub, roots, depth + 1)
+
+
+def _chart_name(chart: Path) -> str | None:
+    docs = _documents(chart / "Chart.yaml")
+    data = next((d.data for d in docs if isinstance(d.data, dict)), {})
+    return data.get("name") if isinstance(data.get("name"), str) else None
+
+
+# -- building --------------------------------------------------------------------------------
+
+
+def build(target: Target, tool: str, roots: list[str], kube_version: str, timeout: float = TIMEOUT_SECONDS) -> Built:
+    """Build ``target`` with the executable ``tool``; Refused when it may not be built or fails."""
+    folder = os.path.abspath(target.folder)
+    if target.tool == "kustomize":
+        scan = check_kustomization(target.folder, roots)
+        argv = [tool, "kustomize", folder]
+        command = f"kubectl kustomize {target.folder}"
+        sources, inputs, name = scan.sources, frozenset(scan.inputs), None
+    else:
+        check_chart(Path(target.folder), roots)
+        argv = [tool, "template", RELEASE, folder, "--include-crds", "--kube-version", kube_version]
+        command = f"helm template {RELEASE} {target.folder} --include-crds --kube-version {kube_version}"
+        sources, inputs, name = {}, frozenset(), _chart_name(Path(target.folder))
+    with _Sandbox() as sandbox:
+        try:
+            text = run(argv, sandbox.env, sandbox.home, timeout)
+        except Failed as err:
+            raise Refused(target.file, 1, 1, f"`{command}` {err}") from None
+    return Built(target, command, text, sources, inputs, name)
+
+
+# -- the findings, placed on their sources ---------------------------------------------------
+
+
+def _helm_sources(text: str) -> list[tuple[int, str]]:
+    """(line, path) of every `# Source: PATH` line helm wrote, in order."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith("# Source: "):
+            out.append((number, line[len("# Source: ") :].strip()))
+    return out
+
+
+def _template_file(built: Built, source: str) -> str:
+    """The file of a `# Source:` path: CHART/templates/x.yaml is under the chart's folder; a
+    subchart's (CHART/charts/SUB/...) too when it is vendored as a folder of that name."""
+    rest = source.split("/", 1)[1] if "/" in source else source
+    path = Path(built.target.folder, rest)
+    return str(path) if path.is_file() else f"{built.target.folder}/{rest}"
+
+
+def placed(built: Built, report: Report) -> list[Located]:
+    """The findings of ``report`` (on the built output) placed on the files they came from."""
+    marks = _helm_sources(built.text) if built.target.tool == "helm" else []
+    out = []
+    for item in report.findings:
+        finding = item.finding
+        if built.target.tool == "helm":
+            source = next((path for line, path in reversed(marks) if line <= item.line), None)
+            file = _template_file(built, source) if source else built.target.file
+            note = f"(rendered by helm template: line {item.line} of `{built.command}`)"
+            line, column, index = 1, 1, 1
+        else:
+            kind, name = item.kind, item.name
+            candidates = built.sources.get((kind, name), []) if kind and name else []
+            note = f"(as `{built.command}` builds it: line {item.line} of its output)"
+            if len(candidates) == 1:
+                source = candidates[0]
+                file, index = source.file, source.document.index if source.document else 1
+                line, column = _position(source.document, split_path(finding.path) if finding.path else [])
+            else:  # made by a generator, or two files that could be it: the kustomization
+                file, line, column, index = built.target.file, 1, 1, 1
+                if candidates:
+                    note += f"; from one of {', '.join(sorted({c.file for c in candidates}))}"
+                else:
+                    note += "; no resource file holds it: made by a generator or a patch of the kustomization"
+        placed_finding = Finding(finding.severity, finding.path, finding.rule, f"{finding.message} {note}")
+        out.append(Located(placed_finding, file, index, line, column, item.api_version, item.kind, item.name))
+    return out
