@@ -347,7 +347,11 @@ def main() -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"validate bench{' (--quick: sizes cut, not the figures)' if args.quick else ''}")
     now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    changed = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "generator"], capture_output=True)
+    changed_files = len(changed.stdout.splitlines())
     print(f"  commit {head.stdout.decode().strip() or '?'}, {cores} cores, {now}")
+    if changed_files:
+        print(f"  the checkout's generator/ as it is: {changed_files} files differ from the commit")
     print(f"  load average at the start: {load_average()}")
     print("  the machine may be shared: CPU-time ratios are the figures to trust, wall time moves with its load")
     started = time.monotonic()
