@@ -16,6 +16,13 @@ gateway.networking.x-k8s.io group). A cluster has one channel's CRDs installed, 
 gateway-api names its channel: `1.3` is the standard channel (folder 1.3/), `1.3-experimental`
 the experimental one (folder 1.3-experimental/, a ChannelRelease); the default is the newest
 release's standard channel, as the project's install guide installs by default.
+
+Gateway API objects are judged by the CRDs alone, as a cluster from 1.1 on does: the schema and
+its CEL rules (validate/crd/cel.py; transition rules need the old object and run on updates
+only). Not modelled: v1.0's optional validating webhook (webhook-install.yaml, pkg/admission,
+removed in v1.1: checks of v1alpha2/v1beta1/v1 routes and gateways that the CEL rules mostly
+repeat), and what implementations report in status rather than refuse (an HTTPS listener
+without tls, a certificateRef to a Secret that does not exist, a parentRef to no Gateway).
 """
 
 from __future__ import annotations
