@@ -115,7 +115,13 @@ _RULES = [
     Rule("not-an-object", "object", ERROR, "a document that is not a mapping"),
     Rule("required", "object", ERROR, "a required field is missing (apiVersion, kind, metadata, or per schema)"),
     Rule("legacy-api", "object", ERROR, "the legacy paddlepaddle.org/v1 PaddleJob, which no operator serves"),
-    Rule("api-not-served", "object", ERROR, "an apiVersion the targeted release does not serve for the kind"),
+    Rule(
+        "api-not-served",
+        "object",
+        ERROR,
+        "an apiVersion the targeted release does not serve for the kind, or serves only with --runtime-config "
+        "(an alpha version; from 1.24 a new beta one)",
+    ),
     Rule(
         "kind-not-served",
         "object",

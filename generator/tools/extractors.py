@@ -371,14 +371,20 @@ def resource_config(source: str) -> dict[str, list]:
     return out
 
 
+# Kinds whose resource is their name in lower case (meta.unpluralizedSuffixes)
+UNPLURALIZED_SUFFIXES = ("endpoints",)
+
+
 def guess_resource(kind: str) -> str:
     """The resource of a kind as apimachinery guesses it (meta.UnsafeGuessKindToResource,
-    k8s.io/apimachinery/pkg/api/meta/restmapper.go): lower case, then the English plural
-    (`y` -> `ies` after a consonant, `s`/`ch`/`sh`/`x`/`z` -> `es`, else `s`)."""
+    k8s.io/apimachinery/pkg/api/meta/restmapper.go): lower case; unchanged after a suffix of
+    unpluralizedSuffixes; `s` -> `ses`, `y` -> `ies`, else `s` (Gateway -> gatewaies, as there)."""
     singular = kind.lower()
-    if singular.endswith(("s", "x", "z", "ch", "sh")):
+    if not singular or singular.endswith(UNPLURALIZED_SUFFIXES):
+        return singular
+    if singular.endswith("s"):
         return singular + "es"
-    if singular.endswith("y") and singular[-2:-1] not in tuple("aeiou"):
+    if singular.endswith("y"):
         return singular[:-1] + "ies"
     return singular + "s"
 

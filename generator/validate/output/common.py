@@ -44,12 +44,12 @@ def printable(text: str) -> str:
 
 
 def what(item: Located) -> str:
-    """KIND/NAME of the finding's object; its document (1-based) where the object has no kind,
-    as a document kubectl cannot read (a YAML syntax error), or no name."""
+    """KIND/NAME of the finding's object; its document (1-based) where the object has no kind (a
+    document kubectl cannot read: a YAML syntax error) or no name (a List)."""
     if not item.kind:
         return f"document {item.document}"
     if not item.name:
-        return printable(f"{item.kind} (document {item.document}, no name)")
+        return printable(f"{item.kind} (document {item.document})")
     return printable(f"{item.kind}/{item.name}")
 
 
