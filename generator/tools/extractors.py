@@ -378,7 +378,7 @@ UNPLURALIZED_SUFFIXES = ("endpoints",)
 def guess_resource(kind: str) -> str:
     """The resource of a kind as apimachinery guesses it (meta.UnsafeGuessKindToResource,
     k8s.io/apimachinery/pkg/api/meta/restmapper.go): lower case; unchanged after a suffix of
-    unpluralizedSuffixes; `s` -> `ses`, `y` -> `ies`, else `s` (Gateway -> gatewaies, as there)."""
+    unpluralizedSuffixes; a final `s` takes `es`, a final `y` becomes `ies` (Gateway: gatewaies, as there), else `s`."""
     singular = kind.lower()
     if not singular or singular.endswith(UNPLURALIZED_SUFFIXES):
         return singular
