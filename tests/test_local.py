@@ -44,14 +44,14 @@ def render(tmp_path: Path, runtime: str, *flags: str) -> Path:
     return path
 
 
-def local(tmp_path: Path, manifests: Path, *flags: str) -> subprocess.CompletedProcess:
+def local(tmp_path: Path, manifests: Path, *flags: str, env: dict | None = None) -> subprocess.CompletedProcess:
     workdir = tmp_path / "code"
     if not workdir.exists():
         shutil.copytree(PROGRAMS, workdir)
     return subprocess.run(
         [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "240", *flags,
          str(manifests)],
-        capture_output=True, text=True, cwd=REPO, timeout=300,
+        capture_output=True, text=True, cwd=REPO, timeout=300, env=None if env is None else {**os.environ, **env},
     )  # fmt: skip
 
 
@@ -162,13 +162,14 @@ def paddle2_launcher_problems(env: dict[str, str]) -> list[str]:
 )
 def test_collective_pods_meet_the_paddle_2_launcher_contract(tmp_path, runtime, flags):
     job = render(tmp_path, runtime, "--workers", "3", "--gpus", "1", "--command", "python env_dump.py")
-    done = local(tmp_path, job, *flags)
+    done = local(tmp_path, job, *flags, env={"CUDA_VISIBLE_DEVICES": "0,1,2"})  # a machine with 3 GPUs
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     envs = {pod: json.loads(text) for pod, text in tagged(done.stdout, "ENV").items()}
     assert len(envs) == 3
     for pod, env in envs.items():
         assert paddle2_launcher_problems(env) == [], pod
         assert int(env["PADDLE_TRAINER_ID"]) == int(pod.rsplit("-", 1)[1])
+    assert sorted(env["CUDA_VISIBLE_DEVICES"] for env in envs.values()) == ["0", "1", "2"]  # one each
 
 
 def test_an_elastic_job_passes_paddles_enable_elastic(tmp_path, monkeypatch):

