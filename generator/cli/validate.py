@@ -208,7 +208,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     found = discover.find(args.paths, args.ignore, build=args.build)
     for path, why in found.skipped:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
-    tools = _tools(args) if found.builds else {}
+    tools = _tools(args) if args.build else {}
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
     projects = {p.name: getattr(args, f"{p.name.replace('-', '_')}_version") for p in PROJECTS if p.validated}
     try:

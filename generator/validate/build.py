@@ -61,6 +61,7 @@ NOWHERE = "http://127.0.0.1:9"
 _META_SCHEMA = re.compile(r"^https?://json-schema\.org/(draft-0[3467]|draft/20(19-09|20-12))/schema#?$")
 _REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@|^git::|\?ref=|^(github\.com|gitlab\.com|bitbucket\.org)/", re.I)
 # kustomization fields that would make kustomize run helm (helmCharts needs --enable-helm)
+_KLOG = re.compile(r"^[EWI]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] ", re.M)  # kubectl's log header on each line
 _HELM_FIELDS = ("helmCharts", "helmChartInflationGenerator", "helmGlobals")
 _PLUGIN_FIELDS = ("generators", "transformers", "validators")
 _FUNCTION_ANNOTATIONS = ("config.kubernetes.io/function", "config.k8s.io/function")
@@ -229,7 +230,7 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
         proc.stdout.close()
         proc.stderr.close()
     if proc.returncode != 0:
-        said = err.decode("utf-8", "replace").strip()
+        said = _KLOG.sub("", err.decode("utf-8", "replace")).strip()
         said = " ".join(said.split())[:2000] or "no message"
         raise Failed(f"failed (exit {proc.returncode}): {said}")
     try:
@@ -595,6 +596,7 @@ def _chart_name(chart: Path) -> str | None:
 def build(target: Target, tool: str, roots: list[str], kube_version: str, timeout: float = TIMEOUT_SECONDS) -> Built:
     """Build ``target`` with the executable ``tool``; Refused when it may not be built or fails."""
     folder = os.path.abspath(target.folder)
+    roots = [*roots, os.path.realpath(folder)]  # a kustomization named as a file: its own folder
     if target.tool == "kustomize":
         scan = check_kustomization(target.folder, roots)
         argv = [tool, "kustomize", folder]
