@@ -455,7 +455,7 @@ def main() -> int:
     templates = [PADDLEJOB, DEPLOYMENT, VOLCANO_JOB, SERVICE]
     for f in range(n_repo):
         write(repo / f"app-{f // 20:02d}", f"manifests-{f:03d}.yaml", stream(templates[f % 4], 25, start=f * 25))
-    folders("", rounds)
+    folders("", 2 * rounds)  # cheap runs: more rounds
 
     one = write(tmp, "one.yaml", stream(PADDLEJOB, 1))
     imports = tool("python -c 'import yaml'", [PYTHON, "-c", "import yaml"])
@@ -469,7 +469,7 @@ def main() -> int:
     spinner = subprocess.Popen([PYTHON, "-c", "while True: pass"])
     try:
         time.sleep(spin_lead)
-        folders(", a core busy (a spinning process)", rounds)
+        folders(", a core busy (a spinning process)", 2 * rounds)
     finally:
         spinner.kill()
         spinner.wait()
