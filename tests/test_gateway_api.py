@@ -30,9 +30,11 @@ GATEWAY = projects.THIRDPARTY / "gateway-api"
 SOURCES = [s for s in json.loads((projects.THIRDPARTY / "SOURCES.json").read_text()) if s["project"] == "gateway-api"]
 GOOD = FIXTURES / "validate" / "good" / "gateway-api.yaml"
 EXPERIMENTAL = projects.ChannelRelease
-# a snapshot of https://github.com/kubernetes-sigs/gateway-api with its tags (bare is fine), to
-# extract the CRDs again and compare
-GIT_DIR = os.environ.get("GATEWAY_API_GIT", "/work/.mirror/kubernetes-sigs+gateway-api/repo")
+# GATEWAY_API_GIT: a clone of https://github.com/kubernetes-sigs/gateway-api with its tags (bare
+# is fine), to extract the CRDs again and to check each release's examples; without it those
+# tests are skipped
+GIT_DIR = os.environ.get("GATEWAY_API_GIT", "")
+HAVE_GIT_DIR = bool(GIT_DIR) and Path(GIT_DIR, "HEAD").exists()
 
 
 def findings(text: str, release=None, tmp_path: Path | None = None):
@@ -87,7 +89,7 @@ def test_sources_json_names_every_file_once_with_its_commit_and_sha256():
     assert all(s["channel"] == "experimental" for s in SOURCES if "x-k8s.io" in s["apiVersion"])
 
 
-@pytest.mark.skipif(not Path(GIT_DIR, "HEAD").exists(), reason=f"no gateway-api snapshot at {GIT_DIR}")
+@pytest.mark.skipif(not HAVE_GIT_DIR, reason="GATEWAY_API_GIT names no clone of kubernetes-sigs/gateway-api")
 def test_extracting_again_from_the_tags_gives_the_committed_files(tmp_path, monkeypatch):
     from generator.tools import gateway_extract
 
@@ -319,7 +321,7 @@ def _examples(tag: str, folder: str, tmp_path: Path) -> list[str]:
     return written
 
 
-@pytest.mark.skipif(not Path(GIT_DIR, "HEAD").exists(), reason=f"no gateway-api snapshot at {GIT_DIR}")
+@pytest.mark.skipif(not HAVE_GIT_DIR, reason="GATEWAY_API_GIT names no clone of kubernetes-sigs/gateway-api")
 @pytest.mark.parametrize("release", projects.releases("gateway-api"), ids=str)
 def test_each_releases_examples_pass_its_own_crds(release, tmp_path):
     """examples/standard at the release's tag against its standard channel; all of examples/
