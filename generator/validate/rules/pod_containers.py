@@ -185,9 +185,9 @@ def _empty_findings(obj: dict, fields: tuple[str, ...], here: str, what: str) ->
 def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
     """The Required checks of each volume source: a field given as "" (missing is the schema's)."""
     out = []
-    for source, fields in VOLUME_REQUIRED.items():
-        value = volume.get(source)
-        if isinstance(value, dict):
+    for source, value in volume.items():  # a volume has one source or two: not every known one
+        fields = VOLUME_REQUIRED.get(source)
+        if fields and isinstance(value, dict):
             out += _empty_findings(value, fields, f"{here}.{source}", f"a {source} volume")
             listed = VOLUME_REQUIRED_LISTS.get(source)
             if listed and value.get(listed) == []:
