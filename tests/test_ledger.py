@@ -185,3 +185,22 @@ def test_docs_validate_md_holds_the_coverage_of_the_ledgers_as_they_are():
         assert still == sum(
             entry["status"] not in rulebook.RULES and entry["status"] != "not-modelled" for entry in ledger["entries"]
         )
+
+
+def test_the_external_calls_are_the_extractors_when_the_pinned_source_is_here():
+    ledger = load(SCHEMA_DIR / "ledger" / "core-pod.json")
+    assert "unversionedvalidation.ValidateLabelSelector" in ledger["external_calls"]["calls"]
+    copy = os.environ.get("K8S_VALIDATION_GO")
+    if not copy:
+        pytest.skip("K8S_VALIDATION_GO is not set")
+    text = Path(copy).read_text()
+    assert extractors.external_calls(text, ledger["root"]) == ledger["external_calls"]["calls"]
+
+
+def test_external_calls_are_imported_packages_only():
+    go = GO.replace("package validation\n", 'package validation\n\nimport (\n\tv "k8s.io/x/validation"\n)\n')
+    go = go.replace(
+        "check := validateByValue",
+        "_ = v.IsQualifiedName(spec.Name)\n\t_ = spec.Items.Len()\n\tcheck := validateByValue",
+    )
+    assert extractors.external_calls(go, "ValidateThing") == ["v.IsQualifiedName"]

@@ -190,6 +190,39 @@ def validation_call_sites(source: str, root: str = "ValidatePodSpec", prefix: st
             yield CallSite(ident, name, line, error_type, path, _detail(error_type, args))
 
 
+# packages whose calls are no validation of their own (formatting, strings, sets, the errors)
+_PLAIN = {"field", "fmt", "strings", "sets", "utf8", "unicode", "reflect", "path", "filepath", "math", "regexp", "json"}
+_QUALIFIED_CALL = re.compile(r"\b([a-z][A-Za-z0-9]*)\.([A-Z]\w*)\(")
+
+
+def external_calls(source: str, root: str = "ValidatePodSpec") -> list[str]:
+    """The package-qualified functions (``validation.IsQualifiedName``,
+    ``unversionedvalidation.ValidateLabelSelector``, ...) that the functions ``root`` reaches
+    call in other files: their own error sites are not in this file's ledger."""
+    masked = _masked(source)
+    functions = go_functions(source)
+    packages = _imports(source) - _PLAIN
+    found = set()
+    for name in reachable(source, root):
+        start, end = functions[name]
+        for package, function in _QUALIFIED_CALL.findall(masked, start, end):
+            if package in packages:
+                found.add(f"{package}.{function}")
+    return sorted(found)
+
+
+def _imports(source: str) -> set[str]:
+    """The names the file's imports go by: the alias, or the path's last element."""
+    block = re.search(r"^import \((.*?)^\)", source, re.M | re.S)
+    lines = block.group(1).splitlines() if block else re.findall(r"^import (.*)$", source, re.M)
+    names = set()
+    for line in lines:
+        match = re.match(r'\s*(?:([\w.]+)\s+)?"([^"]+)"', line)
+        if match:
+            names.add(match.group(1) or match.group(2).rsplit("/", 1)[-1])
+    return names
+
+
 MECHANICAL = ("function", "line", "type", "path")  # what the extractor writes; the rest is people's
 
 

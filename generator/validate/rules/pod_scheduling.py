@@ -11,6 +11,7 @@ import ipaddress
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.selector import selector_findings
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -263,6 +264,9 @@ def _pod_term_findings(term: dict, here: str, label_keys: bool) -> list[Finding]
     """validatePodAffinityTerm: namespaces are namespace names, topologyKey a label key, and
     (``label_keys``: where the fields are kept) matchLabelKeys and mismatchLabelKeys."""
     out = _pod_label_keys_findings(term, here) if label_keys else []
+    for field in ("labelSelector", "namespaceSelector"):  # ValidatePodAffinityTermSelector
+        if isinstance(term.get(field), dict):
+            out += selector_findings(term[field], f"{here}.{field}")
     for k, name in enumerate(as_list(term.get("namespaces"))):
         if isinstance(name, str) and not (len(name) <= 63 and DNS1123_LABEL.match(name)):
             out.append(
@@ -316,6 +320,8 @@ def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) ->
             if when != "DoNotSchedule":
                 message = f"minDomains applies only with whenUnsatisfiable: DoNotSchedule, got {when!r}"
                 out.append(error(f"{here}.minDomains", "topology-spread", message))
+        if isinstance(c.get("labelSelector"), dict):  # unversionedvalidation.ValidateLabelSelector
+            out += selector_findings(c["labelSelector"], f"{here}.labelSelector")
         keys = c.get("matchLabelKeys")
         if isinstance(keys, list) and keys and enforced(releases, since=MATCH_LABEL_KEYS_SINCE):
             out += _label_keys_findings(c, keys, f"{here}.matchLabelKeys", "topology-spread", spread=True)
