@@ -399,6 +399,18 @@ def test_a_template_that_loops_is_stopped_at_the_time_limit(tmp_path, helm):
     assert not _processes_named(str(tmp_path / "chart"))  # killed with its process group
 
 
+@pytest.mark.parametrize("helm", HELM)
+def test_a_template_that_asks_for_gigabytes_is_stopped_at_the_memory_limit(tmp_path, helm):
+    bomb = "{{- $numbers := until 1000000000 }}{{ len $numbers }}\n"  # 8 GB of integers
+    write(
+        tmp_path, {"chart/Chart.yaml": "apiVersion: v2\nname: bomb\nversion: 0.1.0\n", "chart/templates/x.yaml": bomb}
+    )
+    code, out, err = run(["--build", "--helm", str(helm), "chart"], tmp_path)
+    assert code == 1 and "Traceback" not in err, out + err
+    assert out.startswith("chart/Chart.yaml:1:1: error: ")
+    assert "ran out of memory (the limit is 2 GiB of address space): stopped" in out
+
+
 PROBE = """\
 #!/bin/sh
 # a stand-in tool that shows what it was given: its environment, as a ConfigMap

@@ -22,8 +22,9 @@ The files are the pull request's, so a build must neither reach the network nor 
   `--enable-dns` are never given;
 - each tool runs with a minimal environment (no PATH, KUBECONFIG=/dev/null, HOME and every
   HELM_* folder in a temporary folder removed afterwards, proxies that lead nowhere), in a new
-  network namespace where `unshare` can make one, in its own process group that is killed when
-  it ends, when the time limit passes or when its output passes OUTPUT_LIMIT bytes.
+  network namespace where `unshare` can make one, with at most MEMORY_LIMIT bytes of address
+  space, in its own process group that is killed when it ends, when the time limit passes or
+  when its output passes OUTPUT_LIMIT bytes.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 RELEASE = "release-name"  # the name `helm template` gives a release when none is given (Helm 2's and 3's default)
 TIMEOUT_SECONDS = 60.0  # per build (--build-timeout)
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a tool's output read at most: the limit of a pipe (stream.py)
+MEMORY_LIMIT = 2 << 30  # bytes of address space a tool may map (Go's runtime runs well below 1 GiB)
 STDERR_LIMIT = 16 * 1024  # bytes of a tool's error output kept for the message
 FILE_LIMIT = 3 * 1024 * 1024  # a kustomization, Chart.yaml or values schema: the apiserver's document limit
 ARCHIVE_LIMIT = 64 * 1024 * 1024  # bytes unpacked at most from a packaged subchart to check it
@@ -98,7 +100,7 @@ class Built(NamedTuple):
     command: str  # as a user would type it to see the same output
     text: str  # the tool's output
     sources: dict[tuple[str, str], list[Source]]  # (kind, name as built) -> its source files (kustomize)
-    inputs: frozenset[str]  # the resource files the build read (resolved): not read on their own
+    inputs: frozenset[str]  # resource files the build read (resolved), but those `render` wrote: not read alone
     chart_name: str | None = None  # helm: the chart's name, the first part of each `# Source:` path
 
 
@@ -178,6 +180,12 @@ class Failed(Exception):
     """A tool that failed, timed out or wrote too much; the message says which."""
 
 
+def _limit_memory() -> None:  # in the child, before exec: inherited by the tool and its children
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: int = OUTPUT_LIMIT) -> str:
     """The standard output of ``argv``, run in a process group of its own that is killed when it
     ends (no process is left behind), after ``timeout`` seconds, or past ``limit`` bytes of
@@ -193,6 +201,7 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
             cwd=cwd,
             start_new_session=True,
             close_fds=True,
+            preexec_fn=_limit_memory,
         )
     except OSError as err:
         raise Failed(f"cannot run {argv[0]}: {err.strerror or err}") from None
@@ -229,6 +238,8 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
         selector.close()
         proc.stdout.close()
         proc.stderr.close()
+    if proc.returncode != 0 and b"out of memory" in err:
+        raise Failed(f"ran out of memory (the limit is {MEMORY_LIMIT >> 30} GiB of address space): stopped")
     if proc.returncode != 0:
         said = _KLOG.sub("", err.decode("utf-8", "replace")).strip()
         said = " ".join(said.split())[:2000] or "no message"
