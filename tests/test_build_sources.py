@@ -213,6 +213,13 @@ REFUSED = {
         "helmCharts: kustomize would run helm",
     ),
     "outside": ("resources: [../../elsewhere]\n", "is outside the folders named"),
+    # kustomize's file loader fetches an http(s) path (api/internal/loader/fileloader.go)
+    "patch-url": ("patches:\n  - path: https://example.com/p.yaml\n", "patches[0].path: 'https://example.com/p.yaml'"),
+    "generator-url": (
+        "configMapGenerator:\n  - name: c\n    files: [k=https://example.com/f]\n",
+        "configMapGenerator[0].files[0]: 'k=https://example.com/f' is a remote target",
+    ),
+    "openapi-url": ("openapi:\n  path: http://example.com/s.json\n", "openapi.path: 'http://example.com/s.json'"),
 }
 
 
@@ -494,3 +501,12 @@ def test_tool_flags_need_build_and_an_executable(tmp_path):
     assert code == 2 and "no executable file there" in err
     code, _, err = run(["--build", "--build-timeout", "0", "."], tmp_path)
     assert code == 2 and "--build-timeout" in err
+
+
+@needs_kubectl
+def test_a_url_as_a_value_is_no_remote_file(tmp_path):
+    """An annotation that holds a URL is data, not a file kustomize loads: built."""
+    kustomization = "resources: [deploy.yaml]\ncommonAnnotations: {docs: 'https://example.com/runbook'}\n"
+    write(tmp_path, {"app/kustomization.yaml": kustomization, "app/deploy.yaml": DEPLOYMENT})
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "app"], tmp_path)
+    assert code == 0 and out.strip().endswith("1 document: 0 errors, 0 warnings (valid)"), out + err

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.core import provenance
-from generator.core.findings import Finding, split_path
+from generator.core.findings import Finding, dotted, split_path
 from generator.kubeyaml.load import Document, iter_documents
 from generator.validate.report import Located, Report
 
@@ -333,6 +333,35 @@ def _plugin_config(kfile: str, doc: Document | None, where: list, config: object
         )
 
 
+# kustomization fields that name a file to load, which kustomize's file loader fetches when it is
+# an http(s) URL (api/internal/loader/fileloader.go, kustomize v5): patches' and replacements'
+# `path`, openapi's `path`, generators' `files` (KEY=PATH), `envs` and `env`, ...
+_PATH_KEYS = frozenset({"path", "env"})
+_PATH_LISTS = frozenset({"files", "envs", "configurations", "crds", "patchesStrategicMerge"})
+
+
+def _remote_path(node: object, where: tuple = ()) -> tuple[list, str] | None:
+    """The first file a kustomization names (by the fields above, at any depth) that is a URL or
+    a git repository: (its path in the document, the entry)."""
+    if isinstance(node, dict):
+        items = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return None
+    for key, value in items:
+        here = (*where, key)
+        if isinstance(value, str) and "\n" not in value:
+            named = key in _PATH_KEYS or (isinstance(key, int) and where and where[-1] in _PATH_LISTS)
+            if named and _REMOTE.search(value.partition("=")[2] if "=" in value.split("://")[0] else value):
+                return list(here), value
+        elif isinstance(value, dict | list) and len(here) < 20:
+            found = _remote_path(value, here)
+            if found:
+                return found
+    return None
+
+
 class _Scan:
     """The kustomizations a build reads, checked before it runs, and the objects of their
     resource files by (kind, name as the build names them)."""
@@ -364,6 +393,10 @@ class _Scan:
                     "(kubectl kustomize --enable-helm); validate --build never does: vendor the chart into the "
                     "repository and name it by its folder, which --build renders with helm template",
                 )
+        if (remote := _remote_path(data)) is not None:
+            where, entry = remote
+            line, column = _position(doc, where)
+            raise self._remote(kfile, line, column, dotted(where), entry)
         inner_prefix = data.get("namePrefix") if isinstance(data.get("namePrefix"), str) else ""
         inner_suffix = data.get("nameSuffix") if isinstance(data.get("nameSuffix"), str) else ""
         prefix, suffix = prefix + inner_prefix, inner_suffix + suffix
