@@ -510,3 +510,13 @@ def test_a_url_as_a_value_is_no_remote_file(tmp_path):
     write(tmp_path, {"app/kustomization.yaml": kustomization, "app/deploy.yaml": DEPLOYMENT})
     code, out, err = run(["--build", "--kubectl", KUBECTL, "app"], tmp_path)
     assert code == 0 and out.strip().endswith("1 document: 0 errors, 0 warnings (valid)"), out + err
+
+
+@needs_helm
+def test_a_library_chart_is_skipped_with_a_note(tmp_path):
+    """helm template refuses a library chart ("library charts are not installable"): no error."""
+    write(tmp_path, {"lib/Chart.yaml": "apiVersion: v2\nname: lib\nversion: 0.1.0\ntype: library\n"})
+    write(tmp_path, {"lib/templates/_helpers.tpl": '{{- define "lib.name" -}}lib{{- end }}\n'})
+    code, out, err = run(["--build", "--helm", str(A_HELM), "."], tmp_path)
+    assert code == 0, out + err
+    assert "lib: skipped: a Helm library chart: rendered where a chart uses it" in err

@@ -170,6 +170,12 @@ def _build(targets, tools, roots, kube_version, timeout):
     for tool, folder, file in targets:
         target = builder.Target(tool, folder, file)
         exe = tools.get(tool)
+        if tool == "helm" and builder.is_library(folder):
+            print(
+                f"{outputs.printable(folder)}: skipped: a Helm library chart: rendered where a chart uses it",
+                file=sys.stderr,
+            )
+            continue
         if exe is None:
             name = "kubectl" if tool == "kustomize" else "helm"
             note = discover.KUSTOMIZATION_NOTE if tool == "kustomize" else discover.CHART_NOTE

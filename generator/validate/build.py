@@ -628,6 +628,12 @@ def check_chart(chart: Path, roots: list[str], depth: int = 0) -> None:
             check_chart(sub, roots, depth + 1)
 
 
+def is_library(chart: str) -> bool:
+    """A library chart (`type: library`): helm renders it only inside the charts that use it."""
+    docs = _documents(Path(chart, "Chart.yaml"))
+    return any(isinstance(d.data, dict) and d.data.get("type") == "library" for d in docs)
+
+
 def _chart_name(chart: Path) -> str | None:
     docs = _documents(chart / "Chart.yaml")
     data = next((d.data for d in docs if isinstance(d.data, dict)), {})
