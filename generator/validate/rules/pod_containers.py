@@ -201,12 +201,22 @@ def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
     return out
 
 
+def _is_str(value) -> bool:
+    return isinstance(value, str)
+
+
+def _strings(values) -> set[str]:
+    """The strings among ``values`` (input of any shape: a list where a name belongs is the
+    schema's finding, and no set can hold it)."""
+    return {v for v in values if isinstance(v, str)}
+
+
 def _device_findings(devices: list, mounts: list, spec: dict, here: str) -> list[Finding]:
     """ValidateVolumeDevices: a raw block device comes from a claim (persistentVolumeClaim or
     ephemeral) of the pod, once by name and path, its path without '..', neither in volumeMounts."""
-    volumes = {v.get("name"): v for v in as_list(spec.get("volumes")) if isinstance(v, dict)}
-    mount_names = {as_dict(m).get("name") for m in mounts}
-    mount_paths = {as_dict(m).get("mountPath") for m in mounts}
+    volumes = {v["name"]: v for v in as_list(spec.get("volumes")) if isinstance(v, dict) and _is_str(v.get("name"))}
+    mount_names = _strings(as_dict(m).get("name") for m in mounts)
+    mount_paths = _strings(as_dict(m).get("mountPath") for m in mounts)
     out, names, paths = [], set(), set()
     for j, device in enumerate(devices):
         if not isinstance(device, dict):
@@ -290,7 +300,7 @@ def _own_claim_findings(volumes: list, path: str, pod_name: str) -> list[Finding
             out.append(error(f"{path}[{i}].name", "volume-source", message))
     for i, volume in enumerate(volumes):
         claim = as_dict(as_dict(volume).get("persistentVolumeClaim")).get("claimName")
-        if claim in ephemeral:
+        if isinstance(claim, str) and claim in ephemeral:
             message = f"claimName {claim!r} is the claim this pod's ephemeral volume creates: mount that volume instead"
             out.append(error(f"{path}[{i}].persistentVolumeClaim.claimName", "volume-source", message))
     return out
@@ -534,7 +544,8 @@ def _ephemeral_findings(spec: dict, ephemeral: list, path: str, template: bool) 
         "move the container to containers or initContainers"
     )
     out = [error(path, "ephemeral-container", message)]
-    names = {as_dict(c).get("name") for g in ("containers", "initContainers") for c in as_list(spec.get(g))}
+    names = _strings(as_dict(c).get("name") for g in ("containers", "initContainers") for c in as_list(spec.get(g)))
+    others = set(names)
     for i, c in enumerate(ephemeral):
         if not isinstance(c, dict):
             continue
@@ -543,13 +554,13 @@ def _ephemeral_findings(spec: dict, ephemeral: list, path: str, template: bool) 
         if isinstance(name, str) and name in names:
             message = f"container name {name!r} is used twice: ephemeral container names are unique across all"
             out.append(error(f"{here}.name", "ephemeral-container", message))
-        names.add(name)
+        if isinstance(name, str):
+            names.add(name)
         for field in EPHEMERAL_FORBIDDEN:
             if c.get(field) not in (None, {}, []):
                 message = f"{field} cannot be set on an ephemeral container"
                 out.append(error(f"{here}.{field}", "ephemeral-container", message))
         target = c.get("targetContainerName")
-        others = {as_dict(o).get("name") for g in ("containers", "initContainers") for o in as_list(spec.get(g))}
         if isinstance(target, str) and target and target not in others:
             message = f"targetContainerName {target!r} names no container or init container of the pod"
             out.append(error(f"{here}.targetContainerName", "ephemeral-container", message))

@@ -342,8 +342,8 @@ def _label_keys_findings(term: dict, keys: list, where: str, rule: str, spread: 
         field = where.rpartition(".")[2]
         return [error(where, rule, f"{field} needs a labelSelector: the keys narrow the pods it selects")]
     out = []
-    in_selector = set(as_dict(selector.get("matchLabels")))
-    in_selector |= {as_dict(e).get("key") for e in as_list(selector.get("matchExpressions"))}
+    in_selector = {k for k in as_dict(selector.get("matchLabels")) if isinstance(k, str)}
+    in_selector |= {k for e in as_list(selector.get("matchExpressions")) if isinstance(k := as_dict(e).get("key"), str)}
     for i, key in enumerate(keys):
         if not isinstance(key, str):
             continue
@@ -365,9 +365,11 @@ def _pod_label_keys_findings(term: dict, here: str) -> list[Finding]:
             out += _label_keys_findings(term, keys, f"{here}.{field}", "affinity", spread=False)
     selector = term.get("labelSelector")
     if isinstance(selector, dict) and match:
-        seen = set(as_dict(selector.get("matchLabels")))
+        seen = {k for k in as_dict(selector.get("matchLabels")) if isinstance(k, str)}
         for expression in as_list(selector.get("matchExpressions")):
             key = as_dict(expression).get("key")
+            if not isinstance(key, str):
+                continue
             if key in match and key in seen:
                 message = f"label key {key!r} is in both matchLabelKeys and the labelSelector: keep it in one"
                 out.append(error(f"{here}.matchLabelKeys[{match.index(key)}]", "affinity", message))
