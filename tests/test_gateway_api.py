@@ -296,13 +296,9 @@ spec:
 ADDRESSES = ROOT / "tests/fixtures/realworld/gateway-api/examples/standard/gateway-addresses.yaml"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a false positive of validate/crd/validator.py: to_json_schema closes the properties of a oneOf "
-    "branch (additionalProperties: false), so the Hostname address fails the CRD's `type not IPAddress` branch; "
-    "the apiserver prunes by the structural schema only, never inside allOf/anyOf/oneOf/not",
-)
 def test_a_hostname_address_passes_the_gateways_oneof(tmp_path):
+    """The apiserver prunes and closes by the structural schema only, never inside
+    allOf/anyOf/oneOf/not: the Hostname address passes the CRD's `type not IPAddress` branch."""
     assert findings(ADDRESSES.read_text(), None, tmp_path) == []
 
 

@@ -11,6 +11,7 @@ import pytest
 from generator import validate
 from generator.core import rulebook
 from generator.schema import kubernetes as kube
+from generator.schema import projects
 from generator.validate import sources as schemasource
 
 from .conftest import FIXTURES, KUBECTL, kubectl_decode_error, needs_kubectl
@@ -46,8 +47,7 @@ def kube_version(path: Path) -> int:
 def project_release(path: Path, project: str):
     for line in header(path):
         if line.startswith(f"# {project}-version:"):
-            major, minor = line.split(":", 1)[1].strip().split(".")
-            return int(major), int(minor)
+            return projects.parse_release(project, line.split(":", 1)[1].strip())
     return None
 
 
@@ -60,7 +60,7 @@ def crds(path: Path) -> schemasource.CrdSource | None:
 def findings(path: Path):
     checker = validate.ObjectChecker(
         kube_version(path),
-        projects={name: project_release(path, name) for name in ("volcano", "kubeflow", "trainer", "jobset")},
+        projects={name: project_release(path, name) for name in projects.VALIDATED},
         crds=crds(path),
     )
     return validate.validate_files([str(path)], checker)

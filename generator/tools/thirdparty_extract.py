@@ -148,7 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paddle-operator", type=Path, required=True, metavar="GIT_DIR")
     args = parser.parse_args(argv)
     sources = [source for project in PROJECTS for source in extract(project, getattr(args, project.replace("-", "_")))]
-    (THIRDPARTY / "SOURCES.json").write_text(json.dumps(sources, indent=1) + "\n")
+    # the entries of the projects this extractor does not write (gateway_extract.py's) are kept
+    path = THIRDPARTY / "SOURCES.json"
+    kept = [s for s in json.loads(path.read_text()) if s["project"] not in PROJECTS] if path.exists() else []
+    path.write_text(json.dumps(sources + kept, indent=1) + "\n")
     print(f"wrote {len(sources)} schemas under {THIRDPARTY}", file=sys.stderr)
     return 0
 

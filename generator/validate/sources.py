@@ -79,7 +79,9 @@ class ProjectSource:
             return None
         if isinstance(source, str):
             release = self._releases[source]
-            return Schema(f"{source} {release[0]}.{release[1]}", lambda: thirdparty.schema(api_version, kind, release))
+            return Schema(
+                f"{source} {thirdparty.folder_name(release)}", lambda: thirdparty.schema(api_version, kind, release)
+            )
         return Schema("paddle-operator", lambda: crdschema.openapi_schema(self._target, path=source))
 
     def kinds(self) -> Iterable[tuple[str, str]]:

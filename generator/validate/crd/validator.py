@@ -82,10 +82,15 @@ def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict
                 )
                 for name, sub in value.items()
             }
-        elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
             out[key] = to_json_schema(value, strict, False)
+        elif key == "not" and isinstance(value, dict):
+            # A junctor's properties are value validation only: pruning, and so unknown fields,
+            # follow the structural schema (apiextensions-apiserver pkg/apiserver/schema/pruning),
+            # so nothing inside allOf/anyOf/oneOf/not is closed.
+            out[key] = to_json_schema(value, False, False)
         elif key in ("anyOf", "allOf", "oneOf"):
-            out[key] = [to_json_schema(sub, strict, object_meta) for sub in value]
+            out[key] = [to_json_schema(sub, False, object_meta) for sub in value]
         else:
             out[key] = value
     if schema.get("nullable"):
