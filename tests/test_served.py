@@ -44,32 +44,39 @@ def messages(report, rule=None) -> list[str]:
 # ---- the data ------------------------------------------------------------------------------
 
 
-def test_every_release_has_an_entry_and_one_was_read_from_the_source():
+def configs(data: dict) -> dict:
+    return {kube.parse_version(source["release"]): source["config"] for source in data["sources"]}
+
+
+def test_every_release_has_an_entry_and_the_sources_are_pinned():
     data = served()
     assert list(data["releases"]) == [str(minor) for minor in kube.known_versions()]
-    source = data["source"]
-    assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]) and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
-    assert source["path"] == "pkg/controlplane/instance.go" and source["function"] == "DefaultAPIResourceConfigSource"
-    bases = {minor: entry["basis"] for minor, entry in data["releases"].items()}
-    assert [m for m, basis in bases.items() if basis == "source"] == [source["release"]]
-    assert set(bases.values()) == {"source", "policy"}
+    for source in data["sources"]:
+        assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]) and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
+        assert source["function"] == "DefaultAPIResourceConfigSource"
+        assert source["path"] in ("pkg/controlplane/instance.go", "pkg/controlplane/master.go")
+    read = {minor for minor, entry in data["releases"].items() if entry["basis"] == "source"}
+    assert read == {source["release"] for source in data["sources"]} == {"1.19", "1.30"}
+    assert {entry["basis"] for entry in data["releases"].values()} == {"source", "policy"}
 
 
-def test_the_data_is_what_the_extractor_makes_of_the_recorded_reading():
+def test_the_data_is_what_the_extractor_makes_of_the_recorded_readings():
     """A change of the kinds (a new release's document) or of the policy shows as a diff here."""
     data = served()
-    release = kube.parse_version(data["source"]["release"])
-    made = extractors.served_defaults(all_kinds(), data["config"], release)
+    made = extractors.served_defaults(all_kinds(), configs(data))
     assert made == {minor: entry["disabled"] for minor, entry in data["releases"].items()}
 
 
-def test_on_the_release_read_the_policy_gives_what_the_code_says():
+@pytest.mark.parametrize("release", ["1.19", "1.30"])
+def test_on_each_release_read_the_policy_gives_what_the_code_says(release):
     """The policy the other releases are decided by (alpha off; from 1.24 a beta kind new since
-    1.24 off, unless legacyBetaEnabledByDefaultResources keeps it) gives on the release whose
-    DefaultAPIResourceConfigSource was read exactly the code's own verdict."""
+    1.24 off, unless legacyBetaEnabledByDefaultResources keeps it) gives on each release whose
+    DefaultAPIResourceConfigSource was read, one before 1.24 and one after, the code's verdict."""
     data = served()
-    release = data["source"]["release"]
-    by_policy = extractors.served_defaults(all_kinds(), data["config"], config_release=-1)
+    # the release's own reading decides nothing: filed under a release no document has, its
+    # legacyBetaEnabledByDefaultResources still counts, as for the releases not read
+    others = {(minor if str(minor) != release else -1): config for minor, config in configs(data).items()}
+    by_policy = extractors.served_defaults(all_kinds(), others)
     assert by_policy[release] == data["releases"][release]["disabled"]
     assert by_policy[release]  # not vacuous
 
@@ -89,16 +96,28 @@ def test_what_the_releases_leave_off():
     assert not any(extractors.version_stage(av) == "ga" for av, _ in off(kube.parse_version("1.37")))
 
 
-def test_the_recorded_reading_is_the_pinned_files_when_a_copy_is_given():
-    """Needs the upstream file (not kept here): K8S_INSTANCE_GO names a copy of
-    pkg/controlplane/instance.go at the recorded commit."""
+def test_the_recorded_readings_are_the_pinned_files_when_copies_are_given():
+    """Needs the upstream files (not kept here): K8S_CONFIG_GO names copies (os.pathsep between)
+    of the recorded files at the recorded commits."""
     data = served()
-    copy = os.environ.get("K8S_INSTANCE_GO")
-    if not copy:
-        pytest.skip(f"K8S_INSTANCE_GO is not set (the file is {data['source']['path']} at {data['source']['commit']})")
-    text = extractors.config_source_text(Path(copy).read_text())
-    assert hashlib.sha256(text.encode()).hexdigest() == data["source"]["sha256"], "not the recorded file"
-    assert extractors.resource_config(text) == data["config"]
+    copies = [path for path in os.environ.get("K8S_CONFIG_GO", "").split(os.pathsep) if path]
+    if not copies:
+        wanted = ", ".join(f"{s['path']} at {s['commit'][:12]}" for s in data["sources"])
+        pytest.skip(f"K8S_CONFIG_GO is not set (the files are {wanted})")
+    by_sha = {source["sha256"]: source for source in data["sources"]}
+    for copy in copies:
+        text = extractors.config_source_text(Path(copy).read_text())
+        source = by_sha.get(hashlib.sha256(text.encode()).hexdigest())
+        assert source is not None, f"{copy} is none of the recorded files"
+        assert extractors.resource_config(text) == source["config"]
+
+
+def test_a_text_naming_a_version_its_release_lacks_is_refused():
+    kinds = {kube.parse_version("1.19"): {("v1", "Pod")}}
+    with pytest.raises(ValueError, match="lacks"):
+        extractors.served_document(
+            {"1.19": GO}, kinds, sources=({"release": "1.19", "path": "p", "commit": "c", "tag": None},)
+        )
 
 
 # ---- the extractor -------------------------------------------------------------------------
@@ -176,7 +195,7 @@ def test_the_policy_and_a_read_release():
         "EnableResources": [["x.k8s.io/v1beta1", "olds"]],
         "DisableResources": [],
     }
-    made = extractors.served_defaults(kinds, config, config_release=25)
+    made = extractors.served_defaults(kinds, {25: config})
     assert made["23"] == {"x.k8s.io/v1alpha1": ["A"]}
     assert made["24"] == {"x.k8s.io/v1alpha1": ["A"], "x.k8s.io/v1beta1": ["New"]}
     # the read release: the code's word, a GA version it does not enable included

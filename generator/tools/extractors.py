@@ -437,41 +437,44 @@ OTHER_SERVERS = frozenset({"apiextensions.k8s.io", "apiregistration.k8s.io"})
 
 
 def served_defaults(
-    kinds_by_release: dict[int, set[tuple[str, str]]], config: dict[str, list], config_release: int
+    kinds_by_release: dict[int, set[tuple[str, str]]], configs: dict[int, dict[str, list]]
 ) -> dict[str, dict[str, list[str]]]:
     """Per release (1.N -> apiVersion -> kinds): the kinds of its OpenAPI document that a default
     apiserver of that release does not serve.
 
-    On ``config_release``, DefaultAPIResourceConfigSource's own verdict (``config``, from
-    `resource_config`): a kind is off when its group-version is disabled, or not enabled at all,
-    and its resource not enabled (serverstorage.ResourceConfig.ResourceEnabled). On the other
-    releases the policy that code states: every alpha version off ("they are always disabled by
-    default"); from 1.24 a beta kind that first appeared in 1.24 or later off (KEP-3136:
-    betaAPIGroupVersionsDisabledByDefault "is for all future beta groupVersions"), unless
-    ``config`` enables its resource (legacyBetaEnabledByDefaultResources: "you may only add to
-    this list if your resource is already enabled by default in a beta level", so it was on since
-    it appeared). GA versions, and beta ones before 1.24, are served."""
+    On a release of ``configs`` (release -> `resource_config` of its DefaultAPIResourceConfigSource),
+    the code's own verdict: a kind is off when its group-version is not enabled (disabled, or never
+    named) and its resource not enabled, or its resource disabled (serverstorage.ResourceConfig).
+    On the other releases the policy that code states: every alpha version off ("they are always
+    disabled by default"); from 1.24 a beta kind that first appeared in 1.24 or later off
+    (KEP-3136: betaAPIGroupVersionsDisabledByDefault "is for all future beta groupVersions"),
+    unless a config enables its resource (legacyBetaEnabledByDefaultResources: "you may only add
+    to this list if your resource is already enabled by default in a beta level", so it was on
+    since it appeared). GA versions, and beta ones before 1.24, are served. Groups other servers
+    serve (OTHER_SERVERS) and kinds that are no resources (META_KINDS, lists) are left out."""
     first: dict[tuple[str, str], int] = {}
     for minor in sorted(kinds_by_release):
         for key in kinds_by_release[minor]:
             first.setdefault(key, minor)
-    enabled_resources = {tuple(pair) for pair in config["EnableResources"]}
-    disabled_resources = {tuple(pair) for pair in config["DisableResources"]}
+    legacy = {tuple(pair) for config in configs.values() for pair in config["EnableResources"]}
     out: dict[str, dict[str, list[str]]] = {}
     for minor in sorted(kinds_by_release):
+        config = configs.get(minor)
         off: dict[str, list[str]] = {}
         for api_version, kind in sorted(kinds_by_release[minor]):
             if kind in META_KINDS or kind.endswith("List") or api_version.rpartition("/")[0] in OTHER_SERVERS:
                 continue
             resource = (api_version, guess_resource(kind))
             stage = version_stage(api_version)
-            if minor == config_release:
+            if config is not None:
                 listed = api_version in config["EnableVersions"] and api_version not in config["DisableVersions"]
-                on = (listed or resource in enabled_resources) and resource not in disabled_resources
+                enabled = {tuple(pair) for pair in config["EnableResources"]}
+                disabled = {tuple(pair) for pair in config["DisableResources"]}
+                on = (listed or resource in enabled) and resource not in disabled
             elif stage == "alpha":
                 on = False
             elif stage == "beta" and minor >= BETA_OFF_SINCE:
-                on = first[(api_version, kind)] < BETA_OFF_SINCE or resource in enabled_resources
+                on = first[(api_version, kind)] < BETA_OFF_SINCE or resource in legacy
             else:
                 on = True
             if not on:
@@ -480,49 +483,70 @@ def served_defaults(
     return out
 
 
-# The stored text served.json is extracted from: kubernetes/kubernetes' pkg/controlplane/instance.go
-# at a development commit of the 1.30/1.31 line (it imports resource/v1alpha2 and
-# storagemigration/v1alpha1, the group-versions of the 1.30 document, and no resource/v1alpha3).
-SERVED_SOURCE = {
-    "repository": "https://github.com/kubernetes/kubernetes",
-    "path": "pkg/controlplane/instance.go",
-    "commit": "cb6ff2d8ce3595f88570f82c7d0e6d98910afd3c",
-    "release": "1.30",
-    "tag": None,
-}
+# The stored texts served.json is extracted from, each matched to the release whose OpenAPI
+# document holds exactly the group-versions it names (the store keeps development commits, not
+# the release tags: "tag" stays empty until a tag's file is read).
+SERVED_SOURCES = (
+    {
+        # the 1.19 line: it names certificates/v1 and events/v1 (new in 1.19), not yet
+        # flowcontrol/v1beta1 or internal.apiserver/v1alpha1 (new in 1.20)
+        "repository": "https://github.com/kubernetes/kubernetes",
+        "path": "pkg/controlplane/master.go",
+        "commit": "15e0e3e90eb9dfcde0e540a325cee5786eff0cd4",
+        "release": "1.19",
+        "tag": None,
+    },
+    {
+        # the 1.30 line: it names resource/v1alpha2 and storagemigration/v1alpha1 (new in 1.30),
+        # not resource/v1alpha3 (new in 1.31)
+        "repository": "https://github.com/kubernetes/kubernetes",
+        "path": "pkg/controlplane/instance.go",
+        "commit": "cb6ff2d8ce3595f88570f82c7d0e6d98910afd3c",
+        "release": "1.30",
+        "tag": None,
+    },
+)
 
 
-def served_document(source: str, kinds_by_release: dict, source_info: dict | None = None) -> dict:
-    """schemas/kubernetes/served.json from the Go text of DefaultAPIResourceConfigSource
-    (``source``: the whole file, or what config_source_text keeps of it) and every release's
-    kinds: the source's provenance and SHA-256, its reading (`resource_config`), and per release
-    the kinds a default apiserver leaves off, each entry saying whether the source or the policy
-    decided it."""
+def served_document(texts: dict[str, str], kinds_by_release: dict, sources=SERVED_SOURCES) -> dict:
+    """schemas/kubernetes/served.json from the Go text of DefaultAPIResourceConfigSource of each
+    source (``texts``: release -> the whole file, or what config_source_text keeps of it) and
+    every release's kinds: each source's provenance, SHA-256 and reading (`resource_config`), and
+    per release the kinds a default apiserver leaves off, saying whether a source or the policy
+    decided them. A source's text must name only group-versions its release's document has."""
     import hashlib
 
-    info = dict(source_info or SERVED_SOURCE)
-    text = config_source_text(source)
-    config = resource_config(text)
-    release = int(info["release"].split(".")[1])
-    off = served_defaults(kinds_by_release, config, release)
+    configs, recorded = {}, []
+    by_name = {str(minor): minor for minor in kinds_by_release}
+    for info in sources:
+        text = config_source_text(texts[info["release"]])
+        config = resource_config(text)
+        minor = by_name[info["release"]]
+        named = set(config["EnableVersions"] + config["DisableVersions"])
+        named |= {api_version for api_version, _ in config["EnableResources"] + config["DisableResources"]}
+        missing = named - {api_version for api_version, _ in kinds_by_release[minor]}
+        if missing:
+            raise ValueError(f"the {info['release']} text names {sorted(missing)}, which that release's document lacks")
+        configs[minor] = config
+        recorded.append(
+            {
+                **info,
+                "function": CONFIG_FUNCTION,
+                "sha256": hashlib.sha256(text.encode()).hexdigest(),
+                "config": config,
+            }
+        )
+    off = served_defaults(kinds_by_release, configs)
+    read = {info["release"] for info in sources}
     return {
         "what": "per Kubernetes release, the kinds of its OpenAPI document that a default kube-apiserver does not "
         "serve (an alpha version, or from 1.24 a beta one KEP-3136 leaves off); --runtime-config=GROUP/VERSION=true "
         "enables a group-version",
         "extractor": "generator.tools.extractors.served_document",
-        "source": {
-            **info,
-            "function": CONFIG_FUNCTION,
-            "sha256": hashlib.sha256(text.encode()).hexdigest(),
-            "text": "not kept in this repository (upstream code): the SHA-256 is of what config_source_text keeps "
-            "of the file (its import block, then the var block before the function to the function's end)",
-        },
-        "config": config,
+        "text": "not kept in this repository (upstream code): each SHA-256 is of what config_source_text keeps of "
+        "the file (its import block, then the var block before the function, if any, to the function's end)",
+        "sources": recorded,
         "releases": {
-            minor: {
-                "basis": "source" if minor == info["release"] else "policy",
-                "disabled": off[minor],
-            }
-            for minor in off
+            minor: {"basis": "source" if minor in read else "policy", "disabled": off[minor]} for minor in off
         },
     }
