@@ -484,8 +484,9 @@ def served_defaults(
 
 
 # The stored texts served.json is extracted from, each matched to the release whose OpenAPI
-# document holds exactly the group-versions it names (the store keeps development commits, not
-# the release tags: "tag" stays empty until a tag's file is read).
+# document holds every group-version it names while the next release's adds ones it lacks
+# (served_document checks the first half). The store keeps development commits, not the
+# release tags: "tag" stays empty until a tag's file is read.
 SERVED_SOURCES = (
     {
         # the 1.19 line: it names certificates/v1 and events/v1 (new in 1.19), not yet
