@@ -520,3 +520,22 @@ def test_a_library_chart_is_skipped_with_a_note(tmp_path):
     code, out, err = run(["--build", "--helm", str(A_HELM), "."], tmp_path)
     assert code == 0, out + err
     assert "lib: skipped: a Helm library chart: rendered where a chart uses it" in err
+
+
+@needs_kubectl
+def test_a_kustomization_this_reader_cannot_read_is_not_built(tmp_path):
+    """kustomize's reader might see remote resources where this one sees a syntax error."""
+    write(tmp_path, {"app/kustomization.yaml": "resources: [deploy.yaml\n  - https://example.com/x.yaml\n"})
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "app"], tmp_path)
+    assert code == 1 and "Traceback" not in err, out + err
+    assert "app/kustomization.yaml:" in out and "the kustomization: " in out
+    assert "validate --build builds only what it can check" in out
+
+
+@needs_helm
+def test_a_values_schema_nested_too_deep_to_check_is_refused(tmp_path):
+    write(tmp_path, CHART)
+    (tmp_path / "chart" / "values.schema.json").write_text('{"a": ' * 600 + "{}" + "}" * 600)
+    code, out, err = run(["--build", "--helm", str(A_HELM), "chart"], tmp_path)
+    assert code == 1 and "Traceback" not in err, out + err
+    assert "chart/values.schema.json:1:1: error:" in out and "too deep to check" in out

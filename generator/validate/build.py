@@ -272,6 +272,31 @@ def _recorded(path: Path) -> bool:
         return False
 
 
+def _checked(path: Path, refused_at: str, what: str) -> list[Document]:
+    """The documents of a file the build would act on (a kustomization, a plugin configuration):
+    Refused when it cannot be read whole or has a YAML error, where kustomize's reader might
+    see what this one does not (remote resources, functions)."""
+    try:
+        size = path.stat().st_size
+        if size > FILE_LIMIT:
+            raise Refused(
+                refused_at, 1, 1, f"{what}: {size:,} bytes, more than validate --build checks ({FILE_LIMIT:,})"
+            )
+        docs = list(iter_documents(path.read_bytes()))
+    except OSError as err:
+        raise Refused(refused_at, 1, 1, f"{what}: cannot read it: {err.strerror or err}") from None
+    for doc in docs:
+        for problem in doc.problems:
+            if problem.severity == "error":
+                raise Refused(
+                    str(path),
+                    problem.line,
+                    problem.column,
+                    f"{what}: {problem.message}: validate --build builds only what it can check",
+                )
+    return docs
+
+
 def _position(doc: Document | None, path: list) -> tuple[int, int]:
     if doc is None:
         return 1, 1
@@ -379,7 +404,7 @@ class _Scan:
             return
         self.seen.add(real)
         kfile = str(kpath)
-        docs = _documents(kpath)
+        docs = _checked(kpath, kfile, "the kustomization")
         doc = next((d for d in docs if isinstance(d.data, dict)), None)
         data = doc.data if doc is not None else {}
         for key in _HELM_FIELDS:
@@ -412,6 +437,9 @@ class _Scan:
                     continue
                 if "\n" in entry:  # an inline configuration (kustomize 4.1+)
                     for inline in iter_documents(entry):
+                        if inline.problems:
+                            line, column = _position(doc, [key, index])
+                            raise Refused(kfile, line, column, f"{key}: an inline configuration this tool cannot read")
                         _plugin_config(kfile, doc, [key, index], inline.data)
                     continue
                 target = folder / entry
@@ -426,7 +454,7 @@ class _Scan:
                         f"{key}: {entry!r} is not a plugin configuration file under the folders named; "
                         "validate --build reads only those: name a folder that holds it",
                     )
-                for config in _documents(target):
+                for config in _checked(target, kfile, f"{key}: {entry}"):
                     _plugin_config(kfile, doc, [key, index], config.data)
 
     def _remote(self, kfile: str, line: int, column: int, key: str, entry: str) -> Refused:
@@ -479,9 +507,11 @@ def check_kustomization(folder: str, roots: list[str]) -> _Scan:
 # -- helm ------------------------------------------------------------------------------------
 
 
-def _schema_refs(node: object, path: str = "") -> str | None:
+def _schema_refs(node: object, path: str = "", depth: int = 0) -> str | None:
     """The first `$ref`/`$dynamicRef` to anything but a place in the same schema, or a `$schema`
     that is not a meta-schema helm knows: what helm's JSON Schema loader would fetch."""
+    if depth > 200:
+        return "too deep"
     if isinstance(node, dict):
         for key, value in node.items():
             if key in ("$ref", "$dynamicRef", "$recursiveRef") and not (
@@ -490,12 +520,12 @@ def _schema_refs(node: object, path: str = "") -> str | None:
                 return f"{path}/{key}: {value!r}"
             if key == "$schema" and not (isinstance(value, str) and _META_SCHEMA.match(value)):
                 return f"{path}/{key}: {value!r}"
-            found = _schema_refs(value, f"{path}/{key}")
+            found = _schema_refs(value, f"{path}/{key}", depth + 1)
             if found:
                 return found
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            found = _schema_refs(value, f"{path}/{index}")
+            found = _schema_refs(value, f"{path}/{index}", depth + 1)
             if found:
                 return found
     return None
@@ -507,6 +537,8 @@ def _check_schema(text: bytes, where: str) -> None:
     except (ValueError, RecursionError):
         return  # helm says what is wrong with it
     found = _schema_refs(schema)
+    if found == "too deep":
+        raise Refused(where, 1, 1, "values schema nested more than 200 levels: too deep to check its $refs")
     if found:
         raise Refused(
             where,
@@ -618,8 +650,11 @@ def check_chart(chart: Path, roots: list[str], depth: int = 0) -> None:
                 )
         if "values.schema.json" in files:
             schema = Path(folder, "values.schema.json")
-            if schema.stat().st_size <= FILE_LIMIT:
-                _check_schema(schema.read_bytes(), str(schema))
+            if schema.stat().st_size > FILE_LIMIT:
+                raise Refused(
+                    str(schema), 1, 1, f"more than {FILE_LIMIT:,} bytes: too large for validate --build to check"
+                )
+            _check_schema(schema.read_bytes(), str(schema))
         for name in files:
             if name.endswith(".tgz") and Path(folder).name == "charts":
                 _check_archive(Path(folder, name))
