@@ -93,8 +93,8 @@ def processes(cores: int, load: float, work: int, jobs: int | None = None) -> in
     a process spinning on the other core, 5,000 files of one object each took 1.06x the wall
     time of one process (bench/validate_bench.py). The load average counts the runs just before
     this one (a loop of runs, the hooks of a pre-commit, this bench), hence one core of it is
-    often this process's own predecessors: a load under cores - IDLE_SHARE leaves a core for a
-    worker."""
+    often this process's own predecessors: a load of at most cores - IDLE_SHARE (1.5 on 2 cores)
+    leaves a core for a worker."""
     if jobs == 1 or cores < 2 or work < MIN_BYTES:
         return 1
     if jobs:
