@@ -400,8 +400,10 @@ class _Scan:
     def kustomization(self, folder: Path, prefix: str = "", suffix: str = "", depth: int = 0) -> None:
         kpath = kustomization_file(folder)
         real = os.path.realpath(folder)
-        if kpath is None or real in self.seen or depth > 50:  # kustomize itself says what is missing or cyclic
+        if kpath is None or real in self.seen:  # kustomize itself says what is missing or cyclic
             return
+        if depth > 50:
+            raise Refused(str(kpath), 1, 1, "kustomizations nested more than 50 deep: too deep for validate --build")
         self.seen.add(real)
         kfile = str(kpath)
         docs = _checked(kpath, kfile, "the kustomization")
