@@ -17,6 +17,8 @@ from generator import validate
 from generator.core.paths import KUBE_SCHEMA_DIR
 from generator.schema import kubernetes as kube
 from generator.tools import extractors
+from generator.validate.output import junit as junit_output
+from generator.validate.output import tap as tap_output
 from generator.validate.output import text as text_output
 
 SERVED = KUBE_SCHEMA_DIR / "served.json"
@@ -297,3 +299,5 @@ def test_a_syntax_error_names_its_document(tmp_path):
     report = check(text, "1.30", tmp_path)
     out = text_output.write(report)
     assert "?/?" not in out and ": document 2: (document): YAML syntax error" in out
+    assert "in.yaml document 2\n" in tap_output.write(report) + "\n"
+    assert 'name="document 2"' in junit_output.write(report)

@@ -53,6 +53,12 @@ def what(item: Located) -> str:
     return printable(f"{item.kind}/{item.name}")
 
 
+def in_document(item: Located, between: str = " ") -> str:
+    """The document and its object: `document N KIND/NAME` (``between`` joins the two), or
+    `document N` alone where the object has no kind (what() would name the document twice)."""
+    return f"document {item.document}{between}{what(item)}" if item.kind else f"document {item.document}"
+
+
 def finding_text(f: Finding) -> str:
     """A finding as every message of this tool shows it: PATH: message [rule]."""
     return printable(f"{f.path or '(document)'}: {f.message} [{f.rule}]")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.validate.output.common import finding_text, printable, what
+from generator.validate.output.common import finding_text, in_document, printable
 from generator.validate.report import Located, Report
 
 
@@ -19,11 +19,9 @@ def write(report: Report, colour: bool = False) -> str:
     suite = ElementTree.SubElement(
         suites, "testsuite", name="validate", tests=str(len(cases) + 1), failures=str(failed), errors="0", skipped="0"
     )
-    for (file, document), items in sorted(cases.items()):
+    for (file, _document), items in sorted(cases.items()):
         file = printable(file)  # noqa: PLW2901 - XML 1.0 holds no control character nor surrogate
-        case = ElementTree.SubElement(
-            suite, "testcase", classname=file, name=f"document {document}: {what(items[0])}", file=file
-        )
+        case = ElementTree.SubElement(suite, "testcase", classname=file, name=in_document(items[0], ": "), file=file)
         errors = [i for i in items if i.finding.is_error]
         body = "\n".join(f"{i.line}:{i.column}: {i.finding.severity}: {finding_text(i.finding)}" for i in items)
         if errors:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from generator.validate.output.common import count, printable, summary, what
+from generator.validate.output.common import count, in_document, printable, summary
 from generator.validate.report import Located, Report
 
 
@@ -16,9 +16,9 @@ def write(report: Report, colour: bool = False) -> str:
         by_document.setdefault((item.file, item.document), []).append(item)
     clean = max(report.documents - len(by_document), 0)
     lines = ["TAP version 13", f"1..{len(by_document) + 1}"]
-    for number, ((file, document), items) in enumerate(by_document.items(), 1):
+    for number, ((file, _document), items) in enumerate(by_document.items(), 1):
         failed = any(i.finding.is_error for i in items) or (report.strict and items)
-        description = _tap_description(f"{printable(file)} document {document} {what(items[0])}")
+        description = _tap_description(f"{printable(file)} {in_document(items[0])}")
         lines.append(f"{'not ok' if failed else 'ok'} {number} - {description}")
         lines += ["  ---", "  findings:"]
         for i in items:
