@@ -172,25 +172,36 @@ def test_collective_pods_meet_the_paddle_2_launcher_contract(tmp_path, runtime, 
     assert sorted(env["CUDA_VISIBLE_DEVICES"] for env in envs.values()) == ["0", "1", "2"]  # one each
 
 
-def test_an_elastic_job_passes_paddles_enable_elastic(tmp_path, monkeypatch):
-    import argparse
-
-    from paddle.distributed.fleet import elastic
+@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubernetes"])
+def test_local_warns_exactly_where_paddles_launcher_would_not_run_a_rendered_elastic_job_elastic(
+    tmp_path, runtime, monkeypatch
+):
+    """The oracle is Paddle 3.3.1's launcher itself: its Context reads each pod's environment (the
+    env_args_mapping, then the plugins: collective_compatible resets the master and nnodes when
+    PADDLE_TRAINER_ENDPOINTS is set), and CollectiveElasticController.enable says whether it
+    trains elastic with the etcd master. `local` warns for the pods it would not, and only those."""
+    from paddle.distributed.launch.context import Context
+    from paddle.distributed.launch.controllers.collective import CollectiveElasticController
 
     from generator.kubeyaml.load import read_documents
 
-    job = render(tmp_path, "paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd.example:2379",
-                 "--min-workers", "1", "--max-workers", "4", "--command", "python train.py")  # fmt: skip
+    job = render(tmp_path, runtime, "--workers", "4", "--elastic", "--etcd", "etcd.example:2379",
+                 "--min-workers", "1", "--command", "python -m paddle.distributed.launch train.py")  # fmt: skip
     docs, _ = read_documents(job)
     found, services = pods.expand(docs)
-    for proc in localrun.plan(found, services, sys.executable, tmp_path):
+    processes = localrun.plan(found, services, sys.executable, tmp_path)
+    assert len(processes) == 4
+    for proc in processes:
+        assert proc.env["PADDLE_MASTER"] == "etcd://etcd.example:2379" and proc.env["PADDLE_NNODES"] == "1:4"
+        for key in list(os.environ):
+            if key.startswith(("PADDLE_", "POD_", "DISTRIBUTED_")):
+                monkeypatch.delenv(key)
         for key, value in proc.env.items():
             monkeypatch.setenv(key, value)
-        args = argparse.Namespace(elastic_server=None, job_id=None, np=None)
-        assert elastic.enable_elastic(args, distribute_mode=None), proc.pod.name
-        assert proc.env["PADDLE_ELASTIC_JOB_ID"] == "default-demo" and proc.env["PADDLE_ELASTIC_NP"] == "2"
-        for key in proc.env:
-            monkeypatch.delenv(key)
+        monkeypatch.setattr(sys, "argv", ["launch", "train.py"])
+        elastic = CollectiveElasticController.enable(Context(enable_plugin=True))
+        warned = [w for w in proc.warnings if "replaces the etcd master" in w]
+        assert bool(warned) == (not elastic), (proc.pod.name, elastic, proc.warnings)
 
 
 def test_explain_prints_each_pod_and_marks_what_local_mode_adds(tmp_path):
@@ -469,21 +480,6 @@ def test_operator_gloo_endpoint_is_server_0s_own_with_intranet_podip(tmp_path, m
     role = role_maker_with(server.env, monkeypatch)
     assert role._is_server() and role._server_index() == 0
     assert role._get_pserver_endpoints()[0] == server.env["PADDLE_GLOO_HTTP_ENDPOINT"]
-
-
-def test_an_elastic_operator_job_trains_each_pod_alone_under_paddles_launcher(tmp_path):
-    """Paddle 3's launcher reads none of the operator's elastic variables (args_envs), and an
-    elastic job gets no endpoint list: each pod is a world of one. `job` says so."""
-    from paddle.distributed.launch.context import args_envs
-
-    assert not {"PADDLE_ELASTIC_SERVER", "PADDLE_ELASTIC_JOB_ID", "PADDLE_ELASTIC_NP"} & set(args_envs.env_args_mapping)
-    job = render(tmp_path, "paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd.example:2379",
-                 "--command", "python -m paddle.distributed.launch train_collective.py")  # fmt: skip
-    done = local(tmp_path, job)
-    alone = {line.split(" | ")[0].strip() for line in done.stdout.splitlines()
-             if "Currently not a parallel execution environment" in line}  # fmt: skip
-    assert alone == {"demo-worker-0", "demo-worker-1"}, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "world=2" not in done.stdout
 
 
 def test_restart_policy_onfailure_restarts_the_container_as_the_kubelet_does(tmp_path):

@@ -20,7 +20,8 @@ from .sweep import mutations
 
 RUNTIME_JOBS = [
     ("paddle-operator", "--ps", "1", "--workers", "2"),
-    ("paddle-operator", "--workers", "2", "--elastic", "--etcd", "etcd:2379", "--max-workers", "4"),
+    ("paddle-operator", "--workers", "4", "--elastic", "--etcd", "etcd:2379", "--min-workers", "2"),
+    ("kubernetes", "--workers", "3", "--elastic", "--min-workers", "2"),  # with its own etcd
     ("volcano", "--ps", "1", "--workers", "2"),
     ("volcano", "--workers", "2"),
     ("kubeflow", "--workers", "2"),
