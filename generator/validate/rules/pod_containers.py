@@ -18,6 +18,10 @@ from generator.validate.rules.pod_volumes import resource_field_findings, volume
 RECURSIVE_READ_ONLY_SINCE = 31  # RecursiveReadOnlyMounts: alpha 1.30 (off: dropped), beta on 1.31
 SIDECARS_SINCE = 29  # SidecarContainers: alpha 1.28 (off: restartPolicy dropped), beta on 1.29, GA 1.33
 CONTAINER_RESTART_POLICY_SINCE = 28  # the field exists (the schema refuses it before)
+# ContainerRestartRules: alpha 1.34, beta and on by default from 1.35 (validateContainerRestartPolicy):
+# a regular container may set restartPolicy, an init container any of these
+CONTAINER_RESTART_RULES_SINCE = 35
+CONTAINER_RESTART_POLICIES = ("Always", "Never", "OnFailure")
 HOST_IPS_SINCE = 29  # PodHostIPs: alpha 1.28 (status.hostIPs refused while off), beta on 1.29, GA 1.30
 
 # validEnvDownwardAPIFieldPathExpressions; spec.host is converted to spec.nodeName (ConvertDownwardAPIFieldLabel)
@@ -58,7 +62,6 @@ def container_findings(
     out += _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes", releases)
     if not template and isinstance(pod_name, str):
         out += _own_claim_findings(as_list(spec.get("volumes")), f"{path}.volumes", pod_name)
-    restart_field = enforced(releases, since=CONTAINER_RESTART_POLICY_SINCE)
     for group in ("initContainers", "containers", "ephemeralContainers"):
         for i, c in enumerate(as_list(spec.get(group))):
             if not isinstance(c, dict):
@@ -88,12 +91,8 @@ def container_findings(
                 out += _resource_name_findings(resources, f"{here}.resources")
             if group == "initContainers":
                 out += _init_sidecar_findings(c, here, releases)
-            elif group == "containers" and c.get("restartPolicy") is not None and restart_field:
-                message = (
-                    "restartPolicy may be set only on init containers (a sidecar is an init container with "
-                    "restartPolicy: Always); drop it here, the pod's restartPolicy applies"
-                )
-                out.append(error(f"{here}.restartPolicy", "sidecar", message))
+            elif group == "containers" and c.get("restartPolicy") is not None:
+                out += _container_restart_findings(c.get("restartPolicy"), here, releases)
     out += _host_port_findings(spec, path)
     ephemeral = spec.get("ephemeralContainers")
     if isinstance(ephemeral, list) and ephemeral:
@@ -471,15 +470,38 @@ def _resource_name_problem(name: str) -> str | None:
 # -- sidecars and host ports -----------------------------------------------------------------------
 
 
+def _container_restart_findings(policy, here: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validateContainers: no restartPolicy on a regular container (1.28-1.34); from 1.35
+    (ContainerRestartRules) one of Always, Never, OnFailure (validateContainerRestartPolicy)."""
+    known = policy in CONTAINER_RESTART_POLICIES
+    if known and enforced(releases, since=CONTAINER_RESTART_POLICY_SINCE, until=CONTAINER_RESTART_RULES_SINCE - 1):
+        message = (
+            "restartPolicy may be set only on init containers before Kubernetes 1.35 (a sidecar is an init "
+            "container with restartPolicy: Always); drop it here, the pod's restartPolicy applies"
+        )
+        return [error(f"{here}.restartPolicy", "sidecar", message)]
+    if not known and enforced(releases, since=CONTAINER_RESTART_POLICY_SINCE):
+        message = f"a container's restartPolicy {policy!r} is not one of {', '.join(CONTAINER_RESTART_POLICIES)}"
+        return [error(f"{here}.restartPolicy", "sidecar", message)]
+    return []
+
+
 def _init_sidecar_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
-    """validateInitContainers: restartPolicy Always (a sidecar) is the one value; lifecycle and
-    probes only on a sidecar, where every targeted release has sidecars."""
+    """validateInitContainers, validateInitContainerRestartPolicy: restartPolicy Always (a
+    sidecar) is the one value before 1.35, Never and OnFailure too from 1.35 (ContainerRestartRules);
+    lifecycle and probes only on a sidecar, where every targeted release has sidecars."""
     out = []
     policy = c.get("restartPolicy")
-    sidecar_releases = enforced(releases, since=SIDECARS_SINCE)
-    if isinstance(policy, str) and policy != "Always" and sidecar_releases:
-        message = f"an init container's restartPolicy may only be 'Always' (a sidecar), got {policy!r}; or drop it"
-        out.append(error(f"{here}.restartPolicy", "sidecar", message))
+    if isinstance(policy, str) and policy != "Always":
+        if policy in CONTAINER_RESTART_POLICIES:
+            refused = enforced(releases, since=SIDECARS_SINCE, until=CONTAINER_RESTART_RULES_SINCE - 1)
+            allowed = "'Always' (a sidecar) before Kubernetes 1.35"
+        else:
+            refused = enforced(releases, since=SIDECARS_SINCE)
+            allowed = "'Always' (a sidecar), or Never and OnFailure from Kubernetes 1.35"
+        if refused:
+            message = f"an init container's restartPolicy may only be {allowed}, got {policy!r}; or drop it"
+            out.append(error(f"{here}.restartPolicy", "sidecar", message))
     restartable = policy == "Always" and not enforced(releases, until=SIDECARS_SINCE - 1)
     if restartable:
         return out

@@ -2,7 +2,7 @@
 default in v1.31.1 (the ledger's release: the fields are dropped before validation there) and on
 by default in a later release, applied from that release on (k8s.io/kubernetes v1.31.1
 pkg/apis/core/validation/validation.go: validateHostUsers, validateSupplementalGroupsPolicy,
-validateResizePolicy, validatePodResourceClaim, validateResourceClaimNames). pod.py calls
+validateResizePolicy, validatePodResourceClaim, validateResourceClaimNames, ValidateProcMountType). pod.py calls
 `gated_findings` for each pod spec."""
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ USER_NAMESPACES_SINCE = 33  # UserNamespacesSupport: beta, on by default from 1.
 SUPPLEMENTAL_GROUPS_POLICY_SINCE = 33  # SupplementalGroupsPolicy: beta, on by default from 1.33
 IN_PLACE_RESIZE_SINCE = 33  # InPlacePodVerticalScaling: beta, on by default from 1.33
 RESOURCE_CLAIMS_SINCE = 34  # DynamicResourceAllocation: GA in 1.34
+PROC_MOUNT_SINCE = 33  # ProcMountType: beta, on by default from 1.33 (it needs UserNamespacesSupport)
+
+PROC_MOUNT_TYPES = ("Default", "Unmasked")
 
 SUPPLEMENTAL_GROUPS_POLICIES = ("Merge", "Strict")
 RESIZE_RESOURCES = ("cpu", "memory")
@@ -40,6 +43,25 @@ def gated_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Fin
                 out += _resize_findings(policies, f"{path}.containers[{i}].resizePolicy")
     if enforced(releases, since=RESOURCE_CLAIMS_SINCE):
         out += _claim_findings(spec, path)
+    if enforced(releases, since=PROC_MOUNT_SINCE):
+        out += _proc_mount_findings(spec, path)
+    return out
+
+
+def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
+    """ValidateProcMountType, and ValidateSecurityContext: Unmasked only in a user namespace."""
+    out = []
+    for group in ("initContainers", "containers", "ephemeralContainers"):
+        for i, c in enumerate(as_list(spec.get(group))):
+            proc = as_dict(as_dict(c).get("securityContext")).get("procMount")
+            if not isinstance(proc, str):
+                continue
+            where = f"{path}.{group}[{i}].securityContext.procMount"
+            if proc not in PROC_MOUNT_TYPES:
+                out.append(error(where, "enum", f"procMount {proc!r} is not one of {', '.join(PROC_MOUNT_TYPES)}"))
+            elif proc == "Unmasked" and spec.get("hostUsers") is not False:
+                message = "procMount Unmasked needs a user namespace: set the pod's hostUsers: false"
+                out.append(error(where, "security-context", message))
     return out
 
 
