@@ -508,7 +508,10 @@ def test_a_url_as_a_value_is_no_remote_file(tmp_path):
     """An annotation that holds a URL is data, not a file kustomize loads: built."""
     kustomization = "resources: [deploy.yaml]\ncommonAnnotations: {docs: 'https://example.com/runbook'}\n"
     write(tmp_path, {"app/kustomization.yaml": kustomization, "app/deploy.yaml": DEPLOYMENT})
-    code, out, err = run(["--build", "--kubectl", KUBECTL, "app"], tmp_path)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "kubectl").symlink_to(KUBECTL)
+    # a relative --kubectl is the one the user meant, though the tool runs in another folder
+    code, out, err = run(["--build", "--kubectl", "bin/kubectl", "app"], tmp_path)
     assert code == 0 and out.strip().endswith("1 document: 0 errors, 0 warnings (valid)"), out + err
 
 

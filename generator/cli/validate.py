@@ -158,7 +158,7 @@ def _tools(args: argparse.Namespace) -> dict[str, str | None]:
         given = getattr(args, name)
         if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
             raise cliargs.InputError(f"--{name}: {given}: no executable file there")
-        tools[tool] = builder.find_tool(name, given)
+        tools[tool] = builder.find_tool(name, given and os.path.abspath(given))  # the tool runs in another folder
     return tools
 
 

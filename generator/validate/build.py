@@ -203,8 +203,8 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
             close_fds=True,
             preexec_fn=_limit_memory,
         )
-    except OSError as err:
-        raise Failed(f"cannot run {argv[0]}: {err.strerror or err}") from None
+    except (OSError, subprocess.SubprocessError) as err:
+        raise Failed(f"cannot run {argv[0]}: {getattr(err, 'strerror', None) or err}") from None
     out, err = bytearray(), bytearray()
     deadline = time.monotonic() + timeout
     selector = selectors.DefaultSelector()
