@@ -194,7 +194,7 @@ class ObjectChecker:
         """A kind of a project's CRDs that the chosen release of the project does not serve."""
         release = self.project_releases[project]
         having = [r for r in thirdparty.releases(project) if (api_version, kind) in thirdparty.kinds(project, r)]
-        spans = ", ".join(f"{a}.{b}" for a, b in having)
+        spans = ", ".join(str(r) for r in having)
         return (
             f"{api_version} {kind} is not served by {thirdparty.release_name(project, release)} "
             f"(its CRDs define it in {spans}): choose the release you run with --{project}-version"
