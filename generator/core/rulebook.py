@@ -198,7 +198,8 @@ _RULES = [
     Rule("resource-name", "pod", ERROR, "a container resource that is neither standard nor DOMAIN/NAME"),
     Rule("sidecar", "pod", ERROR, "restartPolicy on a container, or an init container's other than Always; probes"),
     Rule("security-context", "pod", ERROR, "ids out of range, seccomp/AppArmor profiles, sysctls, os-specific fields"),
-    Rule("dns-config", "pod", ERROR, "dnsPolicy None without nameservers; more than 3 nameservers, bad search domains"),
+    Rule("dns-config", "pod", ERROR, "dnsConfig (dnsPolicy None needs nameservers, at most 3, searches), hostAliases"),
+    Rule("readiness-gate", "pod", ERROR, "a readiness gate whose conditionType is no qualified name"),
     Rule("volume-device", "pod", ERROR, "a volumeDevice that is no claim of the pod, listed twice, or also mounted"),
     # -- core -------------------------------------------------------------------------------
     Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),

@@ -7,6 +7,7 @@ validateAffinity, validateTopologySpreadConstraints, validateSchedulingGates). p
 from __future__ import annotations
 
 import ipaddress
+import re
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
@@ -39,15 +40,30 @@ def scheduling_findings(spec: dict, path: str, releases: tuple[int, ...]) -> lis
     gates = spec.get("schedulingGates")
     if isinstance(gates, list) and gates:
         out += _gate_findings(gates, f"{path}.schedulingGates")
+    aliases = spec.get("hostAliases")
+    if isinstance(aliases, list) and aliases:
+        out += _host_alias_findings(aliases, f"{path}.hostAliases", releases)
+    for i, gate in enumerate(as_list(spec.get("readinessGates"))):  # validateReadinessGates
+        condition = as_dict(gate).get("conditionType")
+        problem = label_key_problem(condition, "conditionType") if isinstance(condition, str) else None
+        if problem:
+            out.append(error(f"{path}.readinessGates[{i}].conditionType", "readiness-gate", problem))
     if spec.get("dnsConfig") is not None or spec.get("dnsPolicy") == "None":
-        out += _dns_findings(spec, f"{path}.dnsConfig")
+        out += _dns_findings(spec, f"{path}.dnsConfig", releases)
     return out
 
 
 MAX_DNS_NAMESERVERS, MAX_DNS_SEARCHES, MAX_DNS_SEARCH_CHARS = 3, 32, 2048
 
 
-def _dns_findings(spec: dict, path: str) -> list[Finding]:
+RELAXED_DNS_SEARCH_SINCE = 33  # RelaxedDNSSearchValidation: alpha 1.32, beta on 1.33 ('_' and '.')
+STRICT_IP_SINCE = 36  # StrictIPCIDRValidation: alpha 1.33, beta on 1.36 (no leading zeros, no IPv4-mapped IPv6)
+_SUBDOMAIN_WITH_UNDERSCORE = re.compile(
+    r"^[a-z0-9_]([-a-z0-9_]*[a-z0-9])?(\.[a-z0-9_]([-a-z0-9_]*[a-z0-9])?)*$"
+)  # IsDNS1123SubdomainWithUnderscore
+
+
+def _dns_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
     """validatePodDNSConfig: dnsPolicy None needs nameservers; at most 3 nameservers (IP
     addresses), 32 search domains of 2048 characters in all (DNS-1123 subdomains); options named."""
     config = spec.get("dnsConfig")
@@ -67,8 +83,11 @@ def _dns_findings(spec: dict, path: str) -> list[Finding]:
         message = f"{len(nameservers)} nameservers: at most {MAX_DNS_NAMESERVERS} (the resolver reads no more)"
         out.append(error(f"{path}.nameservers", "dns-config", message))
     for i, server in enumerate(nameservers):
-        if isinstance(server, str) and not _is_ip(server):
-            out.append(error(f"{path}.nameservers[{i}]", "dns-config", f"nameserver {server!r} is not an IP address"))
+        if isinstance(server, str) and not _is_ip(server, strict=enforced(releases, since=STRICT_IP_SINCE)):
+            message = f"nameserver {server!r} is not an IP address"
+            if _is_ip(server, strict=False):
+                message += " as Kubernetes 1.36 reads one: no leading zeros, no IPv4-mapped IPv6; write it plainly"
+            out.append(error(f"{path}.nameservers[{i}]", "dns-config", message))
     searches = [s for s in as_list(config.get("searches")) if isinstance(s, str)]
     if len(searches) > MAX_DNS_SEARCHES:
         message = f"{len(searches)} search domains: at most {MAX_DNS_SEARCHES}"
@@ -78,10 +97,19 @@ def _dns_findings(spec: dict, path: str) -> list[Finding]:
             f"the search domains are {len(' '.join(searches))} characters with spaces: at most {MAX_DNS_SEARCH_CHARS}"
         )
         out.append(error(f"{path}.searches", "dns-config", message))
+    strict_search = enforced(releases, until=RELAXED_DNS_SEARCH_SINCE - 1)
     for i, search in enumerate(as_list(config.get("searches"))):
-        domain = search.removesuffix(".") if isinstance(search, str) else None
-        if domain is not None and not (len(domain) <= 253 and DNS1123_SUBDOMAIN.match(domain)):
-            message = f"search domain {search!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-', '.')"
+        if not isinstance(search, str):
+            continue
+        domain = search.removesuffix(".")
+        if strict_search:
+            valid = len(domain) <= 253 and DNS1123_SUBDOMAIN.match(domain)
+            allowed = "lower-case letters, digits, '-', '.' (and '_' or '.' alone from Kubernetes 1.33)"
+        else:  # ValidateDNS1123SubdomainWithUnderScore; "." alone is allowed
+            valid = search == "." or (len(domain) <= 253 and _SUBDOMAIN_WITH_UNDERSCORE.match(domain))
+            allowed = "lower-case letters, digits, '-', '_', '.'"
+        if not valid:
+            message = f"search domain {search!r} is not a DNS subdomain ({allowed})"
             out.append(error(f"{path}.searches[{i}]", "dns-config", message))
     for i, option in enumerate(as_list(config.get("options"))):
         if isinstance(option, dict) and not option.get("name"):
@@ -89,14 +117,37 @@ def _dns_findings(spec: dict, path: str) -> list[Finding]:
     return out
 
 
-def _is_ip(text: str) -> bool:
-    """validation.IsValidIP (netutils.ParseIPSloppy: IPv4 with leading zeros allowed)."""
+def _host_alias_findings(aliases: list, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateHostAliases: an IP address (IsValidIPForLegacyField) and hostnames that are
+    DNS-1123 subdomains."""
+    out = []
+    strict = enforced(releases, since=STRICT_IP_SINCE)
+    for i, alias in enumerate(aliases):
+        alias = as_dict(alias)
+        ip = alias.get("ip")
+        if isinstance(ip, str) and not _is_ip(ip, strict):
+            message = f"hostAliases ip {ip!r} is not an IP address"
+            if _is_ip(ip, strict=False):
+                message += " as Kubernetes 1.36 reads one: no leading zeros, no IPv4-mapped IPv6"
+            out.append(error(f"{path}[{i}].ip", "dns-config", message))
+        for j, hostname in enumerate(as_list(alias.get("hostnames"))):
+            if isinstance(hostname, str) and not (len(hostname) <= 253 and DNS1123_SUBDOMAIN.match(hostname)):
+                message = f"hostname {hostname!r} is not a DNS-1123 subdomain (lower-case letters, digits, '-', '.')"
+                out.append(error(f"{path}[{i}].hostnames[{j}]", "dns-config", message))
+    return out
+
+
+def _is_ip(text: str, strict: bool) -> bool:
+    """validation.IsValidIPForLegacyField: netutils.ParseIPSloppy (IPv4 with leading zeros), or
+    with ``strict`` (StrictIPCIDRValidation) neither leading zeros nor an IPv4-mapped IPv6 address."""
     try:
-        ipaddress.ip_address(text)
-        return True
+        address = ipaddress.ip_address(text)  # refuses leading zeros
     except ValueError:
+        if strict:
+            return False
         parts = text.split(".")
-        return len(parts) == 4 and all(p.isdigit() and int(p) <= 255 for p in parts)
+        return len(parts) == 4 and all(p.isascii() and p.isdigit() and int(p) <= 255 for p in parts)
+    return not (strict and isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped)
 
 
 def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
