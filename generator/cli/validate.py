@@ -13,7 +13,7 @@ from generator.core import values as cliargs
 from generator.core.kinds import PROJECTS
 from generator.schema import kubernetes as kube
 from generator.validate import build as builder
-from generator.validate import discover, stream
+from generator.validate import discover
 from generator.validate import output as outputs
 from generator.validate import sources as schemasource
 
@@ -162,36 +162,6 @@ def _tools(args: argparse.Namespace) -> dict[str, str | None]:
     return tools
 
 
-def _build(targets, tools, roots, kube_version, timeout):
-    """The folders built, and the findings of those refused or failed (a file that cannot be
-    checked is an error, as one that cannot be read); a folder whose tool is missing is skipped
-    with today's note, naming the tool."""
-    built, refused = [], []
-    for tool, folder, file in targets:
-        target = builder.Target(tool, folder, file)
-        exe = tools.get(tool)
-        if tool == "helm" and builder.is_library(folder):
-            print(
-                f"{outputs.printable(folder)}: skipped: a Helm library chart: rendered where a chart uses it",
-                file=sys.stderr,
-            )
-            continue
-        if exe is None:
-            name = "kubectl" if tool == "kustomize" else "helm"
-            note = discover.KUSTOMIZATION_NOTE if tool == "kustomize" else discover.CHART_NOTE
-            where = file if tool == "kustomize" else folder
-            print(
-                f"{outputs.printable(where)}: skipped: {note}; --build needs {name}: none on PATH (--{name} PATH)",
-                file=sys.stderr,
-            )
-            continue
-        try:
-            built.append(builder.build(target, exe, roots, kube_version, timeout))
-        except builder.Refused as err:
-            refused.append(err.located())
-    return built, refused
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     if args.list_rules:
         if args.output not in outputs.RULE_LISTS:
@@ -232,7 +202,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     )
     roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
     kube_version = kube.version_name(minor or newest)
-    built, refused = _build(found.builds, tools, roots, kube_version, args.build_timeout)
+    built, refused, notes = builder.build_all(found.builds, tools, roots, kube_version, args.build_timeout)
+    for path, why in notes:
+        print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
     covered = frozenset().union(*(b.inputs for b in built))
     files = []
     for name in found.files:
@@ -244,19 +216,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
         for item in refused:
             report.add(item)
-        for done in built:
-            if report.full:
-                break
-            part = validate.Report(
-                max_errors=args.max_errors and args.max_errors - report.errors, skip_rules=skip_rules
-            )
-            stream.validate_text(done.command, done.text, checker, part)
-            report.documents += part.documents
-            report.findings += builder.placed(done, part)
-            report.truncated = report.truncated or part.truncated
+        builder.check(built, checker, report)
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
         raise cliargs.InputError(f"--crd: {err}") from None
-    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
     files += [b.target.file for b in built]
     validate.note_empty(report, files, fail=args.fail_on_empty)
     report.strict = args.strict

@@ -46,7 +46,9 @@ from typing import NamedTuple
 from generator.core import provenance
 from generator.core.findings import Finding, dotted, split_path
 from generator.kubeyaml.load import Document, iter_documents
+from generator.validate import discover
 from generator.validate.report import Located, Report
+from generator.validate.stream import validate_text
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 RELEASE = "release-name"  # the name `helm template` gives a release when none is given (Helm 2's and 3's default)
@@ -314,12 +316,6 @@ def _exists(path: Path) -> bool:
         return path.exists()
     except (OSError, ValueError):  # a NUL byte in the name
         return False
-
-
-def is_component(kustomization: str) -> bool:
-    """A kustomize Component (kind: Component): built only by the kustomizations that name it."""
-    docs = _documents(Path(kustomization))
-    return any(isinstance(d.data, dict) and d.data.get("kind") == "Component" for d in docs)
 
 
 def kustomization_file(folder: Path) -> Path | None:
@@ -750,3 +746,53 @@ def placed(built: Built, report: Report) -> list[Located]:
         placed_finding = Finding(finding.severity, finding.path, finding.rule, f"{finding.message} {note}")
         out.append(Located(placed_finding, file, index, line, column, item.api_version, item.kind, item.name))
     return out
+
+
+# -- every folder of a run -------------------------------------------------------------------
+
+
+def build_all(
+    targets: list[tuple[str, str, str]],
+    tools: dict[str, str | None],
+    roots: list[str],
+    kube_version: str,
+    timeout: float,
+) -> tuple[list[Built], list[Located], list[tuple[str, str]]]:
+    """Build the folders discover.find listed (``targets``: tool, folder, file) with ``tools``
+    (the executable of each tool, None: not found). Returns the builds, the findings of the
+    folders refused or failed (a folder that cannot be checked is an error, as a file that cannot
+    be read), and the folders skipped, (path, why): a library chart, and a folder whose tool is
+    missing, with the note it has without --build and the tool it needs."""
+    built, refused, skipped = [], [], []
+    for tool, folder, file in targets:
+        if tool == "helm" and is_library(folder):
+            skipped.append((folder, "a Helm library chart: rendered where a chart uses it"))
+            continue
+        exe = tools.get(tool)
+        if exe is None:
+            name = "kubectl" if tool == "kustomize" else "helm"
+            note = discover.KUSTOMIZATION_NOTE if tool == "kustomize" else discover.CHART_NOTE
+            skipped.append(
+                (file if tool == "kustomize" else folder, f"{note}; --build needs {name}: none on PATH (--{name} PATH)")
+            )
+            continue
+        try:
+            built.append(build(Target(tool, folder, file), exe, roots, kube_version, timeout))
+        except Refused as err:
+            refused.append(err.located())
+    return built, refused, skipped
+
+
+def check(built: list[Built], checker, report: Report) -> None:
+    """Check each build's output with ``checker`` into ``report``, each finding placed on its
+    source (placed), until the report is full; sorted as validate_files sorts."""
+    for done in built:
+        if report.full:
+            break
+        left = report.max_errors and report.max_errors - report.errors
+        part = Report(max_errors=left, skip_rules=report.skip_rules)
+        validate_text(done.command, done.text, checker, part)
+        report.documents += part.documents
+        report.findings += placed(done, part)
+        report.truncated = report.truncated or part.truncated
+    report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))

@@ -325,11 +325,18 @@ def _joined(root: str, parts: tuple[str, ...]) -> str:
     return (root if root.endswith(os.sep) else root + os.sep) + os.sep.join(parts)
 
 
+def _is_component(kustomization: Path) -> bool:
+    """A kustomize Component (kind: Component): built only by the kustomizations that name it."""
+    try:
+        docs, _ = read_documents(kustomization)
+    except OSError:
+        return False
+    return any(isinstance(doc, dict) and doc.get("kind") == "Component" for doc in docs)
+
+
 def _add_kustomization(out: Found, file: str) -> None:
     """A kustomization to build (``out.builds``), or a Component, skipped with a note."""
-    from generator.validate import build  # here: only --build needs it
-
-    if build.is_component(file):
+    if _is_component(Path(file)):
         out.skipped.append((file, "a kustomize Component: checked where a kustomization that names it is built"))
     else:
         out.builds.append(("kustomize", os.path.dirname(file) or ".", file))
