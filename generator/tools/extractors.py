@@ -275,10 +275,6 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if changes["added"] or changes["removed"] else 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # ---------------------------------------------------------------------------------------------
 # Served versions: which group-versions a default kube-apiserver leaves off.
 #
@@ -551,3 +547,7 @@ def served_document(texts: dict[str, str], kinds_by_release: dict, sources=SERVE
             minor: {"basis": "source" if minor in read else "policy", "disabled": off[minor]} for minor in off
         },
     }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
