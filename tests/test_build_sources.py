@@ -542,3 +542,38 @@ def test_a_values_schema_nested_too_deep_to_check_is_refused(tmp_path):
     code, out, err = run(["--build", "--helm", str(A_HELM), "chart"], tmp_path)
     assert code == 1 and "Traceback" not in err, out + err
     assert "chart/values.schema.json:1:1: error:" in out and "too deep to check" in out
+
+
+@needs_kubectl
+def test_a_component_is_built_where_it_is_named_and_a_kustomization_named_as_a_file_is_built(tmp_path):
+    component = """\
+        apiVersion: kustomize.config.k8s.io/v1alpha1
+        kind: Component
+        patches:
+          - target: {kind: Deployment}
+            patch: |-
+              - op: add
+                path: /spec/replicas
+                value: -1
+        """
+    write(
+        tmp_path,
+        {
+            "app/deploy.yaml": DEPLOYMENT,
+            "app/kustomization.yaml": "resources: [deploy.yaml]\ncomponents: [../ports]\n",
+            "ports/kustomization.yaml": component,
+        },
+    )
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "."], tmp_path)
+    assert code == 1, out + err
+    assert "ports/kustomization.yaml: skipped: a kustomize Component: checked where a kustomization" in err
+    findings = [line for line in out.splitlines() if ": error: " in line]
+    assert findings and all(line.startswith("app/deploy.yaml:") for line in findings), out
+    assert findings[0].startswith("app/deploy.yaml:5:1: error: Deployment/web: spec.replicas:")  # at `spec:`
+    assert "(as `kubectl kustomize app` builds it" in findings[0]
+    assert "the field is not in this file: a patch, component or transformer of the build sets it" in findings[0]
+    # a pre-commit hook names the kustomization itself
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "app/kustomization.yaml"], tmp_path)
+    assert code == 1 and "is outside the folders named" in out  # ../ports: name the folder that holds both
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "app/kustomization.yaml", "."], tmp_path)
+    assert code == 1 and "(as `kubectl kustomize app` builds it" in out

@@ -718,6 +718,17 @@ def _template_file(built: Built, source: str) -> str:
     return str(path) if path.is_file() else f"{built.target.folder}/{rest}"
 
 
+def _holds(data: object, parts: list) -> bool:
+    """Whether ``data`` has the field at ``parts`` (a finding's path; its last part may name a
+    key or an index that is the problem itself, so a path to a missing field is not held)."""
+    for part in parts:
+        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if not (in_list or (isinstance(data, dict) and part in data)):
+            return False
+        data = data[part]
+    return True
+
+
 def placed(built: Built, report: Report) -> list[Located]:
     """The findings of ``report`` (on the built output) placed on the files they came from."""
     marks = _helm_sources(built.text) if built.target.tool == "helm" else []
@@ -736,7 +747,10 @@ def placed(built: Built, report: Report) -> list[Located]:
             if len(candidates) == 1:
                 source = candidates[0]
                 file, index = source.file, source.document.index if source.document else 1
-                line, column = _position(source.document, split_path(finding.path) if finding.path else [])
+                parts = split_path(finding.path) if finding.path else []
+                line, column = _position(source.document, parts)
+                if source.document is not None and not _holds(source.document.data, parts):
+                    note += "; the field is not in this file: a patch, component or transformer of the build sets it"
             else:  # made by a generator, or two files that could be it: the kustomization
                 file, line, column, index = built.target.file, 1, 1, 1
                 if candidates:
