@@ -188,6 +188,14 @@ def _limit_memory() -> None:  # in the child, before exec: inherited by the tool
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def _exited(proc: subprocess.Popen) -> bool:
+    """Whether the tool has ended, left unreaped where the system allows (waitid's WNOWAIT), so
+    that its process group id is still its own when the group is killed."""
+    if hasattr(os, "waitid"):
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    return proc.poll() is not None  # macOS: reaped; the group is killed at once after
+
+
 def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: int = OUTPUT_LIMIT) -> str:
     """The standard output of ``argv``, run in a process group of its own that is killed when it
     ends (no process is left behind), after ``timeout`` seconds, or past ``limit`` bytes of
@@ -228,7 +236,7 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
                 elif len(err) < STDERR_LIMIT:
                     err += data[: STDERR_LIMIT - len(err)]
         while True:  # both pipes closed: wait for the exit, without reaping (the group stays ours)
-            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            if _exited(proc):
                 break
             if time.monotonic() > deadline:
                 raise Failed(f"did not end within {timeout:g} s (--build-timeout): stopped")
