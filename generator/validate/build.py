@@ -185,7 +185,8 @@ class Failed(Exception):
 def _limit_memory() -> None:  # in the child, before exec: inherited by the tool and its children
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    with contextlib.suppress(ValueError, OSError):  # a system that cannot limit it (macOS): the time limit holds
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 def _exited(proc: subprocess.Popen) -> bool:
