@@ -186,7 +186,9 @@ def _limit_memory() -> None:  # in the child, before exec: inherited by the tool
     import resource
 
     with contextlib.suppress(ValueError, OSError):  # a system that cannot limit it (macOS): the time limit holds
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = MEMORY_LIMIT if hard == resource.RLIM_INFINITY else min(hard, MEMORY_LIMIT)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _exited(proc: subprocess.Popen) -> bool:
