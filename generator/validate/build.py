@@ -50,8 +50,7 @@ from generator.validate import discover
 from generator.validate.report import Located, Report
 from generator.validate.stream import validate_text
 
-KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-RELEASE = "release-name"  # the name `helm template` gives a release when none is given (Helm 2's and 3's default)
+RELEASE = "release-name"  # the name `helm template CHART` gives the release when none is given (Helm 3 and 4)
 TIMEOUT_SECONDS = 60.0  # per build (--build-timeout)
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a tool's output read at most: the limit of a pipe (stream.py)
 MEMORY_LIMIT = 2 << 30  # bytes of address space a tool may map (Go's runtime runs well below 1 GiB)
@@ -103,7 +102,6 @@ class Built(NamedTuple):
     text: str  # the tool's output
     sources: dict[tuple[str, str], list[Source]]  # (kind, name as built) -> its source files (kustomize)
     inputs: frozenset[str]  # resource files the build read (resolved), but those `render` wrote: not read alone
-    chart_name: str | None = None  # helm: the chart's name, the first part of each `# Source:` path
 
 
 # -- the tools -------------------------------------------------------------------------------
@@ -330,7 +328,7 @@ def _exists(path: Path) -> bool:
 
 
 def kustomization_file(folder: Path) -> Path | None:
-    return next((folder / name for name in KUSTOMIZATIONS if (folder / name).is_file()), None)
+    return next((folder / name for name in discover.KUSTOMIZATIONS if (folder / name).is_file()), None)
 
 
 # -- kustomize -------------------------------------------------------------------------------
@@ -678,12 +676,6 @@ def is_library(chart: str) -> bool:
     return any(isinstance(d.data, dict) and d.data.get("type") == "library" for d in docs)
 
 
-def _chart_name(chart: Path) -> str | None:
-    docs = _documents(chart / "Chart.yaml")
-    data = next((d.data for d in docs if isinstance(d.data, dict)), {})
-    return data.get("name") if isinstance(data.get("name"), str) else None
-
-
 # -- building --------------------------------------------------------------------------------
 
 
@@ -695,18 +687,18 @@ def build(target: Target, tool: str, roots: list[str], kube_version: str, timeou
         scan = check_kustomization(target.folder, roots)
         argv = [tool, "kustomize", folder]
         command = f"kubectl kustomize {target.folder}"
-        sources, inputs, name = scan.sources, frozenset(scan.inputs), None
+        sources, inputs = scan.sources, frozenset(scan.inputs)
     else:
         check_chart(Path(target.folder), roots)
         argv = [tool, "template", RELEASE, folder, "--include-crds", "--kube-version", kube_version]
         command = f"helm template {RELEASE} {target.folder} --include-crds --kube-version {kube_version}"
-        sources, inputs, name = {}, frozenset(), _chart_name(Path(target.folder))
+        sources, inputs = {}, frozenset()
     with _Sandbox() as sandbox:
         try:
             text = run(argv, sandbox.env, sandbox.home, timeout)
         except Failed as err:
             raise Refused(target.file, 1, 1, f"`{command}` {err}") from None
-    return Built(target, command, text, sources, inputs, name)
+    return Built(target, command, text, sources, inputs)
 
 
 # -- the findings, placed on their sources ---------------------------------------------------
