@@ -499,8 +499,9 @@ def test_tool_flags_need_build_and_an_executable(tmp_path):
     assert code == 2 and "--kubectl: only --build runs it; add --build" in err
     code, _, err = run(["--build", "--helm", str(tmp_path / "nope"), "."], tmp_path)
     assert code == 2 and "no executable file there" in err
-    code, _, err = run(["--build", "--build-timeout", "0", "."], tmp_path)
-    assert code == 2 and "--build-timeout" in err
+    for value in ("0", "-1", "nan", "inf"):
+        code, _, err = run(["--build", "--build-timeout", value, "."], tmp_path)
+        assert code == 2 and "--build-timeout: expected seconds above 0" in err, err
 
 
 @needs_kubectl

@@ -179,8 +179,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for option in ("kubectl", "helm"):
         if getattr(args, option) and not args.build:
             raise cliargs.InputError(f"--{option}: only --build runs it; add --build")
-    if not args.build_timeout > 0:
-        raise cliargs.InputError(f"--build-timeout: expected a number of seconds above 0, got {args.build_timeout:g}")
+    if not 0 < args.build_timeout <= 86400:  # nan and inf too
+        raise cliargs.InputError(
+            f"--build-timeout: expected seconds above 0, at most 86400, got {args.build_timeout:g}"
+        )
     found = discover.find(args.paths, args.ignore, build=args.build)
     for path, why in found.skipped:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
