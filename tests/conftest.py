@@ -94,6 +94,8 @@ def yaml_reader(request, monkeypatch) -> str:
 SLOW_FILES = frozenset(
     {
         "test_local.py",  # Paddle trains the rendered jobs
+        "test_elastic.py",  # Paddle and a real etcd: a 3-node elastic job, one node killed
+        "test_build_sources.py",  # kubectl kustomize and Helm 3 and 4
         "test_chart.py",  # Helm 3 and 4
         "test_safety_values.py",  # Helm 3 and 4
         "test_installed.py",  # the wheel, built and installed

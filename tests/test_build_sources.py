@@ -231,7 +231,7 @@ def test_a_kustomization_that_would_reach_the_network_is_refused_at_its_line(tmp
     code, out, err = run(["--build", "--kubectl", KUBECTL, "app"], tmp_path / "repo")
     assert code == 1 and "Traceback" not in err, out + err
     line = next(line for line in out.splitlines() if ": error: " in line)
-    assert line.startswith("app/kustomization.yaml:") and line.endswith("[file]"), line
+    assert line.startswith("app/kustomization.yaml:") and line.endswith("[build]"), line
     assert message in line, line
     assert "1 error" in out.splitlines()[-1]
 

@@ -162,22 +162,47 @@ def test_operator_runtime_features():
             "Volcano gang scheduling (volcano) cannot be expressed on the kubernetes runtime",
         ),
         (
-            TrainingJob("r", "i", worker=Role(2), elastic=Elastic(max_replicas=3)),
+            TrainingJob(
+                "r",
+                "i",
+                worker=Role(2),
+                elastic=Elastic(max_replicas=3),
+                command=["python", "-m", "paddle.distributed.launch", "t.py"],
+            ),
             "paddle-operator",
             "elastic.maxReplicas (3) must equal roles.worker.replicas (2)",
         ),
         (
-            TrainingJob("r", "i", worker=Role(2), elastic=Elastic(min_replicas=3)),
+            TrainingJob(
+                "r",
+                "i",
+                worker=Role(2),
+                elastic=Elastic(min_replicas=3),
+                command=["python", "-m", "paddle.distributed.launch", "t.py"],
+            ),
             "volcano",
             "elastic.minReplicas (3) must not exceed elastic.maxReplicas (2)",
         ),
         (
-            TrainingJob("r", "i", worker=Role(2), ps=Role(1), elastic=Elastic()),
+            TrainingJob(
+                "r",
+                "i",
+                worker=Role(2),
+                ps=Role(1),
+                elastic=Elastic(),
+                command=["python", "-m", "paddle.distributed.launch", "t.py"],
+            ),
             "kubernetes",
             "elastic training is collective",
         ),
         (
-            TrainingJob("r", "i", worker=Role(2), elastic=Elastic(etcd="etcd://e:2379")),
+            TrainingJob(
+                "r",
+                "i",
+                worker=Role(2),
+                elastic=Elastic(etcd="etcd://e:2379"),
+                command=["python", "-m", "paddle.distributed.launch", "t.py"],
+            ),
             "kubernetes",
             "elastic.etcd must be host:port",
         ),
@@ -188,6 +213,11 @@ def test_operator_runtime_features():
             "field for it",
         ),
         (TrainingJob("r", "i", worker=Role("2")), "kubernetes", "got the string '2'"),
+        (
+            TrainingJob("r", "i", worker=Role(2), elastic=Elastic()),
+            "kubernetes",
+            "elastic training needs the workers' command: Paddle's launcher",
+        ),
         (
             TrainingJob("r", "i", worker=Role(1), ttl=-1),
             "kubernetes",
@@ -267,14 +297,17 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
         (["--env", "TRAINING_ROLE=X", "--runtime", "kubernetes"], "--env: env TRAINING_ROLE: this runtime sets it"),
         (["--ttl", "60"], "--ttl: ttl after finishing (ttl) cannot be expressed on the paddle-operator runtime"),
         (["--suspend", "--runtime", "volcano"], "--suspend: suspend cannot be expressed on the volcano runtime"),
-        (["--elastic", "--runtime", "kubeflow"], "--elastic: elastic cannot be expressed on the kubeflow runtime"),
+        (
+            ["--elastic", "--runtime", "kubeflow", "--command", "fleetrun t.py"],
+            "--elastic: elastic cannot be expressed on the kubeflow runtime",
+        ),
         # issue 27 case 3: a collective gang smaller than the peers it waits for
         (
             ["--volcano", "--min-available", "1", "--runtime", "volcano"],
             "--min-available: volcano.minAvailable (1) is below the 2 pods the job needs together",
         ),
         (
-            ["--volcano", "--min-available", "1", "--elastic", "--min-workers", "2"],
+            ["--volcano", "--min-available", "1", "--elastic", "--min-workers", "2", "--command", "fleetrun t.py"],
             "--min-available: volcano.minAvailable (1) is below the 2 pods the job needs together: an elastic job's",
         ),
     ],
@@ -291,9 +324,19 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
     "argv",
     [
         ["--volcano", "--queue", "gpu", "--priority-class", "high", "--min-available", "2"],
-        ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "2"],
-        ["--elastic", "--min-workers", "1", "--max-restart", "5", "--runtime", "kubernetes"],
-        ["--elastic", "--runtime", "volcano"],
+        ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "2", "--command", "fleetrun t.py"],
+        [
+            "--elastic",
+            "--min-workers",
+            "1",
+            "--max-restart",
+            "5",
+            "--runtime",
+            "kubernetes",
+            "--command",
+            "fleetrun t.py",
+        ],
+        ["--elastic", "--runtime", "volcano", "--command", "python -m paddle.distributed.launch t.py"],
         ["--ttl", "60", "--deadline", "600", "--backoff-limit", "1", "--suspend", "--runtime", "kubeflow"],
         ["--ttl", "60", "--backoff-limit", "1", "--priority-class", "high", "--runtime", "volcano"],
         [

@@ -105,6 +105,14 @@ _RULES = [
     ),
     Rule("file", "yaml", ERROR, "a file that cannot be read", "tests/test_validate_cli.py: a file that does not exist"),
     Rule(
+        "build",
+        "yaml",
+        ERROR,
+        "a kustomization or chart --build could not build: refused (remote, plugin, function, unvendored "
+        "dependency) or the tool failed",
+        "tests/test_build_sources.py",
+    ),
+    Rule(
         "empty",
         "yaml",
         (*WARNING, "error"),

@@ -209,7 +209,10 @@ _ELASTIC_ENV = {
     "PADDLE_ELASTIC_LEVEL",
     "PADDLE_MAX_RESTART",
     "PADDLE_ELASTIC_TIMEOUT",
+    "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION",
 }
+# The shell an elastic paddle-operator worker starts through (elastic.libsonnet `unsetting`)
+_UNSETTING = ["sh", "-c", 'unset PADDLE_TRAINER_ENDPOINTS PADDLE_TRAINER_ID; exec "$0" "$@"']
 
 
 def _launcher_elastic(worker: Role | None, name: str) -> Elastic | None:
@@ -234,6 +237,9 @@ def _launcher_elastic(worker: Role | None, name: str) -> Elastic | None:
     container["env"] = [e for e in container["env"] if not (isinstance(e, dict) and e.get("name") in _ELASTIC_ENV)]
     if not container["env"]:
         del container["env"]
+    command = container.get("command")
+    if isinstance(command, list) and command[:3] == _UNSETTING:
+        container["command"] = command[3:]  # the library starts the launcher so again
     if worker.template["spec"].get("restartPolicy") == "OnFailure":
         del worker.template["spec"]["restartPolicy"]  # the library sets it for elastic workers
     return Elastic(

@@ -86,7 +86,7 @@ class Refused(Exception):
         self.file, self.line, self.column, self.message = file, line, column, message
 
     def located(self) -> Located:
-        return Located(Finding("error", "", "file", self.message), self.file, 1, self.line, self.column)
+        return Located(Finding("error", "", "build", self.message), self.file, 1, self.line, self.column)
 
 
 class Source(NamedTuple):

@@ -50,7 +50,7 @@ local isLabel(name) =
 
 // Paddle's launcher runs elastic training for collective jobs only (CollectiveElasticController);
 // the runtimes create the most workers, and the launchers train with MIN to MAX of them.
-local checkElastic(e, roles) =
+local checkElastic(job, e, roles) =
   assert std.isObject(e) : 'elastic must be an object {etcd, minReplicas, maxReplicas, maxRestart, level, timeout}';
   assert std.objectHas(roles, 'worker') && std.length(roles) == 1 :
          "elastic training is collective (Paddle's launcher has no elastic parameter-server mode): give roles.worker only";
@@ -65,6 +65,10 @@ local checkElastic(e, roles) =
   assert isCount(util.get(e, 'timeout', 30), 1) : 'elastic.timeout must be a whole number of seconds >= 1, got %s' % shown(util.get(e, 'timeout'));
   assert std.member([-1, 0, 1], util.get(e, 'level', 1)) :
          "elastic.level must be 1 (the survivors meet again), 0 (a failed pod exits, the others hold) or -1 (all exit), Paddle's launcher's --elastic_level; got %s" % util.get(e, 'level');
+  local templateContainers = util.get(util.get(util.get(roles.worker, 'template', {}), 'spec', {}), 'containers', []);
+  assert util.get(roles.worker, 'command', util.get(job, 'command')) != null
+         || (templateContainers != [] && util.get(templateContainers[0], 'command') != null) :
+         "elastic training needs the workers' command: Paddle's launcher, python -m paddle.distributed.launch ...";
   local etcd = util.get(e, 'etcd');
   assert etcd == null || (std.isString(etcd) && std.length(std.split(etcd, ':')) == 2 && !std.startsWith(etcd, 'etcd://')) :
          "elastic.etcd must be host:port (the launcher adds etcd://), got '%s'" % etcd;
@@ -99,7 +103,7 @@ local checkRole(name, r) =
            local f = bad[0];
            local got = if std.isString(job[f]) then "'%s'" % job[f] else std.toString(job[f]);
            '%s must be %s, got %s' % [f, oneOf(enums[f]), got];
-    assert !has(job, 'elastic') || checkElastic(job.elastic, roles);
+    assert !has(job, 'elastic') || checkElastic(job, job.elastic, roles);
     local counts = [['ttl', 0, 'whole number of seconds'], ['deadline', 1, 'whole number of seconds'], ['backoffLimit', 0, 'whole number']];
     local badCount = [c for c in counts if has(job, c[0]) && !isCount(job[c[0]], c[1])];
     assert badCount == [] :

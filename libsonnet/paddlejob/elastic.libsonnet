@@ -42,9 +42,28 @@ local etcdPort = 2379;
       { name: 'PADDLE_JOB_ID', value: job.name },
       { name: 'PADDLE_ELASTIC_LEVEL', value: std.toString(util.get(elastic, 'level', 1)) },
       { name: 'PADDLE_MAX_RESTART', value: std.toString(util.get(elastic, 'maxRestart', 3)) },
+      // The launcher's etcd client (etcd3 0.12, which the image must have) imports its generated
+      // protobuf modules under Paddle's protobuf >= 4 only with the pure-Python implementation.
+      { name: 'PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION', value: 'python' },
     ] + (
       if std.objectHas(elastic, 'timeout') then [{ name: 'PADDLE_ELASTIC_TIMEOUT', value: std.toString(elastic.timeout) }] else []
     ),
+
+  // What a fixed-size collective job's contract sets and an elastic worker must not have:
+  // PADDLE_TRAINER_ENDPOINTS makes the launcher's plugin collective_compatible
+  // (launch/plugins/__init__.py) replace the etcd master with its first entry and the node
+  // range with the host count; PADDLE_TRAINER_ID pins the rank (args_envs.py parse_args), and
+  // ETCDMaster.sync_peers fails (IndexError) when fewer than the most have met.
+  notForElastic:: ['PADDLE_TRAINER_ENDPOINTS', 'PADDLE_TRAINER_ID'],
+
+  // ``env`` (a contract) without what an elastic worker must not have; as it is otherwise.
+  contract(job, env)::
+    if $.of(job) == null then env else [e for e in env if !std.member($.notForElastic, e.name)],
+
+  // ``command`` started through a shell that unsets those names first: for a controller that
+  // sets them itself (the paddle-operator: constructPod and its ConfigMap).
+  unsetting(command)::
+    ['sh', '-c', 'unset %s; exec "$0" "$@"' % std.join(' ', $.notForElastic)] + command,
 
   // The job's own etcd (a Service and a one-pod StatefulSet), when no endpoint is given.
   etcd(job)::
@@ -55,7 +74,13 @@ local etcdPort = 2379;
         apiVersion: 'v1',
         kind: 'Service',
         metadata: pod.metadata(job, $.etcdName(job), labels),
-        spec: { selector: labels, ports: [{ name: 'client', port: etcdPort, targetPort: etcdPort }] },
+        // headless: the StatefulSet's pod gets its DNS name, and <job>-etcd resolves to it
+        spec: {
+          clusterIP: 'None',
+          publishNotReadyAddresses: true,
+          selector: labels,
+          ports: [{ name: 'client', port: etcdPort, targetPort: etcdPort }],
+        },
       },
       {
         apiVersion: 'apps/v1',

@@ -4,6 +4,8 @@ that the items of a list have unique, well-formed names."""
 
 from __future__ import annotations
 
+import json
+
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, name_problem
 
@@ -37,6 +39,16 @@ def as_int(value) -> int | None:
 
 def json_text(value) -> str:
     return "none" if value is None else repr(value)
+
+
+def value_text(value) -> str:
+    """A value as a message shows it: a string quoted, anything else as YAML writes it (true, null, 3)."""
+    if isinstance(value, str):
+        return repr(value)
+    try:
+        return json.dumps(value, ensure_ascii=False)[:80]
+    except (TypeError, ValueError):
+        return type(value).__name__
 
 
 def unique_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
-from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
 from generator.validate.rules.core import pvc_spec_findings
 from generator.validate.rules.pod_volumes import resource_field_findings, volume_field_findings
 
@@ -290,7 +290,13 @@ def _port_name_findings(ports: list, here: str) -> list[Finding]:
 def _own_claim_findings(volumes: list, path: str, pod_name: str) -> list[Finding]:
     """ValidateVolumes: a Pod's claim may not be the one its own ephemeral volume creates
     (named POD-VOLUME)."""
-    ephemeral = {f"{pod_name}-{v.get('name')}" for v in volumes if isinstance(v, dict) and v.get("ephemeral")}
+    if not isinstance(pod_name, str):
+        return []  # the schema reports the name
+    ephemeral = {
+        f"{pod_name}-{v.get('name')}"
+        for v in volumes
+        if isinstance(v, dict) and v.get("ephemeral") and isinstance(v.get("name"), str)
+    }
     out = []
     for i, volume in enumerate(volumes):
         claim = f"{pod_name}-{as_dict(volume).get('name')}"
@@ -320,7 +326,7 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
             out += volume_field_findings(volume, f"{path}[{i}]")
         if len(sources) > 1:
             message = (
-                f"volume {volume.get('name')!r} has {len(sources)} sources ({', '.join(sources)}); a volume has "
+                f"volume {value_text(volume.get('name'))} has {len(sources)} sources ({', '.join(sources)}); a volume has "
                 "exactly one: split it into volumes of one source each"
             )
             out.append(error(f"{path}[{i}].{sources[1]}", "volume-source", message))
@@ -481,7 +487,8 @@ def _container_restart_findings(policy, here: str, releases: tuple[int, ...]) ->
         )
         return [error(f"{here}.restartPolicy", "sidecar", message)]
     if not known and enforced(releases, since=CONTAINER_RESTART_POLICY_SINCE):
-        message = f"a container's restartPolicy {policy!r} is not one of {', '.join(CONTAINER_RESTART_POLICIES)}"
+        allowed = ", ".join(CONTAINER_RESTART_POLICIES)
+        message = f"a container's restartPolicy {value_text(policy)} is not one of {allowed}"
         return [error(f"{here}.restartPolicy", "sidecar", message)]
     return []
 

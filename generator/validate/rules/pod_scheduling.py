@@ -11,7 +11,7 @@ import re
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
-from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
 from generator.validate.rules.selector import selector_findings
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -173,7 +173,7 @@ def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
             out.append(error(f"{here}.operator", "toleration", message))
         if t.get("tolerationSeconds") is not None and effect != "NoExecute":
             message = (
-                f"tolerationSeconds applies only to effect 'NoExecute', got effect {effect or 'empty'!r}; "
+                f"tolerationSeconds applies only to effect 'NoExecute', got effect {value_text(effect or 'empty')}; "
                 "set effect: NoExecute or drop tolerationSeconds"
             )
             out.append(error(f"{here}.effect", "toleration", message))
@@ -267,7 +267,8 @@ def _node_requirement_findings(req: dict, here: str) -> list[Finding]:
             out.append(error(f"{here}.values", "affinity", message))
         elif not (isinstance(values[0], str) and _is_int64(values[0])):
             message = (
-                f"operator {operator!r} compares with an integer, got {values[0]!r}: the scheduler cannot parse it "
+                f"operator {operator!r} compares with an integer, got {value_text(values[0])}: the scheduler cannot "
+                "parse it "
                 "and the pod matches no node"
             )
             out.append(error(f"{here}.values[0]", "affinity", message))
@@ -369,7 +370,7 @@ def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) ->
                 message = f"minDomains must be at least 1, got {min_domains}"
                 out.append(error(f"{here}.minDomains", "topology-spread", message))
             if when != "DoNotSchedule":
-                message = f"minDomains applies only with whenUnsatisfiable: DoNotSchedule, got {when!r}"
+                message = f"minDomains applies only with whenUnsatisfiable: DoNotSchedule, got {value_text(when)}"
                 out.append(error(f"{here}.minDomains", "topology-spread", message))
         if isinstance(c.get("labelSelector"), dict):  # unversionedvalidation.ValidateLabelSelector
             out += selector_findings(c["labelSelector"], f"{here}.labelSelector")

@@ -156,6 +156,22 @@ def _task_kind(task: dict) -> str | None:
     return "peer" if peer else None
 
 
+def _elastic_fewest(tasks: list[dict]) -> int | None:
+    """The fewest nodes an elastic job's launchers train with: PADDLE_NNODES MIN:MAX next to an
+    etcd:// PADDLE_MASTER (CollectiveElasticController, Paddle 3.3.1: it waits for MIN to MAX
+    peers and trains with those present); None for a job of a fixed size."""
+    found = []
+    for task in tasks:
+        for container in as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers")):
+            env = {e.get("name"): e.get("value") for e in map(as_dict, as_list(as_dict(container).get("env")))}
+            master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
+            if isinstance(master, str) and master.startswith("etcd://") and isinstance(nodes, str):
+                fewest = nodes.partition(":")[0]
+                if fewest.isdigit():
+                    found.append(int(fewest))
+    return min(found) if found else None
+
+
 def collective_gang_findings(spec: dict) -> list[Finding]:
     """A collective Paddle job (trainer tasks only) whose gang is smaller than its peers: Paddle's
     launcher waits until every peer has joined (PADDLE_NNODES, or the PADDLE_TRAINER_ENDPOINTS list),
@@ -167,6 +183,9 @@ def collective_gang_findings(spec: dict) -> list[Finding]:
     if not tasks or "server" in kinds or "peer" not in kinds:
         return []
     peers = sum(as_int(t.get("replicas")) or 0 for t, k in zip(tasks, kinds, strict=True) if k == "peer")
+    elastic = _elastic_fewest(tasks)
+    if elastic is not None:  # an elastic job trains with its fewest: a gang of those is enough
+        peers = min(peers, elastic)
     given = as_int(spec.get("minAvailable"))
     minimum = given
     if not given:  # unset or 0: the webhook's default, the tasks' minAvailable or replicas
@@ -185,8 +204,9 @@ def collective_gang_findings(spec: dict) -> list[Finding]:
             f"spec.tasks[{i}].minAvailable" for i, t in enumerate(tasks) if as_int(t.get("minAvailable")) is not None
         )
     )
+    fewest = " (the fewest its elastic launchers train with)" if elastic is not None else ""
     message = (
-        f"a gang of {minimum} for a collective Paddle job of {peers} peers: Volcano may start {minimum} pod"
+        f"a gang of {minimum} for a collective Paddle job of {peers} peers{fewest}: Volcano may start {minimum} pod"
         f"{'s' if minimum != 1 else ''} without the others, and Paddle's launcher waits for every peer, so they "
         f"hold their resources and wait or time out; set minAvailable to {peers}"
     )

@@ -13,20 +13,22 @@ local hosts(job) = function(role)
 local labels(job, role) = pod.roleLabels(job, role, role);
 
 local contract(job, role, trainingRole) =
+  // An elastic worker's index is not its rank (elastic.libsonnet): it names only its host.
+  local index = if role != 'ps' && elastic.of(job) != null then 'PADDLE_POD_INDEX' else 'PADDLE_TRAINER_ID';
   [
     pod.fieldRef('POD_NAME', 'metadata.name'),
     pod.fieldRef('NAMESPACE', 'metadata.namespace'),
   ] + (
     if role == 'ps' then [] else [
-      pod.fieldRef('PADDLE_TRAINER_ID', "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
+      pod.fieldRef(index, "metadata.annotations['batch.kubernetes.io/job-completion-index']"),
     ]
-  ) + pod.paddleEnv(
+  ) + elastic.contract(job, pod.paddleEnv(
     job,
     trainingRole,
     if role == 'ps' then '$(POD_NAME).%s' % serviceName(job, 'ps')
-    else '%s-$(PADDLE_TRAINER_ID).%s' % [serviceName(job, 'worker'), serviceName(job, 'worker')],
+    else '%s-$(%s).%s' % [serviceName(job, 'worker'), index, serviceName(job, 'worker')],
     hosts(job)
-  ) + (if role == 'ps' then [] else elastic.env(job));
+  )) + (if role == 'ps' then [] else elastic.env(job));
 
 local headless(job, role) = {
   apiVersion: 'v1',

@@ -26,9 +26,15 @@ local roleSpec(job, name) =
                                 // intranet Host: the operator runs the pods on the host network,
                                 // where only this policy resolves cluster names
                                 + (if util.get(job, 'intranet') == 'Host' then { dnsPolicy: 'ClusterFirstWithHostNet' } else {}));
+  // The operator sets PADDLE_TRAINER_ENDPOINTS and PADDLE_TRAINER_ID itself (its ConfigMap,
+  // constructPod): an elastic worker's shell unsets them before the launcher starts.
+  local paddle = template.spec.containers[0];
+  local launched = if elastic_ then template {
+    spec+: { containers: [paddle { command: elastic.unsetting(paddle.command) }] + template.spec.containers[1:] },
+  } else template;
   {
     replicas: role.replicas,
-    template: if ownGroup then template { metadata+: { annotations+: { [groupAnnotation]: job.name } } } else template,
+    template: if ownGroup then launched { metadata+: { annotations+: { [groupAnnotation]: job.name } } } else launched,
   };
 
 {

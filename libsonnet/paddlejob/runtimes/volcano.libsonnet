@@ -24,9 +24,10 @@ local wrapped(command) =
 
 local contract(job, role, trainingRole) =
   [pod.fieldRef('POD_NAME', 'metadata.name')]
-  + (if util.get(job, 'command') == null
+  + (if util.get(job, 'command') == null && !(role == 'worker' && elastic.of(job) != null)
      then [pod.fieldRef('PADDLE_TRAINER_ID', "metadata.annotations['volcano.sh/task-index']")] else [])
-  + pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job))
+  + (if role == 'ps' then pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job))
+     else elastic.contract(job, pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job))))
   + (if role == 'ps' then [] else elastic.env(job));
 
 local task(job, roleName, taskName, trainingRole, policies) =
@@ -40,7 +41,8 @@ local task(job, roleName, taskName, trainingRole, policies) =
     name: taskName,
     replicas: job.roles[roleName].replicas,
     [if policies != [] then 'policies']: policies,
-    template: if std.objectHas(paddle, 'command') then template {
+    // (an elastic worker's index is not its rank: it gets no PADDLE_TRAINER_ID)
+    template: if std.objectHas(paddle, 'command') && !(roleName == 'worker' && elastic.of(job) != null) then template {
       spec+: { containers: [paddle { command: wrapped(paddle.command) }] + template.spec.containers[1:] },
     } else template,
   };
