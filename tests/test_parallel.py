@@ -66,15 +66,15 @@ def test_enough_work_goes_to_every_core_and_little_stays_here(folder):
     assert parallel.workers(["cm.yaml"] * 1000, 2, [small] * 1000) == 1  # 1.01x the wall time of one
 
 
-def test_a_worker_runs_only_where_the_load_leaves_a_core_idle():
+def test_a_worker_runs_only_on_a_core_others_leave_free():
     work = parallel.MIN_BYTES
     assert parallel.processes(2, 0.0, work) == 2
-    assert parallel.processes(2, 1.1, work) == 2  # one busy core (or this run's predecessors): one idle
-    assert parallel.processes(2, 1.5, work) == 2  # half of a core idle is a core for a worker
-    assert parallel.processes(2, 1.6, work) == 1
-    assert parallel.processes(2, 2.5, work) == 1  # every core busy: a worker would only take a share
+    assert parallel.processes(2, 0.5, work) == 2  # half of a core idle is a core for a worker
+    assert parallel.processes(2, 0.6, work) == 1
+    assert parallel.processes(2, 1.1, work) == 1  # one core busy: this process has the other
+    assert parallel.processes(2, 2.5, work) == 1
     assert parallel.processes(8, 0.3, work) == 8  # no more processes than cores
-    assert parallel.processes(8, 3.2, work) == 6  # this process and one for each of 5 idle cores
+    assert parallel.processes(8, 3.2, work) == 5  # 4.8 cores idle: this process and 4 workers
     assert parallel.processes(1, 0.0, work) == 1
     # too little work: one process whatever the load
     assert parallel.processes(2, 0.0, work - 1) == 1
@@ -87,13 +87,39 @@ def test_a_worker_runs_only_where_the_load_leaves_a_core_idle():
     assert parallel.processes(2, 0.0, work - 1, jobs=2) == 1
 
 
-@pytest.mark.parametrize(("load", "expected"), [(0.2, 2), (1.2, 2), (2.5, 1)])
-def test_the_default_asks_the_load_average(folder, monkeypatch, load, expected):
+def test_the_busy_cores_are_the_load_average_unless_fewer_processes_run_now():
+    assert parallel.busy_cores(1.1, 3) == 1.1  # two others runnable now, 1.1 over the last minute
+    assert parallel.busy_cores(1.0, 1) == 0.0  # only this process runs: the load was the runs before
+    assert parallel.busy_cores(2.6, 2) == 1.0
+    assert parallel.busy_cores(0.2, 5) == 0.2  # a moment's crowd after a quiet minute
+    assert parallel.busy_cores(1.3, None) == 1.3  # no count of runnable processes: the load average
+
+
+@pytest.mark.parametrize(
+    ("figures", "expected"),
+    [
+        ((0.2, 1), 2),
+        ((1.0, 1), 2),  # a loop of runs: the load is this run's predecessors
+        ((1.1, 3), 1),  # other processes keep a core busy
+        ((2.5, 2), 1),  # one other process runnable now, a busy minute
+        ((2.5, 1), 2),  # nothing else runnable now: the minute's load is over
+        ((0.3, None), 2),  # os.getloadavg alone
+        ((1.2, None), 1),
+        (None, 1),  # no load known: as if every core were busy
+    ],
+)
+def test_the_default_asks_how_busy_the_cores_are(folder, monkeypatch, figures, expected):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(parallel, "_load_figures", lambda: figures)
     assert parallel.workers(folder) == expected
     assert parallel.workers(folder, 0) == expected
     assert parallel.workers(folder, 2) == 2
+
+
+def test_the_load_figures_are_read_from_the_system():
+    figures = parallel._load_figures()
+    assert figures is not None and figures[0] >= 0
+    assert figures[1] is None or figures[1] >= 1  # this process is runnable while it reads
 
 
 @pytest.mark.parametrize("max_errors", [0, 1000, 30, 5])

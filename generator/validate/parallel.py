@@ -1,6 +1,6 @@
 """Many files on every core: `validate` of a folder (a pre-commit run over 200 files, a GitOps
-repository) is checked by this process and forked copies of it, one process per core the load
-leaves idle (processes()), and the report is the one a single process gives.
+repository) is checked by this process and forked copies of it, one process per core that
+other processes leave free (processes()), and the report is the one a single process gives.
 
 - The files are cut into runs of consecutive files. The runs' numbers wait in a pipe, in order:
   each process takes the next one when it is free, so a process slowed by big files takes fewer
@@ -22,7 +22,7 @@ objects after it (rules/podsecurity.py: state that crosses documents).
 Workers are forked once this process has checked the first run: they share the modules and the
 checker as they are (nothing is pickled on the way out), with what the first run loaded and
 compiled; each compiles the schemas of the other kinds it meets. Where fork is not available,
-and for stdin, too little work or no idle core, one process does it all.
+and for stdin, too little work or no free core, one process does it all.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ MIN_FILES = 4
 # about 100 us, what some 250 bytes of manifests take to check. A repository of 5,000 files of
 # one small object each is 1.6 MB of work, and half a second.
 FILE_COST = 256
-# A core counts as idle for a worker when the load average leaves at least this share of it idle
+# A core counts as free for a worker when others leave at least this share of it idle
 IDLE_SHARE = 0.5
 # At most this many runs: a run's number is 4 bytes in a pipe, and all of them must fit in the
 # smallest pipe Linux makes (one page) so that writing them never waits for a reader.
@@ -66,41 +66,64 @@ _PART_BYTES = 128 * 1024
 def workers(names: list[str], jobs: int | None = None, sizes: list[int] | None = None) -> int:
     """How many processes to use for ``names`` (of ``sizes``: file_sizes): processes() for the
     work they hold (none that can be shared: stdin, or fewer than MIN_FILES files none of which
-    is big enough to cut), this machine's cores and its load average."""
+    is big enough to cut), this machine's cores and how many of them others keep busy."""
     if "-" in names or not hasattr(os, "fork"):
         return 1
     sizes = sizes or file_sizes(names)
     shared = len(names) >= MIN_FILES or max(sizes, default=0) >= SPLIT_BYTES
     work = sum(sizes) + FILE_COST * len(sizes) if shared else 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    figures = _load_figures()
+    busy = float(cores) if figures is None else busy_cores(*figures)  # unknown: as if all were busy
+    return processes(cores, busy, work, jobs)
+
+
+def _load_figures() -> tuple[float, int | None] | None:
+    """(the load average of the last minute, the processes runnable now, this one included, or
+    None where the system does not say) from Linux's /proc/loadavg, else os.getloadavg; None
+    where neither is known."""
     try:
-        load = os.getloadavg()[0]
-    except OSError:  # not known here: as if every core were busy, one process
-        load = float(cores)
-    return processes(cores, load, work, jobs)
+        with open("/proc/loadavg", "rb") as stream:
+            fields = stream.read().split()
+        return float(fields[0]), int(fields[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.getloadavg()[0], None
+    except OSError:
+        return None
 
 
-def processes(cores: int, load: float, work: int, jobs: int | None = None) -> int:
+def busy_cores(load: float, runnable: int | None = None) -> float:
+    """How many cores other processes keep busy: the load average of the last minute (``load``),
+    or fewer when fewer others are runnable right now (``runnable``, this process included). The
+    load average lags: it counts for a minute the runs just before this one (a loop of runs,
+    the hooks of a pre-commit, a bench), which compete with nothing now; a process that keeps a
+    core busy is runnable at any moment, and counts in both."""
+    if runnable is None:
+        return max(load, 0.0)
+    return max(min(load, runnable - 1), 0.0)
+
+
+def processes(cores: int, busy: float, work: int, jobs: int | None = None) -> int:
     """How many processes check ``work`` (bytes of manifests, and FILE_COST a file; 0: work that
-    cannot be shared) on ``cores`` cores whose load average (over the last minute) is ``load``;
+    cannot be shared) on ``cores`` cores of which others keep ``busy`` busy (busy_cores);
     ``jobs``: 1 for this process alone, N for at most N, 0 or None to choose.
 
     One process below MIN_BYTES of work, where starting a worker costs more than it saves. Past
     it, asked for N: N (at most one per core), whatever the load. Left to choose, a worker only
-    runs on a core the load leaves idle: this process, and one more for each core of idle
-    capacity (cores - load; a core at least IDLE_SHARE idle counts). A worker on a busy core
-    only takes a share of it from the processes there, and costs more CPU than it saves: with
-    a process spinning on the other core, 5,000 files of one object each took 1.06x the wall
-    time of one process (bench/validate_bench.py). The load average counts the runs just before
-    this one (a loop of runs, the hooks of a pre-commit, this bench), hence one core of it is
-    often this process's own predecessors: a load of at most cores - IDLE_SHARE (1.5 on 2 cores)
-    leaves a core for a worker."""
+    runs on a core that is free: this process takes one of the cores others leave idle
+    (cores - busy), and a worker each of the others, a core at least IDLE_SHARE idle counting
+    (on 2 cores: a worker when others keep at most half a core busy). A worker on a busy core
+    only takes a share of it from the processes there, and for small files costs more than
+    that share brings: with a process spinning on the other core, 5,000 files of one object
+    each took 1.06x the wall time of one process, and 1,000 of them 1.14x (bench/RESULTS.md)."""
     if jobs == 1 or cores < 2 or work < MIN_BYTES:
         return 1
     if jobs:
         return min(jobs, cores)
-    idle = max(cores - load, 0.0)
-    return min(cores, 1 + math.floor(idle + 1 - IDLE_SHARE))
+    idle = max(cores - busy, 0.0)
+    return max(1, min(cores, math.floor(idle + IDLE_SHARE)))
 
 
 def file_sizes(names: list[str]) -> list[int]:
