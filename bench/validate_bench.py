@@ -22,10 +22,10 @@ wall time shows what a user waits, and is the one that says whether the parallel
 4. 2,000 Deployments, `--jobs 1`: against `kubernetes-validate --strict` on all 2,000 (>= 150x);
    it takes some 35 s of CPU a run.
 5. Folders: 5,000 files of one small object each, and 200 files of 25 documents: the default
-   mode against `--jobs 1`. The default forks a worker only onto a core the load average leaves
-   idle, for enough work (validate/parallel.py's processes()), so it must never be slower than
-   one process. Measured twice: as the machine is, and with a process of this bench spinning
-   on a core (started 40 s before, that the load average sees it).
+   mode against `--jobs 1`, each tree against its own. The default forks a worker only onto a
+   core other processes leave free, for enough work (validate/parallel.py's processes()), so it
+   must never be slower than one process. Measured twice: as the machine is, and with a process
+   of this bench spinning on a core (started 40 s before, that the load average sees it).
 6. One small file: against `python -c 'import yaml'` (<= 3x).
 
 Processes run as an installed tool runs: bytecode cached, and the schema cache warm (a run
