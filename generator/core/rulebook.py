@@ -42,6 +42,7 @@ OWNERS = {
     "kueue": "Kueue's integrations: which kinds a Kueue release queues as installed (schemas/kueue/integrations.json)",
     "across": "verdicts across the objects of one input: a PodGroup and its pods, an operator and its jobs, ...",
     "crd": "the apiextensions apiserver's rules for CustomResourceDefinitions",
+    "launcher": "Paddle's own launcher (paddle.distributed.launch 3.3.1), as it reads a pod's environment",
 }
 
 ERROR, WARNING = ("error",), ("warning",)
@@ -313,6 +314,19 @@ _RULES = [
         "volcano",
         WARNING,
         "a collective Paddle job whose minAvailable is below its peers: pods start and wait for the others",
+    ),
+    Rule(
+        "volcano-elastic-restart",
+        "volcano",
+        WARNING,
+        "an elastic Paddle job that a failed pod restarts whole (RestartJob): the survivors stop too",
+    ),
+    # -- launcher ---------------------------------------------------------------------------
+    Rule(
+        "launcher-elastic",
+        "launcher",
+        WARNING,
+        "an elastic pod whose environment makes Paddle's launcher leave its etcd master or fail",
     ),
     # -- kubeflow ---------------------------------------------------------------------------
     Rule("kubeflow-name", "kubeflow", ERROR, "a job name that is no DNS-1035 label"),

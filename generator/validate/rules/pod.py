@@ -35,6 +35,7 @@ from generator.validate.rules.base import (
     unique_names,
     warning,
 )
+from generator.validate.rules.launcher import launcher_findings
 from generator.validate.rules.meta import label_findings
 from generator.validate.rules.paddlejob import PADDLE_ROLES
 from generator.validate.rules.pod_containers import container_findings
@@ -430,6 +431,7 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
         spec = template.get("spec")
         name = as_dict(obj.get("metadata")).get("name") if kind == "Pod" else None
         out += pod_spec_findings(spec, spec_path, kind != "Pod", claims, releases, name)
+        out += launcher_findings(template, path, str(obj.get("apiVersion", "")))
     return out
 
 

@@ -326,8 +326,8 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
             out += volume_field_findings(volume, f"{path}[{i}]")
         if len(sources) > 1:
             message = (
-                f"volume {value_text(volume.get('name'))} has {len(sources)} sources ({', '.join(sources)}); a volume has "
-                "exactly one: split it into volumes of one source each"
+                f"volume {value_text(volume.get('name'))} has {len(sources)} sources ({', '.join(sources)}); a volume "
+                "has exactly one: split it into volumes of one source each"
             )
             out.append(error(f"{path}[{i}].{sources[1]}", "volume-source", message))
         ephemeral = volume.get("ephemeral")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import parse_quantity, quantity_message
-from generator.validate.rules.base import as_dict, as_int, as_list, error, unique_names, warning
+from generator.validate.rules.base import as_dict, as_int, as_list, error, unique_names, value_text, warning
 
 
 def gang_findings(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
@@ -124,6 +124,32 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     )
     out += _policy_findings(spec.get("policies"), "spec.policies")
     out += collective_gang_findings(spec)
+    out += elastic_restart_findings(spec)
+    return out
+
+
+def elastic_restart_findings(spec: dict) -> list[Finding]:
+    """An elastic Paddle job whose policies restart the whole job when a pod fails or is evicted:
+    Volcano's job controller then kills every pod (state/running.go RestartJob), the survivors'
+    launchers with them, where the launcher alone would have gone on without the failed pod."""
+    tasks = [as_dict(t) for t in as_list(spec.get("tasks"))]
+    if _elastic_fewest(tasks) is None:
+        return []
+    out = []
+    places = [("spec.policies", spec.get("policies"))] + [
+        (f"spec.tasks[{i}].policies", t.get("policies")) for i, t in enumerate(tasks)
+    ]
+    for where, policies in places:
+        for j, policy in enumerate(as_list(policies)):
+            policy = as_dict(policy)
+            events = [policy.get("event"), *as_list(policy.get("events"))]
+            if policy.get("action") == "RestartJob" and any(e in ("PodFailed", "PodEvicted", "*") for e in events):
+                message = (
+                    f"event {value_text(next(e for e in events if e))} restarts the whole job: Volcano kills every "
+                    "pod, the survivors' launchers too, where Paddle's elastic launcher would go on without the failed "
+                    "pod; drop the policy (the pod's restartPolicy brings it back)"
+                )
+                out.append(warning(f"{where}[{j}].action", "volcano-elastic-restart", message))
     return out
 
 
@@ -163,7 +189,11 @@ def _elastic_fewest(tasks: list[dict]) -> int | None:
     found = []
     for task in tasks:
         for container in as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers")):
-            env = {e.get("name"): e.get("value") for e in map(as_dict, as_list(as_dict(container).get("env")))}
+            env = {
+                e["name"]: e.get("value")
+                for e in map(as_dict, as_list(as_dict(container).get("env")))
+                if isinstance(e.get("name"), str)
+            }
             master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
             if isinstance(master, str) and master.startswith("etcd://") and isinstance(nodes, str):
                 fewest = nodes.partition(":")[0]
