@@ -196,8 +196,11 @@ def test_local_warns_exactly_where_paddles_launcher_would_not_run_a_rendered_ela
         for key in list(os.environ):
             if key.startswith(("PADDLE_", "POD_", "DISTRIBUTED_")):
                 monkeypatch.delenv(key)
+        # the container's shell (`sh -c 'unset ...; exec "$0" "$@"'`) runs before the launcher
+        unset = localrun._unset_by_shell(proc.argv)
         for key, value in proc.env.items():
-            monkeypatch.setenv(key, value)
+            if key not in unset:
+                monkeypatch.setenv(key, value)
         monkeypatch.setattr(sys, "argv", ["launch", "train.py"])
         elastic = CollectiveElasticController.enable(Context(enable_plugin=True))
         warned = [w for w in proc.warnings if "replaces the etcd master" in w]

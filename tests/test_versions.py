@@ -48,7 +48,7 @@ def test_a_project_release_compares_as_numbers_and_prints_as_written():
 def test_the_python_api_takes_the_version_as_the_cli_does():
     job = TrainingJob("demo", "registry.baidubce.com/paddlepaddle/paddle:3.3.1", worker=Role(2))
     assert job.render("volcano", "1.30") == job.render("volcano", KubeVersion(30))
-    with pytest.raises(InputError, match="1.MINOR"):
+    with pytest.raises(JobError, match="kube_version: '30.1' is not a Kubernetes version; write it as 1.MINOR"):
         job.render("volcano", "30.1")
     with pytest.raises((JobError, InputError), match="not known here"):
         job.render("volcano", "1.5")
