@@ -12,7 +12,6 @@ from generator.core import rulebook
 from generator.core import values as cliargs
 from generator.core.kinds import PROJECTS
 from generator.schema import kubernetes as kube
-from generator.validate import build as builder
 from generator.validate import discover
 from generator.validate import output as outputs
 from generator.validate import sources as schemasource
@@ -123,7 +122,7 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--build-timeout",
         type=float,
-        default=builder.TIMEOUT_SECONDS,
+        default=discover.BUILD_TIMEOUT_SECONDS,
         metavar="SECONDS",
         help="stop a build that runs longer (default: %(default)g); the build is then an error",
     )
@@ -158,7 +157,7 @@ def _tools(args: argparse.Namespace) -> dict[str, str | None]:
         given = getattr(args, name)
         if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
             raise cliargs.InputError(f"--{name}: {given}: no executable file there")
-        tools[tool] = builder.find_tool(name, given and os.path.abspath(given))  # the tool runs in another folder
+        tools[tool] = _builder().find_tool(name, given and os.path.abspath(given))  # the tool runs in another folder
     return tools
 
 
@@ -204,7 +203,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     )
     roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
     kube_version = kube.version_name(minor or newest)
-    built, refused, notes = builder.build_all(found.builds, tools, roots, kube_version, args.build_timeout)
+    built, refused, notes = _builder().build_all(found.builds, tools, roots, kube_version, args.build_timeout)
     for path, why in notes:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
     covered = frozenset().union(*(b.inputs for b in built))
@@ -218,7 +217,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
         for item in refused:
             report.add(item)
-        builder.check(built, checker, report)
+        _builder().check(built, checker, report)
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
         raise cliargs.InputError(f"--crd: {err}") from None
     files += [b.target.file for b in built]
@@ -228,3 +227,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.summary and args.output != "text":
         print(outputs.summary(report), file=sys.stderr)
     return 0 if report.valid else 1
+
+
+def _builder():
+    """validate/build.py, imported when --build asks for it: it loads the checker's stream."""
+    from generator.validate import build
+
+    return build

@@ -51,7 +51,7 @@ from generator.validate.report import Located, Report
 from generator.validate.stream import validate_text
 
 RELEASE = "release-name"  # the name `helm template CHART` gives the release when none is given (Helm 3 and 4)
-TIMEOUT_SECONDS = 60.0  # per build (--build-timeout)
+TIMEOUT_SECONDS = discover.BUILD_TIMEOUT_SECONDS
 OUTPUT_LIMIT = 64 * 1024 * 1024  # bytes of a tool's output read at most: the limit of a pipe (stream.py)
 MEMORY_LIMIT = 2 << 30  # bytes of address space a tool may map (Go's runtime runs well below 1 GiB)
 STDERR_LIMIT = 16 * 1024  # bytes of a tool's error output kept for the message

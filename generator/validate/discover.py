@@ -21,6 +21,8 @@ from typing import NamedTuple
 from generator.core.values import InputError
 from generator.kubeyaml.load import read_documents
 
+BUILD_TIMEOUT_SECONDS = 60.0  # per build of a kustomization or chart (validate --build-timeout)
+
 EXTENSIONS = (".yaml", ".yml", ".json")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 # Helm's own files: a chart's metadata and values, which are no manifests wherever they are
