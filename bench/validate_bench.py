@@ -40,7 +40,9 @@ Deployments there): for a change in progress, not for the figures.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -347,6 +349,7 @@ def main() -> int:
     rounds = args.rounds or (3 if args.quick else 5)
     scale = 5 if args.quick else 1  # --quick: a fifth of the documents
     tmp = Path(tempfile.mkdtemp(prefix="validate-bench-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # some 100 MB of inputs
     ours = Code(REPO, tmp / "cache")
     codes = [ours]
     if args.baseline:
