@@ -199,3 +199,27 @@ def test_a_deployment_of_a_demo_image_is_no_operator():
     named = operator("--leader-elect")
     named["spec"]["template"]["spec"]["containers"][0]["image"] = "example.com/ml/paddle-operator:v0.3.5"
     assert across._operator_scheduling(named) is False
+
+
+def test_the_slim_objects_a_stream_keeps_give_the_same_verdicts():
+    """stream.py keeps, of a big input, only what across.reads names, slimmed (across.slim), and
+    whether it has pods: the verdicts must be those of the whole objects, on every fixture."""
+    import yaml
+
+    from generator.validate import across as verdicts
+
+    from .conftest import FIXTURES
+
+    compared = 0
+    for path in sorted(FIXTURES.rglob("*.yaml")):
+        try:
+            objects = [d for d in yaml.safe_load_all(path.read_text(errors="replace")) if isinstance(d, dict)]
+        except yaml.YAMLError:
+            continue
+        whole = verdicts.check(objects)
+        kept = [(i, verdicts.slim(o)) for i, o in enumerate(objects) if verdicts.reads(o)]
+        pods = any(verdicts.has_pods(o) for o in objects)
+        slim = verdicts.check([o for _, o in kept], None, pods)
+        assert [(i, f) for i, f in whole] == [(kept[j][0], f) for j, f in slim], path
+        compared += bool(whole)
+    assert compared >= 5

@@ -21,7 +21,7 @@ input stream after its documents (stream.py), `job` on what it renders.
 
 from __future__ import annotations
 
-from generator.core.findings import Finding, child
+from generator.core.findings import Finding, child, split_path
 from generator.validate.rules.base import as_dict, as_list, error, warning
 from generator.validate.rules.pod import _templates as templates
 from generator.validate.rules.trainer import paddle_runtimes
@@ -126,31 +126,115 @@ def _with_volcano(job: dict) -> bool:
 
 
 def reads(obj) -> bool:
-    """Whether a verdict here reads ``obj`` (stream.py keeps only these until the input ends)."""
+    """Whether a verdict here reads ``obj`` (stream.py keeps only these, slimmed, until the input
+    ends): what names a gang, a runtime or parameter servers, a paddle-operator Deployment, a
+    Volcano Job (its PodGroup is named after it), and the pods that name a PodGroup. Of the other
+    pods the verdicts need only that there are some (has_pods)."""
     if not isinstance(obj, dict):
         return False
     kind = obj.get("kind")
     if kind in ("PodGroup", "PaddleJob", "TrainJob", "ClusterTrainingRuntime", "TrainingRuntime"):
         return True
+    if _is(obj, "batch.volcano.sh", "Job"):
+        return True
     if _operator_scheduling(obj) is not None or PSERVER_LABEL in _labels(obj) or TRAINER_LABEL in _labels(obj):
         return True
-    return bool(templates(obj))  # the pods of the input
+    return any(_group_of(t) is not None for _, t in templates(obj))
+
+
+def has_pods(obj) -> bool:
+    """Whether ``obj`` holds a pod template (the input then has pods of its own)."""
+    return isinstance(obj, dict) and bool(templates(obj))
+
+
+_KEPT_METADATA = ("name", "namespace", "labels", "ownerReferences")
+
+
+def slim(obj: dict) -> dict:
+    """What the verdicts here read of ``obj``, in its shape, and nothing else (a kept object of a
+    big input costs a few hundred bytes, not its whole tree): apiVersion, kind, the metadata's
+    name, namespace and labels, a few spec fields, and of each pod template its group annotation
+    and scheduler (of a paddle-operator Deployment's, the containers' image, command and args)."""
+    meta = as_dict(obj.get("metadata"))
+    out = {
+        "apiVersion": obj.get("apiVersion"),
+        "kind": obj.get("kind"),
+        "metadata": {k: meta[k] for k in _KEPT_METADATA if k in meta},
+    }
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return out
+    kept = {k: spec[k] for k in ("runtimeRef", "schedulingPolicy", "minMember", "queue") if k in spec}
+    operator = _operator_scheduling(obj) is not None
+    for path, template in templates(obj):
+        slim_template = {}
+        group = _group_of(template)
+        if group is not None:
+            slim_template["metadata"] = {"annotations": {GROUP_ANNOTATIONS[0]: group}}
+        pod = as_dict(template.get("spec"))
+        slim_pod = {k: pod[k] for k in ("schedulerName",) if k in pod}
+        if operator:
+            slim_pod["containers"] = [
+                {k: c[k] for k in ("image", "command", "args") if k in c}
+                for c in map(as_dict, as_list(pod.get("containers")))
+            ]
+        slim_template["spec"] = slim_pod
+        if path:
+            _put(out, split_path(path), slim_template)
+        else:  # a Pod is its own template
+            out["metadata"].update(slim_template.get("metadata", {}))
+            out["spec"] = slim_pod
+    if kept:
+        out.setdefault("spec", {}).update(kept)
+    return out
+
+
+def _put(root: dict, path: list, value) -> None:
+    """Sets ``value`` at ``path`` (keys and list indexes) in ``root``, making what is missing."""
+    node = root
+    for key, following in zip(path, [*path[1:], None], strict=True):
+        if following is None:
+            _set(node, key, value)
+            return
+        child_node = _get(node, key)
+        if child_node is None:
+            child_node = [] if isinstance(following, int) else {}
+            _set(node, key, child_node)
+        node = child_node
+
+
+def _get(node, key):
+    if isinstance(node, list):
+        return node[key] if key < len(node) else None
+    return node.get(key)
+
+
+def _set(node, key, value) -> None:
+    if isinstance(node, list):
+        node.extend({} for _ in range(key + 1 - len(node)))
+        node[key] = value
+    else:
+        node[key] = value
 
 
 def reports_on(obj) -> bool:
     """Whether a finding here may be on ``obj`` (stream.py keeps its position in the input)."""
-    return isinstance(obj, dict) and (
-        obj.get("kind") in ("PodGroup", "PaddleJob", "TrainJob") or PSERVER_LABEL in _labels(obj)
-    )
+    if not isinstance(obj, dict):
+        return False
+    if obj.get("kind") == "PaddleJob":  # a PaddleJob's one verdict is on its schedulingPolicy
+        return isinstance(as_dict(obj.get("spec")).get("schedulingPolicy"), dict)
+    return obj.get("kind") in ("PodGroup", "TrainJob") or PSERVER_LABEL in _labels(obj)
 
 
-def check(objects: list[dict], release=None) -> list[tuple[int, Finding]]:
+def check(objects: list[dict], release=None, pods: bool | None = None) -> list[tuple[int, Finding]]:
     """The verdicts across ``objects`` (one input): (index of the object a finding is on, the
     finding, its path relative to that object). ``release``: the targeted Kubernetes release
-    (no verdict here depends on it yet)."""
+    (no verdict here depends on it yet). ``pods``: whether the input holds pod templates (by
+    default, whether ``objects`` do; stream.py passes it, as it keeps only what reads() names)."""
     objects = [o if isinstance(o, dict) else {} for o in objects]
     operators = [(i, s) for i, o in enumerate(objects) if (s := _operator_scheduling(o)) is not None]
-    out = _podgroup_findings(objects, operators)
+    pods = any(templates(o) for o in objects) if pods is None else pods
+    out = _podgroup_findings(objects, operators, pods)
     out += _scheduling_policy_findings(objects, operators)
     out += _pserver_findings(objects)
     out += _runtime_ref_findings(objects)
@@ -161,7 +245,7 @@ def _operator_note(operators: list[tuple[int, bool]]) -> str:
     return "the paddle-operator Deployment of this input runs without --scheduling=volcano" if operators else ""
 
 
-def _podgroup_findings(objects: list[dict], operators: list[tuple[int, bool]]) -> list[tuple[int, Finding]]:
+def _podgroup_findings(objects: list[dict], operators: list[tuple[int, bool]], pods: bool) -> list[tuple[int, Finding]]:
     out = []
     members: list[tuple[dict, str, dict]] = []  # (object, group name, pod template)
     for obj in objects:
@@ -222,7 +306,7 @@ def _podgroup_findings(objects: list[dict], operators: list[tuple[int, bool]]) -
                 )
                 out.append((i, warning("metadata.name", "across-podgroup", message)))
             continue
-        if not any(templates(o) for o in objects):
+        if not pods:
             continue  # an input of no pods (a GitOps repository's scheduling.yaml): they come from elsewhere
         if any(_is(o, "batch.volcano.sh", "Job") and _name(o) == name for o in objects):
             continue  # a Volcano Job's controller names its PodGroup after the job (newer: and its UID)

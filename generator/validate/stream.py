@@ -136,9 +136,10 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
     """Check every document of ``source`` (text, bytes or a binary file) into ``report``;
     returns how many documents it read."""
     namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
-    # what the verdicts across objects read (across.py), until the input ends: the objects, and the
-    # documents of those a finding may be on (their positions)
+    # what the verdicts across objects read (across.py), until the input ends: the objects,
+    # slimmed, and where a finding may be on one, its document without its data (for the position)
     kept: list[tuple[object, Document | None]] = []
+    pods = False
     read = 0
     for doc in iter_documents(source):
         if report.full:
@@ -146,8 +147,12 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         read = doc.index
         if doc.data is not None:
             report.documents += 1
+            pods = pods or across.has_pods(doc.data)
             if across.reads(doc.data):
-                kept.append((doc.data, doc if across.reports_on(doc.data) else None))
+                place = None
+                if across.reports_on(doc.data):
+                    place = Document(doc.index, None, [], doc.node, doc.line_offset, doc.nulls, doc.text)
+                kept.append((across.slim(doc.data), place))
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
         findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
         if not findings and not doc.problems:
@@ -164,7 +169,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
             if finding.path not in explained:
                 report.add(_locate(finding, doc, name, ident))
     if any(doc is not None for _, doc in kept) and not report.full:  # the verdicts across the documents
-        for index, finding in across.check([data for data, _ in kept], checker.minor):
+        for index, finding in across.check([data for data, _ in kept], checker.minor, pods):
             data, doc = kept[index]
             if doc is None:  # across.reports_on and across.check disagree: a bug
                 raise AssertionError(f"a finding on an object across.reports_on did not name: {finding}")
