@@ -187,7 +187,7 @@ def test_every_node_of_the_across_fixtures_replaced_by_each_odd_value_never_cras
             for (mutated,) in mutations([obj]):
                 for _, finding in across.check([*objects[:i], mutated, *objects[i + 1 :]]):
                     assert not PYTHON_WORDS.search(finding.message), finding
-                across.reads(mutated), across.reports_on(mutated)
+                across.keep(mutated), across.reports_on(mutated)
                 checked += 1
     assert checked > 1000
 
@@ -202,8 +202,8 @@ def test_a_deployment_of_a_demo_image_is_no_operator():
 
 
 def test_the_slim_objects_a_stream_keeps_give_the_same_verdicts():
-    """stream.py keeps, of a big input, only what across.reads names, slimmed (across.slim), and
-    whether it has pods: the verdicts must be those of the whole objects, on every fixture."""
+    """stream.py keeps, of a big input, only what across.keep gives (slim objects) and whether it
+    has pods: the verdicts must be those of the whole objects, on every fixture."""
     import yaml
 
     from generator.validate import across as verdicts
@@ -217,8 +217,8 @@ def test_the_slim_objects_a_stream_keeps_give_the_same_verdicts():
         except yaml.YAMLError:
             continue
         whole = verdicts.check(objects)
-        kept = [(i, verdicts.slim(o)) for i, o in enumerate(objects) if verdicts.reads(o)]
-        pods = any(verdicts.has_pods(o) for o in objects)
+        kept = [(i, slim) for i, o in enumerate(objects) if (slim := verdicts.keep(o)[0]) is not None]
+        pods = any(verdicts.keep(o)[1] for o in objects)
         slim = verdicts.check([o for _, o in kept], None, pods)
         assert [(i, f) for i, f in whole] == [(kept[j][0], f) for j, f in slim], path
         compared += bool(whole)

@@ -21,7 +21,7 @@ input stream after its documents (stream.py), `job` on what it renders.
 
 from __future__ import annotations
 
-from generator.core.findings import Finding, child, split_path
+from generator.core.findings import Finding, child
 from generator.validate.rules.base import as_dict, as_list, error, warning
 from generator.validate.rules.pod import _templates as templates
 from generator.validate.rules.trainer import paddle_runtimes
@@ -117,104 +117,72 @@ def _group_of(template: dict) -> str | None:
 
 def _with_volcano(job: dict) -> bool:
     """paddle-operator v0.3.5 withVolcano: no role names a scheduler other than volcano."""
-    spec = as_dict(job.get("spec"))
-    for role in ("ps", "worker", "heter"):
-        name = as_dict(as_dict(as_dict(spec.get(role)).get("template")).get("spec")).get("schedulerName")
+    for _, template in _templates_of(job):  # a PaddleJob's: each role's (ps, worker, heter)
+        name = as_dict(template.get("spec")).get("schedulerName")
         if isinstance(name, str) and name not in ("", "volcano"):
             return False
     return True
 
 
-def reads(obj) -> bool:
-    """Whether a verdict here reads ``obj`` (stream.py keeps only these, slimmed, until the input
-    ends): what names a gang, a runtime or parameter servers, a paddle-operator Deployment, a
-    Volcano Job (its PodGroup is named after it), and the pods that name a PodGroup. Of the other
-    pods the verdicts need only that there are some (has_pods)."""
-    if not isinstance(obj, dict):
-        return False
-    kind = obj.get("kind")
-    if kind in ("PodGroup", "PaddleJob", "TrainJob", "ClusterTrainingRuntime", "TrainingRuntime"):
-        return True
-    if _is(obj, "batch.volcano.sh", "Job"):
-        return True
-    if _operator_scheduling(obj) is not None or PSERVER_LABEL in _labels(obj) or TRAINER_LABEL in _labels(obj):
-        return True
-    return any(_group_of(t) is not None for _, t in templates(obj))
-
-
-def has_pods(obj) -> bool:
-    """Whether ``obj`` holds a pod template (the input then has pods of its own)."""
-    return isinstance(obj, dict) and bool(templates(obj))
-
-
+# What keep() stores in a slim object: its pod templates, slimmed, and its operator flag, under
+# keys no manifest has (a NUL byte), so that the verdicts need not find them again.
+_TEMPLATES, _OPERATOR = "\0templates", "\0operator"
 _KEPT_METADATA = ("name", "namespace", "labels", "ownerReferences")
+_KEPT_SPEC = ("runtimeRef", "schedulingPolicy")
+_PLAIN = (None, {"metadata": {}, "spec": {}})  # a kept pod template naming no group and no scheduler (read only)
 
 
-def slim(obj: dict) -> dict:
-    """What the verdicts here read of ``obj``, in its shape, and nothing else (a kept object of a
-    big input costs a few hundred bytes, not its whole tree): apiVersion, kind, the metadata's
-    name, namespace and labels, a few spec fields, and of each pod template its group annotation
-    and scheduler (of a paddle-operator Deployment's, the containers' image, command and args)."""
+def keep(obj) -> tuple[dict | None, bool]:
+    """What stream.py keeps of ``obj`` until the input ends, and whether it holds pods. Kept (as
+    a slim object: apiVersion, kind, the metadata's name, namespace and labels, a spec's
+    runtimeRef and schedulingPolicy, and of each pod template its group annotation and scheduler,
+    a few hundred bytes, not the whole tree): what names a gang, a runtime or parameter servers, a
+    paddle-operator Deployment, a Volcano Job (its PodGroup is named after it), and what holds
+    pods that name a PodGroup. Of the other pods the verdicts need only that there are some."""
+    if not isinstance(obj, dict):
+        return None, False
+    found = templates(obj)
+    operator = _operator_scheduling(obj)
+    slim_templates = []
+    named_group = False
+    for _, template in found:
+        group = _group_of(template)
+        named_group = named_group or group is not None
+        pod = as_dict(template.get("spec"))
+        if group is None and "schedulerName" not in pod:
+            slim_templates.append(_PLAIN)  # most templates: one shared object
+            continue
+        slim_templates.append(
+            (
+                None,
+                {
+                    "metadata": {"annotations": {GROUP_ANNOTATIONS[0]: group}} if group is not None else {},
+                    "spec": {"schedulerName": pod["schedulerName"]} if "schedulerName" in pod else {},
+                },
+            )
+        )
+    labels = _labels(obj)
+    wanted = (
+        obj.get("kind") in ("PodGroup", "PaddleJob", "TrainJob", "ClusterTrainingRuntime", "TrainingRuntime")
+        or _is(obj, "batch.volcano.sh", "Job")
+        or operator is not None
+        or PSERVER_LABEL in labels
+        or TRAINER_LABEL in labels
+        or named_group
+    )
+    if not wanted:
+        return None, bool(found)
     meta = as_dict(obj.get("metadata"))
-    out = {
+    spec = as_dict(obj.get("spec"))
+    slim = {
         "apiVersion": obj.get("apiVersion"),
         "kind": obj.get("kind"),
         "metadata": {k: meta[k] for k in _KEPT_METADATA if k in meta},
+        "spec": {k: spec[k] for k in _KEPT_SPEC if k in spec},
+        _TEMPLATES: tuple(slim_templates),
+        _OPERATOR: operator,
     }
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return out
-    kept = {k: spec[k] for k in ("runtimeRef", "schedulingPolicy", "minMember", "queue") if k in spec}
-    operator = _operator_scheduling(obj) is not None
-    for path, template in templates(obj):
-        slim_template = {}
-        group = _group_of(template)
-        if group is not None:
-            slim_template["metadata"] = {"annotations": {GROUP_ANNOTATIONS[0]: group}}
-        pod = as_dict(template.get("spec"))
-        slim_pod = {k: pod[k] for k in ("schedulerName",) if k in pod}
-        if operator:
-            slim_pod["containers"] = [
-                {k: c[k] for k in ("image", "command", "args") if k in c}
-                for c in map(as_dict, as_list(pod.get("containers")))
-            ]
-        slim_template["spec"] = slim_pod
-        if path:
-            _put(out, split_path(path), slim_template)
-        else:  # a Pod is its own template
-            out["metadata"].update(slim_template.get("metadata", {}))
-            out["spec"] = slim_pod
-    if kept:
-        out.setdefault("spec", {}).update(kept)
-    return out
-
-
-def _put(root: dict, path: list, value) -> None:
-    """Sets ``value`` at ``path`` (keys and list indexes) in ``root``, making what is missing."""
-    node = root
-    for key, following in zip(path, [*path[1:], None], strict=True):
-        if following is None:
-            _set(node, key, value)
-            return
-        child_node = _get(node, key)
-        if child_node is None:
-            child_node = [] if isinstance(following, int) else {}
-            _set(node, key, child_node)
-        node = child_node
-
-
-def _get(node, key):
-    if isinstance(node, list):
-        return node[key] if key < len(node) else None
-    return node.get(key)
-
-
-def _set(node, key, value) -> None:
-    if isinstance(node, list):
-        node.extend({} for _ in range(key + 1 - len(node)))
-        node[key] = value
-    else:
-        node[key] = value
+    return slim, bool(found)
 
 
 def reports_on(obj) -> bool:
@@ -226,14 +194,22 @@ def reports_on(obj) -> bool:
     return obj.get("kind") in ("PodGroup", "TrainJob") or PSERVER_LABEL in _labels(obj)
 
 
+def _templates_of(obj: dict) -> list[tuple[str | None, dict]]:
+    return obj[_TEMPLATES] if _TEMPLATES in obj else templates(obj)
+
+
+def _operator_of(obj: dict) -> bool | None:
+    return obj[_OPERATOR] if _OPERATOR in obj else _operator_scheduling(obj)
+
+
 def check(objects: list[dict], release=None, pods: bool | None = None) -> list[tuple[int, Finding]]:
     """The verdicts across ``objects`` (one input): (index of the object a finding is on, the
     finding, its path relative to that object). ``release``: the targeted Kubernetes release
     (no verdict here depends on it yet). ``pods``: whether the input holds pod templates (by
-    default, whether ``objects`` do; stream.py passes it, as it keeps only what reads() names)."""
+    default, whether ``objects`` do; stream.py passes it, as it keeps only what keep() names)."""
     objects = [o if isinstance(o, dict) else {} for o in objects]
-    operators = [(i, s) for i, o in enumerate(objects) if (s := _operator_scheduling(o)) is not None]
-    pods = any(templates(o) for o in objects) if pods is None else pods
+    operators = [(i, s) for i, o in enumerate(objects) if (s := _operator_of(o)) is not None]
+    pods = any(_templates_of(o) for o in objects) if pods is None else pods
     out = _podgroup_findings(objects, operators, pods)
     out += _scheduling_policy_findings(objects, operators)
     out += _pserver_findings(objects)
@@ -249,7 +225,7 @@ def _podgroup_findings(objects: list[dict], operators: list[tuple[int, bool]], p
     out = []
     members: list[tuple[dict, str, dict]] = []  # (object, group name, pod template)
     for obj in objects:
-        for _, template in templates(obj):
+        for _, template in _templates_of(obj):
             group = _group_of(template)
             if group is not None:
                 members.append((obj, group, template))
@@ -331,7 +307,7 @@ def _scheduling_policy_findings(objects: list[dict], operators: list[tuple[int, 
             continue
         if not isinstance(as_dict(job.get("spec")).get("schedulingPolicy"), dict):
             continue
-        ganged = [t for _, t in templates(job)]
+        ganged = [t for _, t in _templates_of(job)]
         if ganged and all(
             any(
                 _group_of(t) == name and (ns == _namespace(job) or None in (ns, _namespace(job))) for ns, name in groups

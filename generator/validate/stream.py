@@ -147,12 +147,13 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         read = doc.index
         if doc.data is not None:
             report.documents += 1
-            pods = pods or across.has_pods(doc.data)
-            if across.reads(doc.data):
+            slim, holds_pods = across.keep(doc.data)
+            pods = pods or holds_pods
+            if slim is not None:
                 place = None
                 if across.reports_on(doc.data):
                     place = Document(doc.index, None, [], doc.node, doc.line_offset, doc.nulls, doc.text)
-                kept.append((across.slim(doc.data), place))
+                kept.append((slim, place))
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
         findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
         if not findings and not doc.problems:
