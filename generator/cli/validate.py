@@ -132,8 +132,8 @@ def add_parser(sub) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="processes that check many files at once (default: 0, one per core when there is enough work; "
-        "1: this process alone); the report is the same",
+        help="processes that check many files at once (default: 0, one per free core when there is enough work; "
+        "1: this process alone; N: N whatever the load); the report is the same",
     )
     p.set_defaults(func=cmd_validate)
 
