@@ -24,6 +24,7 @@ import pytest
 
 from generator.local import pods
 from generator.local import run as localrun
+from generator.validate.rules.launcher import unset_by_shell
 
 from .conftest import REPO
 
@@ -197,7 +198,7 @@ def test_local_warns_exactly_where_paddles_launcher_would_not_run_a_rendered_ela
             if key.startswith(("PADDLE_", "POD_", "DISTRIBUTED_")):
                 monkeypatch.delenv(key)
         # the container's shell (`sh -c 'unset ...; exec "$0" "$@"'`) runs before the launcher
-        unset = localrun._unset_by_shell(proc.argv)
+        unset = unset_by_shell(proc.argv)
         for key, value in proc.env.items():
             if key not in unset:
                 monkeypatch.setenv(key, value)

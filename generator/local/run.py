@@ -63,6 +63,7 @@ from generator.local import etcd, pods, resources
 from generator.local.pods import Pod
 from generator.schema import kubernetes as kube
 from generator.validate import output as outputs
+from generator.validate.rules.launcher import ENDPOINT_NAMES, unset_by_shell
 
 # What local mode adds, only where the pod's spec does not set it: each pod logs into a folder of
 # its own (the pods share one working directory here), and POD_IP stands in for the pod's host
@@ -434,16 +435,6 @@ def _run_etcd(proc: Process, processes: list[Process], workdir: Path) -> str:
     return asked
 
 
-_UNSET = re.compile(r"unset ((?:[A-Za-z_][A-Za-z0-9_]* ?)+); exec \"\$0\" \"\$@\"")
-
-
-def _unset_by_shell(argv: list[str]) -> set[str]:
-    """The names a `sh -c 'unset NAME...; exec "$0" "$@"' COMMAND...` wrapper removes before COMMAND."""
-    if len(argv) > 3 and argv[0] == "sh" and argv[1] == "-c" and (found := _UNSET.fullmatch(argv[2])):
-        return set(found.group(1).split())
-    return set()
-
-
 def _elastic_overridden(proc: Process) -> None:
     """What makes Paddle's launcher (3.3.1) leave the etcd master it is given, on a cluster too.
     The plugin collective_compatible (launch/plugins/__init__.py, enabled for every launch) sets
@@ -455,8 +446,8 @@ def _elastic_overridden(proc: Process) -> None:
     most have met. A container whose shell unsets them first (`sh -c 'unset NAME...; exec "$0" "$@"'`,
     as the job library starts an elastic worker of the paddle-operator, which sets them itself)
     gives the launcher an environment without them."""
-    env = {k: v for k, v in proc.env.items() if k not in _unset_by_shell(proc.argv)}
-    for key in ("PADDLE_TRAINER_ENDPOINTS", "DISTRIBUTED_TRAINER_ENDPOINTS"):
+    env = {k: v for k, v in proc.env.items() if k not in unset_by_shell(proc.argv)}
+    for key in ENDPOINT_NAMES:
         if key in env:
             first = env[key].split(",")[0]
             proc.warnings.append(

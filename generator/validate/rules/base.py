@@ -41,6 +41,16 @@ def json_text(value) -> str:
     return "none" if value is None else repr(value)
 
 
+def literal_env(container) -> dict:
+    """A container's env by name: the literal value, or None for one taken from elsewhere
+    (valueFrom); entries whose name is not a string are the schema's to report."""
+    return {
+        e["name"]: e.get("value")
+        for e in map(as_dict, as_list(as_dict(container).get("env")))
+        if isinstance(e.get("name"), str)
+    }
+
+
 def value_text(value) -> str:
     """A value as a message shows it: a string quoted, anything else as YAML writes it (true, null, 3)."""
     if isinstance(value, str):

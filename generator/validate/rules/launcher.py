@@ -19,18 +19,28 @@ from __future__ import annotations
 import re
 
 from generator.core.findings import Finding
-from generator.validate.rules.base import as_dict, as_list, warning
+from generator.validate.rules.base import as_dict, as_list, literal_env, warning
 
 ENDPOINT_NAMES = ("PADDLE_TRAINER_ENDPOINTS", "DISTRIBUTED_TRAINER_ENDPOINTS")
 _UNSET = re.compile(r"unset ((?:[A-Za-z_][A-Za-z0-9_]* ?)+);")
 
 
-def _unset(container: dict) -> set[str]:
-    """The names a `sh -c 'unset NAME...; exec ...'` command removes before the launcher starts."""
-    command = [w for w in as_list(container.get("command")) if isinstance(w, str)]
+def unset_by_shell(command) -> set[str]:
+    """The names a `sh -c 'unset NAME...; ...'` command removes before what it runs (the job
+    library's start of an elastic paddle-operator worker; `local` runs the same shell)."""
+    command = [w for w in as_list(command) if isinstance(w, str)]
     shell = len(command) > 2 and command[0] in ("sh", "bash", "/bin/sh", "/bin/bash") and command[1] == "-c"
     found = _UNSET.match(command[2]) if shell else None
     return set(found.group(1).split()) if found else set()
+
+
+def elastic_nodes(env: dict) -> str | None:
+    """PADDLE_NNODES of an env whose PADDLE_MASTER is an etcd:// URL (the launcher's elastic
+    mode, CollectiveElasticController.enable); None for any other."""
+    master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
+    if isinstance(master, str) and master.startswith("etcd://"):
+        return nodes if isinstance(nodes, str) else ""
+    return None
 
 
 def _controller_sets(api_version: str) -> tuple[str, ...]:
@@ -47,16 +57,13 @@ def launcher_findings(template: dict, path: str, api_version: str) -> list[Findi
     containers = as_list(as_dict(as_dict(template).get("spec")).get("containers"))
     for i, container in enumerate(containers):
         container = as_dict(container)
-        env = {
-            e.get("name"): e.get("value", "")
-            for e in map(as_dict, as_list(container.get("env")))
-            if isinstance(e.get("name"), str)
-        }
-        master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
-        if not (isinstance(master, str) and master.startswith("etcd://")):
+        env = literal_env(container)
+        nodes = elastic_nodes(env)
+        if nodes is None:
             continue
+        master = env["PADDLE_MASTER"]
         here = f"{path}.spec.containers[{i}].env"
-        removed = _unset(container)
+        removed = unset_by_shell(container.get("command"))
         present = {name for name in env if name not in removed}
         by_controller = [n for n in _controller_sets(api_version) if n not in removed]
         if "PADDLE_MASTER" in by_controller:

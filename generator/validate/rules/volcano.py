@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import parse_quantity, quantity_message
-from generator.validate.rules.base import as_dict, as_int, as_list, error, unique_names, value_text, warning
+from generator.validate.rules.base import (
+    as_dict,
+    as_int,
+    as_list,
+    error,
+    literal_env,
+    unique_names,
+    value_text,
+    warning,
+)
+from generator.validate.rules.launcher import elastic_nodes
 
 
 def gang_findings(minimum: int | None, total: int, path: str, rule: str, whose: str) -> list[Finding]:
@@ -167,11 +177,7 @@ def _task_kind(task: dict) -> str | None:
     peer = False
     for container in as_list(pod.get("containers")):
         container = as_dict(container)
-        env = {
-            e["name"]: e.get("value")
-            for e in map(as_dict, as_list(container.get("env")))
-            if isinstance(e.get("name"), str)
-        }
+        env = literal_env(container)
         if any(name in env for name in SERVER_ENV) or any(
             env.get(name) in SERVER_ROLES for name in ("TRAINING_ROLE", "PADDLE_TRAINING_ROLE")
         ):
@@ -189,16 +195,9 @@ def _elastic_fewest(tasks: list[dict]) -> int | None:
     found = []
     for task in tasks:
         for container in as_list(as_dict(as_dict(task.get("template")).get("spec")).get("containers")):
-            env = {
-                e["name"]: e.get("value")
-                for e in map(as_dict, as_list(as_dict(container).get("env")))
-                if isinstance(e.get("name"), str)
-            }
-            master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
-            if isinstance(master, str) and master.startswith("etcd://") and isinstance(nodes, str):
-                fewest = nodes.partition(":")[0]
-                if fewest.isdigit():
-                    found.append(int(fewest))
+            fewest = (elastic_nodes(literal_env(container)) or "").partition(":")[0]
+            if fewest.isdigit():
+                found.append(int(fewest))
     return min(found) if found else None
 
 
