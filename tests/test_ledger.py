@@ -24,6 +24,19 @@ def load(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
+def pinned_copy(ledger: dict) -> Path | None:
+    """The upstream file a ledger was extracted from, where a copy is here: K8S_SOURCE names a
+    folder holding kubernetes/kubernetes files at their repository paths (at the ledger's tag);
+    K8S_VALIDATION_GO names a copy of pkg/apis/core/validation/validation.go alone."""
+    path = ledger["source"]["path"]
+    if os.environ.get("K8S_SOURCE"):
+        copy = Path(os.environ["K8S_SOURCE"]) / path
+        return copy if copy.is_file() else None
+    if os.environ.get("K8S_VALIDATION_GO") and path == "pkg/apis/core/validation/validation.go":
+        return Path(os.environ["K8S_VALIDATION_GO"])
+    return None
+
+
 def test_there_is_a_pod_spec_ledger():
     assert "core-pod.json" in {p.name for p in LEDGERS}
 
@@ -72,13 +85,13 @@ def test_ids_are_the_extractors_ids_of_their_fields(path):
 
 @pytest.mark.parametrize("path", LEDGERS, ids=lambda p: p.name)
 def test_the_extraction_of_the_pinned_source_gives_the_ledgers_ids(path):
-    """Needs the pinned upstream file (not kept here): K8S_VALIDATION_GO names a copy, which must
-    have the ledger's SHA-256; then the extractor must give exactly the ledger's entries."""
+    """Needs the pinned upstream file (not kept here; pinned_copy says where a copy is found),
+    which must have the ledger's SHA-256; then the extractor must give exactly the ledger's entries."""
     ledger = load(path)
-    copy = os.environ.get("K8S_VALIDATION_GO")
-    if not copy:
-        pytest.skip(f"K8S_VALIDATION_GO is not set (the file is {ledger['source']['url']})")
-    data = Path(copy).read_bytes()
+    copy = pinned_copy(ledger)
+    if copy is None:
+        pytest.skip(f"no copy of {ledger['source']['url']} (set K8S_SOURCE or K8S_VALIDATION_GO)")
+    data = copy.read_bytes()
     assert hashlib.sha256(data).hexdigest() == ledger["source"]["sha256"], "not the pinned release's file"
     sites = list(extractors.validation_call_sites(data.decode(), ledger["root"], ledger["prefix"]))
     got = [(s.id, s.function, s.line, s.error_type, s.path) for s in sites]
@@ -190,10 +203,10 @@ def test_docs_validate_md_holds_the_coverage_of_the_ledgers_as_they_are():
 def test_the_external_calls_are_the_extractors_when_the_pinned_source_is_here():
     ledger = load(SCHEMA_DIR / "ledger" / "core-pod.json")
     assert "unversionedvalidation.ValidateLabelSelector" in ledger["external_calls"]["calls"]
-    copy = os.environ.get("K8S_VALIDATION_GO")
-    if not copy:
-        pytest.skip("K8S_VALIDATION_GO is not set")
-    text = Path(copy).read_text()
+    copy = pinned_copy(ledger)
+    if copy is None:
+        pytest.skip("no copy of the pinned source (set K8S_SOURCE or K8S_VALIDATION_GO)")
+    text = copy.read_text()
     assert extractors.external_calls(text, ledger["root"]) == ledger["external_calls"]["calls"]
 
 
