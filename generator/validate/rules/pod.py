@@ -24,6 +24,7 @@ from generator.core.grammar import (
 )
 from generator.core.versions import KubeVersion
 from generator.schema import kubernetes as kube
+from generator.validate.rules import pod_containers, pod_gated, pod_scheduling, pod_security
 from generator.validate.rules.base import (
     as_dict,
     as_int,
@@ -38,10 +39,7 @@ from generator.validate.rules.base import (
 from generator.validate.rules.launcher import launcher_findings
 from generator.validate.rules.meta import label_findings
 from generator.validate.rules.paddlejob import PADDLE_ROLES
-from generator.validate.rules.pod_containers import container_findings
-from generator.validate.rules.pod_gated import gated_findings
-from generator.validate.rules.pod_scheduling import scheduling_findings
-from generator.validate.rules.pod_security import security_findings
+from generator.validate.rules.pod_plan import ALWAYS, ContainerCheck, Planner, PodContext, SpecCheck
 from generator.validate.rules.selector import mismatches
 
 
@@ -63,70 +61,92 @@ def pod_spec_findings(
     claims: frozenset = frozenset(),
     releases: tuple[int, ...] = (),
     pod_name: str | None = None,
+    everything: bool = False,
 ) -> list[Finding]:
     """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
     are volumes the controller adds (a StatefulSet's volumeClaimTemplates); ``releases`` the
-    targeted Kubernetes releases (some rules changed)."""
-    releases = releases or (kube.newest(),)
+    targeted Kubernetes releases (some rules changed). The checks run are the plan of the spec's
+    shape (pod_plan.py); ``everything`` runs every check instead (the same findings)."""
     if not isinstance(spec, dict):
         return []
+    ctx = PodContext(spec, path, releases or (kube.newest(),), template, pod_name, claims)
+    containers = PLANNER.containers(spec)
+    plan = PLANNER.plan(spec, containers, everything)
     out = []
-    containers = spec.get("containers")
-    if isinstance(containers, list) and not containers:
-        out.append(error(f"{path}.containers", "containers", "a pod needs at least one container"))
-    volume_list = as_list(spec.get("volumes"))
-    volumes = {v.get("name") for v in volume_list if isinstance(v, dict) and isinstance(v.get("name"), str)} | claims
-    seen: dict[str, str] = {}  # container name -> the path of the first container with it
+    for check in plan.spec:
+        out += check(spec, path, ctx)
+    for (group, i, c), checks in zip(containers, plan.containers, strict=True):
+        if checks:
+            here = f"{path}.{group}[{i}]"
+            for check in checks:
+                out += check(c, here, group, ctx)
+    return out
+
+
+def _no_containers(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    if spec.get("containers") == []:
+        return [error(f"{path}.containers", "containers", "a pod needs at least one container")]
+    return []
+
+
+def _container_names_once(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    out, seen = [], {}  # container name -> the path of the first container with it
     for group in ("initContainers", "containers"):
         for i, c in enumerate(as_list(spec.get(group))):
-            if not isinstance(c, dict):
-                continue
-            here = f"{path}.{group}[{i}]"
-            out += _container_findings(c, here, volumes)
-            # an init container that is no sidecar may not have probes or hooks (pod_containers.py
-            # says so): validateInitContainers does not validate them
-            sidecar = group == "containers" or c.get("restartPolicy") == "Always"
-            out += _probe_env_findings(c, here, releases, hooks=sidecar)
-            name = c.get("name")
+            name = c.get("name") if isinstance(c, dict) else None
             if isinstance(name, str):
+                here = f"{path}.{group}[{i}]"
                 if name in seen:
-                    out.append(
-                        error(
-                            f"{here}.name",
-                            "container-name",
-                            f"container name {name!r} is used twice (also at {seen[name]}.name)",
-                        )
-                    )
+                    message = f"container name {name!r} is used twice (also at {seen[name]}.name)"
+                    out.append(error(f"{here}.name", "container-name", message))
                 seen.setdefault(name, here)
+    return out
+
+
+def _restart_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     policy = spec.get("restartPolicy")
     if isinstance(policy, str) and policy not in RESTART_POLICIES:
-        out.append(
-            error(
-                f"{path}.restartPolicy", "enum", f"restartPolicy {policy!r} is not one of {', '.join(RESTART_POLICIES)}"
-            )
-        )
+        message = f"restartPolicy {policy!r} is not one of {', '.join(RESTART_POLICIES)}"
+        return [error(f"{path}.restartPolicy", "enum", message)]
+    return []
+
+
+def _dns_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     dns = spec.get("dnsPolicy")
     if isinstance(dns, str) and dns not in DNS_POLICIES:
-        out.append(error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}"))
+        return [error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}")]
+    return []
+
+
+def _node_selector(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     node_selector = spec.get("nodeSelector")
-    if node_selector:  # ValidateLabels, as pod labels
-        out += label_findings(node_selector, f"{path}.nodeSelector")
+    return label_findings(node_selector, f"{path}.nodeSelector") if node_selector else []  # as pod labels
+
+
+def _active_deadline(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     deadline = as_int(spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= 2**31 - 1:  # ValidatePodSpec
         message = f"activeDeadlineSeconds {deadline} must be between 1 and 2147483647"
-        out.append(error(f"{path}.activeDeadlineSeconds", "pod-bounds", message))
-    if volume_list:
-        out += unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
-    for field, pattern, limit, what in _NAMED_FIELDS:  # ValidatePodSpec's names of other objects
+        return [error(f"{path}.activeDeadlineSeconds", "pod-bounds", message)]
+    return []
+
+
+def _volume_names(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    volume_list = as_list(spec.get("volumes"))
+    if not volume_list:
+        return []
+    return unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
+
+
+def _named_fields(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """ValidatePodSpec's names of other objects."""
+    out = []
+    for field, pattern, limit, what in _NAMED_FIELDS:
         value = spec.get(field)
         if isinstance(value, str) and value:
             problem = name_problem(value, pattern, limit, f"{field} ({what})")
             if problem:
                 out.append(error(f"{path}.{field}", "name", problem))
-    out += scheduling_findings(spec, path, releases)
-    out += container_findings(spec, path, template, releases, pod_name)
-    out += security_findings(spec, path, releases)
-    out += gated_findings(spec, path, releases)
     return out
 
 
@@ -142,44 +162,60 @@ _NAMED_FIELDS = (
 )
 
 
-def _container_findings(c: dict, here: str, volumes: set) -> list[Finding]:
-    out = []
+def _container_name(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     name = c.get("name")
     if name is not None:  # a missing name is the schema's finding
         problem = name_problem(name, DNS1123_LABEL, 63, "container name (DNS-1123 label)")
         if problem:
-            out.append(error(f"{here}.name", "name", problem))
+            return [error(f"{here}.name", "name", problem)]
+    return []
+
+
+def _image(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     image = c.get("image")
     problem = image_problem(image) if image is not None else "image is required"
-    if problem:
-        out.append(error(f"{here}.image", "image", problem))
+    return [error(f"{here}.image", "image", problem)] if problem else []
+
+
+def _pull_policy(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     pull = c.get("imagePullPolicy")
     if isinstance(pull, str) and pull not in PULL_POLICIES:
-        out.append(
-            error(
-                f"{here}.imagePullPolicy", "enum", f"imagePullPolicy {pull!r} is not one of {', '.join(PULL_POLICIES)}"
-            )
-        )
-    # each list below is often absent: skip its loop rather than walk an empty one
+        message = f"imagePullPolicy {pull!r} is not one of {', '.join(PULL_POLICIES)}"
+        return [error(f"{here}.imagePullPolicy", "enum", message)]
+    return []
+
+
+def _ports(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     ports = c.get("ports")
-    if isinstance(ports, list):
-        out += _port_findings(ports, here)
+    return _port_findings(ports, here) if isinstance(ports, list) else []
+
+
+def _mounts(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     mounts = c.get("volumeMounts")
-    if isinstance(mounts, list):
-        out += _mount_findings(mounts, here, volumes)
-    env_list = c.get("env")
-    if isinstance(env_list, list):
-        env_names: set = set()
-        for j, env in enumerate(env_list):
-            name = env.get("name") if isinstance(env, dict) else None
-            if isinstance(name, str):
-                if name in env_names:
-                    out.append(warning(f"{here}.env[{j}].name", "env-duplicate", env_duplicate_message(name)))
-                env_names.add(name)
-    resources = c.get("resources")
-    if isinstance(resources, dict) and resources:
-        out += _resource_findings(resources, here)
+    return _mount_findings(mounts, here, ctx.volumes) if isinstance(mounts, list) else []
+
+
+def _env_twice(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    out, names = [], set()
+    for j, env in enumerate(as_list(c.get("env"))):
+        name = env.get("name") if isinstance(env, dict) else None
+        if isinstance(name, str):
+            if name in names:
+                out.append(warning(f"{here}.env[{j}].name", "env-duplicate", env_duplicate_message(name)))
+            names.add(name)
     return out
+
+
+def _resources(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    resources = c.get("resources")
+    return _resource_findings(resources, here) if isinstance(resources, dict) and resources else []
+
+
+def _probes_env(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    # an init container that is no sidecar may not have probes or hooks (pod_containers.py says
+    # so): validateInitContainers does not validate them
+    sidecar = group == "containers" or c.get("restartPolicy") == "Always"
+    return _probe_env_findings(c, here, ctx.releases, hooks=sidecar)
 
 
 def _port_findings(ports: list, here: str) -> list[Finding]:
@@ -571,3 +607,39 @@ def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
         if problem:
             out.append(error(f"{path}.valueFrom.{ref}.key", "env-value", problem))
     return out
+
+
+_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
+_REGULAR = ("initContainers", "containers")  # ephemeral containers: pod_containers.py's _ephemeral_findings
+
+# this module's checks, each with the fields it reads (pod_plan.py)
+SPEC_CHECKS = (
+    SpecCheck(("containers",), _no_containers),
+    SpecCheck(_REGULAR, _container_names_once),
+    SpecCheck(("restartPolicy",), _restart_policy),
+    SpecCheck(("dnsPolicy",), _dns_policy),
+    SpecCheck(("nodeSelector",), _node_selector),
+    SpecCheck(("activeDeadlineSeconds",), _active_deadline),
+    SpecCheck(("volumes",), _volume_names),
+    SpecCheck(tuple(field for field, *_ in _NAMED_FIELDS), _named_fields),
+)
+CONTAINER_CHECKS = (
+    ContainerCheck(_REGULAR, ("name",), _container_name),
+    ContainerCheck(_REGULAR, ALWAYS, _image),
+    ContainerCheck(_REGULAR, ("imagePullPolicy",), _pull_policy),
+    ContainerCheck(_REGULAR, ("ports",), _ports),
+    ContainerCheck(_REGULAR, ("volumeMounts",), _mounts),
+    ContainerCheck(_REGULAR, ("env",), _env_twice),
+    ContainerCheck(_REGULAR, ("resources",), _resources),
+    ContainerCheck(_REGULAR, (*_PROBES, "lifecycle", "env", "envFrom"), _probes_env),
+)
+
+# every pod rule: this module's and those of the modules it composes, one plan per pod shape
+PLANNER = Planner(
+    SPEC_CHECKS
+    + pod_scheduling.SPEC_CHECKS
+    + pod_containers.SPEC_CHECKS
+    + pod_security.SPEC_CHECKS
+    + pod_gated.SPEC_CHECKS,
+    CONTAINER_CHECKS + pod_containers.CONTAINER_CHECKS + pod_security.CONTAINER_CHECKS + pod_gated.CONTAINER_CHECKS,
+)

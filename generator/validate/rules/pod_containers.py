@@ -5,7 +5,8 @@ paths (validateObjectFieldSelector), resource names and hugepages (ValidateResou
 validateContainerResourceName), sidecars (validateInitContainers, validateContainers), host ports
 (validatePodHostNetworkDeps, AccumulateUniqueHostPorts), one source per volume
 (validateVolumeSource) and ephemeral containers (ValidatePodCreate, ValidatePodTemplateSpec,
-validateEphemeralContainers). pod.py calls `container_findings` for each pod spec."""
+validateEphemeralContainers). pod.py runs the checks of `SPEC_CHECKS` and
+`CONTAINER_CHECKS` for each pod spec (pod_plan.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
 from generator.validate.rules.core import pvc_spec_findings
+from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import resource_field_findings, volume_field_findings
 
 RECURSIVE_READ_ONLY_SINCE = 31  # RecursiveReadOnlyMounts: alpha 1.30 (off: dropped), beta on 1.31
@@ -53,51 +55,72 @@ EPHEMERAL_FORBIDDEN = (
 )
 
 
-def container_findings(
-    spec: dict, path: str, template: bool, releases: tuple[int, ...], pod_name: str | None = None
-) -> list[Finding]:
-    """``template``: the spec is a pod template's (a workload's or a job's), not a Pod's;
-    ``pod_name``: a Pod's name."""
+def _volumes(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    out = _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes", ctx.releases)
+    if not ctx.template and isinstance(ctx.pod_name, str):
+        out += _own_claim_findings(as_list(spec.get("volumes")), f"{path}.volumes", ctx.pod_name)
+    return out
+
+
+def _sub_paths(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    mounts = c.get("volumeMounts")
+    return _sub_path_findings(mounts, here, ctx.releases) if isinstance(mounts, list) else []
+
+
+def _empty_required(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     out = []
-    out += _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes", releases)
-    if not template and isinstance(pod_name, str):
-        out += _own_claim_findings(as_list(spec.get("volumes")), f"{path}.volumes", pod_name)
-    for group in ("initContainers", "containers", "ephemeralContainers"):
-        for i, c in enumerate(as_list(spec.get(group))):
-            if not isinstance(c, dict):
-                continue
-            here = f"{path}.{group}[{i}]"
-            mounts = c.get("volumeMounts")
-            if isinstance(mounts, list):
-                out += _sub_path_findings(mounts, here, releases)
-            for field, fields in CONTAINER_REQUIRED.items():
-                for j, item in enumerate(as_list(c.get(field))):
-                    if isinstance(item, dict) and "" in item.values():
-                        out += _empty_findings(item, fields, f"{here}.{field}[{j}]", f"an item of {field}")
-            devices = c.get("volumeDevices")
-            if isinstance(devices, list) and devices:
-                out += _device_findings(devices, as_list(c.get("volumeMounts")), spec, here)
-            env_from = c.get("envFrom")
-            if isinstance(env_from, list) and env_from:
-                out += _env_from_findings(env_from, here)
-            ports = c.get("ports")
-            if isinstance(ports, list) and len(ports) > 1:
-                out += _port_name_findings(ports, here)
-            env = c.get("env")
-            if isinstance(env, list):
-                out += _env_field_findings(env, here, releases)
-            resources = c.get("resources")
-            if isinstance(resources, dict) and resources:
-                out += _resource_name_findings(resources, f"{here}.resources")
-            if group == "initContainers":
-                out += _init_sidecar_findings(c, here, releases)
-            elif group == "containers" and c.get("restartPolicy") is not None:
-                out += _container_restart_findings(c.get("restartPolicy"), here, releases)
-    out += _host_port_findings(spec, path)
+    for field, fields in CONTAINER_REQUIRED.items():
+        for j, item in enumerate(as_list(c.get(field))):
+            if isinstance(item, dict) and "" in item.values():
+                out += _empty_findings(item, fields, f"{here}.{field}[{j}]", f"an item of {field}")
+    return out
+
+
+def _devices(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    devices = c.get("volumeDevices")
+    if isinstance(devices, list) and devices:
+        return _device_findings(devices, as_list(c.get("volumeMounts")), ctx.spec, here)
+    return []
+
+
+def _env_from(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    env_from = c.get("envFrom")
+    return _env_from_findings(env_from, here) if isinstance(env_from, list) and env_from else []
+
+
+def _port_names(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    ports = c.get("ports")
+    return _port_name_findings(ports, here) if isinstance(ports, list) and len(ports) > 1 else []
+
+
+def _env_fields(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    env = c.get("env")
+    return _env_field_findings(env, here, ctx.releases) if isinstance(env, list) else []
+
+
+def _resource_names(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    resources = c.get("resources")
+    return _resource_name_findings(resources, f"{here}.resources") if isinstance(resources, dict) and resources else []
+
+
+def _init_sidecar(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    return _init_sidecar_findings(c, here, ctx.releases)
+
+
+def _container_restart(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    policy = c.get("restartPolicy")
+    return [] if policy is None else _container_restart_findings(policy, here, ctx.releases)
+
+
+def _host_ports(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    return _host_port_findings(spec, path)
+
+
+def _ephemeral(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     ephemeral = spec.get("ephemeralContainers")
     if isinstance(ephemeral, list) and ephemeral:
-        out += _ephemeral_findings(spec, ephemeral, f"{path}.ephemeralContainers", template)
-    return out
+        return _ephemeral_findings(spec, ephemeral, f"{path}.ephemeralContainers", ctx.template)
+    return []
 
 
 # -- mounts and volumes ---------------------------------------------------------------------------
@@ -594,3 +617,25 @@ def _ephemeral_findings(spec: dict, ephemeral: list, path: str, template: bool) 
             message = f"targetContainerName {target!r} names no container or init container of the pod"
             out.append(error(f"{here}.targetContainerName", "ephemeral-container", message))
     return out
+
+
+_ALL = ("initContainers", "containers", "ephemeralContainers")
+_PROBES_AND_HOOKS = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
+
+# the checks of this module, each with the fields it reads (pod_plan.py)
+SPEC_CHECKS = (
+    SpecCheck(("volumes",), _volumes),
+    SpecCheck((), _host_ports, container_fields=("ports",)),
+    SpecCheck(("ephemeralContainers",), _ephemeral),
+)
+CONTAINER_CHECKS = (
+    ContainerCheck(_ALL, ("volumeMounts",), _sub_paths),
+    ContainerCheck(_ALL, tuple(CONTAINER_REQUIRED), _empty_required),
+    ContainerCheck(_ALL, ("volumeDevices",), _devices),
+    ContainerCheck(_ALL, ("envFrom",), _env_from),
+    ContainerCheck(_ALL, ("ports",), _port_names),
+    ContainerCheck(_ALL, ("env",), _env_fields),
+    ContainerCheck(_ALL, ("resources",), _resource_names),
+    ContainerCheck(("initContainers",), ("restartPolicy", *_PROBES_AND_HOOKS), _init_sidecar),
+    ContainerCheck(("containers",), ("restartPolicy",), _container_restart),
+)

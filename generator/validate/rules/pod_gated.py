@@ -3,13 +3,14 @@ default in v1.31.1 (the ledger's release: the fields are dropped before validati
 by default in a later release, applied from that release on (k8s.io/kubernetes v1.31.1
 pkg/apis/core/validation/validation.go: validateHostUsers, validateSupplementalGroupsPolicy,
 validateResizePolicy, validatePodResourceClaim, validateResourceClaimNames, ValidateProcMountType). pod.py calls
-`gated_findings` for each pod spec."""
+the checks of `SPEC_CHECKS` and `CONTAINER_CHECKS` for each pod spec (pod_plan.py)."""
 
 from __future__ import annotations
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN
 from generator.validate.rules.base import as_dict, as_list, enforced, error
+from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
 
 USER_NAMESPACES_SINCE = 33  # UserNamespacesSupport: beta, on by default from 1.33
 SUPPLEMENTAL_GROUPS_POLICY_SINCE = 33  # SupplementalGroupsPolicy: beta, on by default from 1.33
@@ -24,28 +25,38 @@ RESIZE_RESOURCES = ("cpu", "memory")
 RESIZE_POLICIES = ("NotRequired", "RestartContainer")
 
 
-def gated_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
+def _host_users(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     out = []
-    if spec.get("hostUsers") is False and enforced(releases, since=USER_NAMESPACES_SINCE):
+    if spec.get("hostUsers") is False and enforced(ctx.releases, since=USER_NAMESPACES_SINCE):
         for field in ("hostNetwork", "hostPID", "hostIPC"):
             if spec.get(field) is True:
                 message = f"{field} cannot be true with hostUsers: false (a user namespace): drop one of them"
                 out.append(error(f"{path}.{field}", "security-context", message))
+    return out
+
+
+def _supplemental_groups_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     policy = as_dict(spec.get("securityContext")).get("supplementalGroupsPolicy")
     known = SUPPLEMENTAL_GROUPS_POLICIES
-    if isinstance(policy, str) and policy not in known and enforced(releases, since=SUPPLEMENTAL_GROUPS_POLICY_SINCE):
+    if isinstance(policy, str) and policy not in known and enforced(ctx.releases, SUPPLEMENTAL_GROUPS_POLICY_SINCE):
         message = f"supplementalGroupsPolicy {policy!r} is not one of {', '.join(known)}"
-        out.append(error(f"{path}.securityContext.supplementalGroupsPolicy", "enum", message))
-    if enforced(releases, since=IN_PLACE_RESIZE_SINCE):
-        for i, c in enumerate(as_list(spec.get("containers"))):
-            policies = as_dict(c).get("resizePolicy")
-            if isinstance(policies, list) and policies:
-                out += _resize_findings(policies, f"{path}.containers[{i}].resizePolicy")
-    if enforced(releases, since=RESOURCE_CLAIMS_SINCE):
-        out += _claim_findings(spec, path)
-    if enforced(releases, since=PROC_MOUNT_SINCE):
-        out += _proc_mount_findings(spec, path)
-    return out
+        return [error(f"{path}.securityContext.supplementalGroupsPolicy", "enum", message)]
+    return []
+
+
+def _resize(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    policies = c.get("resizePolicy")
+    if isinstance(policies, list) and policies and enforced(ctx.releases, since=IN_PLACE_RESIZE_SINCE):
+        return _resize_findings(policies, f"{here}.resizePolicy")
+    return []
+
+
+def _claims(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    return _claim_findings(spec, path) if enforced(ctx.releases, since=RESOURCE_CLAIMS_SINCE) else []
+
+
+def _proc_mount(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    return _proc_mount_findings(spec, path) if enforced(ctx.releases, since=PROC_MOUNT_SINCE) else []
 
 
 def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
@@ -112,21 +123,41 @@ def _claim_findings(spec: dict, path: str) -> list[Finding]:
             if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
                 message = f"{field} {value!r} is not an object name (DNS-1123 subdomain)"
                 out.append(error(f"{here}.{field}", "resources", message))
-    for group in ("initContainers", "containers"):
-        for i, c in enumerate(as_list(spec.get(group))):
-            claims = as_dict(as_dict(c).get("resources")).get("claims")
-            seen: set = set()
-            for k, claim in enumerate(as_list(claims)):
-                name = as_dict(claim).get("name")
-                where = f"{path}.{group}[{i}].resources.claims[{k}]"
-                if not isinstance(name, str):
-                    continue
-                key = f"{name}/{as_dict(claim).get('request') or ''}"
-                if key in seen:
-                    out.append(error(where, "resources", f"resource claim {name!r} is used twice by this container"))
-                seen.add(key)
-                if name not in names:
-                    known = ", ".join(sorted(names)) or "none"
-                    message = f"resource claim {name!r} is not one of the pod's resourceClaims ({known})"
-                    out.append(error(where, "resources", message))
     return out
+
+
+def _container_claims(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    """validateResourceClaimNames: a container's claims name the pod's resourceClaims, once."""
+    claims = as_dict(c.get("resources")).get("claims")
+    if not claims or not isinstance(claims, list) or not enforced(ctx.releases, since=RESOURCE_CLAIMS_SINCE):
+        return []
+    names = {as_dict(claim).get("name") for claim in as_list(ctx.spec.get("resourceClaims"))}
+    names = {name for name in names if isinstance(name, str) and name}
+    out, seen = [], set()
+    for k, claim in enumerate(claims):
+        name = as_dict(claim).get("name")
+        where = f"{here}.resources.claims[{k}]"
+        if not isinstance(name, str):
+            continue
+        key = f"{name}/{as_dict(claim).get('request') or ''}"
+        if key in seen:
+            out.append(error(where, "resources", f"resource claim {name!r} is used twice by this container"))
+        seen.add(key)
+        if name not in names:
+            known = ", ".join(sorted(names)) or "none"
+            message = f"resource claim {name!r} is not one of the pod's resourceClaims ({known})"
+            out.append(error(where, "resources", message))
+    return out
+
+
+# the checks of this module, each with the fields it reads (pod_plan.py)
+SPEC_CHECKS = (
+    SpecCheck(("hostUsers",), _host_users),
+    SpecCheck(("securityContext",), _supplemental_groups_policy),
+    SpecCheck(("resourceClaims",), _claims),
+    SpecCheck((), _proc_mount, container_fields=("securityContext",)),
+)
+CONTAINER_CHECKS = (
+    ContainerCheck(("containers",), ("resizePolicy",), _resize),
+    ContainerCheck(("initContainers", "containers"), ("resources",), _container_claims),
+)

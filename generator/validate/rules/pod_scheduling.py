@@ -2,7 +2,7 @@
 or job holds: tolerations, node and pod affinity, topology spread constraints and scheduling
 gates (k8s.io/kubernetes v1.31.1 pkg/apis/core/validation/validation.go: ValidateTolerations,
 validateAffinity, validateTopologySpreadConstraints, validateSchedulingGates). pod.py calls
-`scheduling_findings` for each pod spec."""
+the checks of `SPEC_CHECKS` for each pod spec (pod_plan.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import re
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
+from generator.validate.rules.pod_plan import PodContext, SpecCheck
 from generator.validate.rules.selector import selector_findings
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -26,31 +27,69 @@ MATCH_LABEL_KEYS_SINCE = 27  # MatchLabelKeysInPodTopologySpread: beta on 1.27
 POD_AFFINITY_LABEL_KEYS_SINCE = 31  # MatchLabelKeysInPodAffinity: alpha 1.29, beta on 1.31
 
 
-def scheduling_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
-    out = []
+def _tolerations(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     tolerations = spec.get("tolerations")
     if isinstance(tolerations, list) and tolerations:
-        out += _toleration_findings(tolerations, f"{path}.tolerations")
+        return _toleration_findings(tolerations, f"{path}.tolerations")
+    return []
+
+
+def _affinity(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     affinity = spec.get("affinity")
     if isinstance(affinity, dict) and affinity:
-        out += _affinity_findings(affinity, f"{path}.affinity", enforced(releases, since=POD_AFFINITY_LABEL_KEYS_SINCE))
+        label_keys = enforced(ctx.releases, since=POD_AFFINITY_LABEL_KEYS_SINCE)
+        return _affinity_findings(affinity, f"{path}.affinity", label_keys)
+    return []
+
+
+def _spread(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     constraints = spec.get("topologySpreadConstraints")
     if isinstance(constraints, list) and constraints:
-        out += _spread_findings(constraints, f"{path}.topologySpreadConstraints", releases)
+        return _spread_findings(constraints, f"{path}.topologySpreadConstraints", ctx.releases)
+    return []
+
+
+def _gates(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     gates = spec.get("schedulingGates")
     if isinstance(gates, list) and gates:
-        out += _gate_findings(gates, f"{path}.schedulingGates")
+        return _gate_findings(gates, f"{path}.schedulingGates")
+    return []
+
+
+def _host_aliases(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     aliases = spec.get("hostAliases")
     if isinstance(aliases, list) and aliases:
-        out += _host_alias_findings(aliases, f"{path}.hostAliases", releases)
-    for i, gate in enumerate(as_list(spec.get("readinessGates"))):  # validateReadinessGates
+        return _host_alias_findings(aliases, f"{path}.hostAliases", ctx.releases)
+    return []
+
+
+def _readiness_gates(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """validateReadinessGates"""
+    out = []
+    for i, gate in enumerate(as_list(spec.get("readinessGates"))):
         condition = as_dict(gate).get("conditionType")
         problem = label_key_problem(condition, "conditionType") if isinstance(condition, str) else None
         if problem:
             out.append(error(f"{path}.readinessGates[{i}].conditionType", "readiness-gate", problem))
-    if spec.get("dnsConfig") is not None or spec.get("dnsPolicy") == "None":
-        out += _dns_findings(spec, f"{path}.dnsConfig", releases)
     return out
+
+
+def _dns(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    if spec.get("dnsConfig") is not None or spec.get("dnsPolicy") == "None":
+        return _dns_findings(spec, f"{path}.dnsConfig", ctx.releases)
+    return []
+
+
+# the checks of this module, each with the pod spec fields it reads (pod_plan.py)
+SPEC_CHECKS = (
+    SpecCheck(("tolerations",), _tolerations),
+    SpecCheck(("affinity",), _affinity),
+    SpecCheck(("topologySpreadConstraints",), _spread),
+    SpecCheck(("schedulingGates",), _gates),
+    SpecCheck(("hostAliases",), _host_aliases),
+    SpecCheck(("readinessGates",), _readiness_gates),
+    SpecCheck(("dnsConfig", "dnsPolicy"), _dns),
+)
 
 
 MAX_DNS_NAMESERVERS, MAX_DNS_SEARCHES, MAX_DNS_SEARCH_CHARS = 3, 32, 2048

@@ -4,7 +4,7 @@ pkg/apis/core/validation/validation.go: validatePodSpecSecurityContext, Validate
 validateSeccompProfileField, ValidateAppArmorProfileField, validateSysctls, ValidateHostSysctl,
 validateOS, validateLinux, validateWindows, validateContainerCommon, validateHTTPGetAction,
 validateMountPropagation, validateHostPathType, ValidatePreemptionPolicy). pod.py calls
-`security_findings` for each pod spec."""
+the checks of `SPEC_CHECKS` and `CONTAINER_CHECKS` for each pod spec (pod_plan.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import re
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_SUBDOMAIN
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
 
 PROFILE_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
 FS_GROUP_CHANGE_POLICIES = ("OnRootMismatch", "Always")
@@ -73,37 +74,62 @@ WINDOWS_CONTAINER_SC_FORBIDDEN = (
 CONTAINER_GROUPS = ("initContainers", "containers", "ephemeralContainers")
 
 
-def security_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
-    out = []
+def _pod_context(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     pod_sc = spec.get("securityContext")
     if isinstance(pod_sc, dict) and pod_sc:
-        out += _pod_context_findings(pod_sc, spec, f"{path}.securityContext")
-    containers = [
+        return _pod_context_findings(pod_sc, spec, f"{path}.securityContext")
+    return []
+
+
+def _container_context(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    sc = c.get("securityContext")
+    if isinstance(sc, dict) and sc:
+        return _container_context_findings(sc, f"{here}.securityContext")
+    return []
+
+
+def _share_process_namespace(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
+        message = "shareProcessNamespace and hostPID cannot both be true: keep one"
+        return [error(f"{path}.shareProcessNamespace", "security-context", message)]
+    return []
+
+
+def _preemption_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    policy = spec.get("preemptionPolicy")
+    if isinstance(policy, str) and policy not in PREEMPTION_POLICIES:
+        message = f"preemptionPolicy {policy!r} is not one of {', '.join(PREEMPTION_POLICIES)}"
+        return [error(f"{path}.preemptionPolicy", "enum", message)]
+    return []
+
+
+def _host_path_types(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    out = []
+    for i, volume in enumerate(as_list(spec.get("volumes"))):
+        host_path = volume.get("hostPath") if isinstance(volume, dict) else None
+        kind = host_path.get("type") if isinstance(host_path, dict) else None
+        if isinstance(kind, str) and kind not in HOST_PATH_TYPES:
+            message = f"hostPath type {kind!r} is not one of {', '.join(t or repr(t) for t in HOST_PATH_TYPES)}"
+            out.append(error(f"{path}.volumes[{i}].hostPath.type", "enum", message))
+    return out
+
+
+def _containers_of(spec: dict, path: str) -> list[tuple[str, dict]]:
+    """(path, container) of every container of the pod, in every group."""
+    return [
         (f"{path}.{group}[{i}]", c)
         for group in CONTAINER_GROUPS
         for i, c in enumerate(as_list(spec.get(group)))
         if isinstance(c, dict)
     ]
-    for here, c in containers:
-        sc = c.get("securityContext")
-        if isinstance(sc, dict) and sc:
-            out += _container_context_findings(sc, f"{here}.securityContext")
-        out += _container_enum_findings(c, here, spec, releases)
-    if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
-        message = "shareProcessNamespace and hostPID cannot both be true: keep one"
-        out.append(error(f"{path}.shareProcessNamespace", "security-context", message))
-    policy = spec.get("preemptionPolicy")
-    if isinstance(policy, str) and policy not in PREEMPTION_POLICIES:
-        message = f"preemptionPolicy {policy!r} is not one of {', '.join(PREEMPTION_POLICIES)}"
-        out.append(error(f"{path}.preemptionPolicy", "enum", message))
-    for i, volume in enumerate(as_list(spec.get("volumes"))):
-        kind = as_dict(as_dict(volume).get("hostPath")).get("type")
-        if isinstance(kind, str) and kind not in HOST_PATH_TYPES:
-            message = f"hostPath type {kind!r} is not one of {', '.join(t or repr(t) for t in HOST_PATH_TYPES)}"
-            out.append(error(f"{path}.volumes[{i}].hostPath.type", "enum", message))
-    out += _os_findings(spec, path, containers)
-    out += _host_process_findings(spec, path, containers)
-    return out
+
+
+def _os(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    return _os_findings(spec, path, _containers_of(spec, path))
+
+
+def _host_process(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    return _host_process_findings(spec, path, _containers_of(spec, path))
 
 
 def _host_process_findings(spec: dict, path: str, containers: list) -> list[Finding]:
@@ -302,10 +328,10 @@ def _handler_field_findings(handler: dict, where: str, grace: int, releases: tup
     return out
 
 
-def _container_enum_findings(c: dict, here: str, spec: dict, releases: tuple[int, ...]) -> list[Finding]:
+def _container_enum_findings(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     """validateContainerCommon's terminationMessagePolicy, the handlers' fields, a probe's
-    terminationGracePeriodSeconds (validateProbe, validateReadinessProbe), validateMountPropagation
-    (Bidirectional only for a privileged container)."""
+    terminationGracePeriodSeconds (validateProbe, validateReadinessProbe)."""
+    spec, releases = ctx.spec, ctx.releases
     out = []
     policy = c.get("terminationMessagePolicy")
     if isinstance(policy, str) and policy not in TERMINATION_MESSAGE_POLICIES:
@@ -329,6 +355,12 @@ def _container_enum_findings(c: dict, here: str, spec: dict, releases: tuple[int
         handler = as_dict(c.get("lifecycle")).get(hook)
         if isinstance(handler, dict):
             out += _handler_field_findings(handler, f"{here}.lifecycle.{hook}", grace, releases)
+    return out
+
+
+def _mount_propagation_findings(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    """validateMountPropagation: Bidirectional only for a privileged container."""
+    out = []
     privileged = as_dict(c.get("securityContext")).get("privileged") is True
     for j, mount in enumerate(as_list(c.get("volumeMounts"))):
         propagation = as_dict(mount).get("mountPropagation")
@@ -383,3 +415,21 @@ def _os_findings(spec: dict, path: str, containers: list) -> list[Finding]:
                 message = f"{field} cannot be set for a pod with os.name windows"
                 out.append(error(f"{where}.{field}", "security-context", message))
     return out
+
+
+_PROBES_AND_HOOKS = ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle")
+
+# the checks of this module, each with the fields it reads (pod_plan.py)
+SPEC_CHECKS = (
+    SpecCheck(("securityContext",), _pod_context),
+    SpecCheck(("shareProcessNamespace",), _share_process_namespace),
+    SpecCheck(("preemptionPolicy",), _preemption_policy),
+    SpecCheck(("volumes",), _host_path_types),
+    SpecCheck(("os",), _os),
+    SpecCheck(("securityContext",), _host_process, container_fields=("securityContext",)),
+)
+CONTAINER_CHECKS = (
+    ContainerCheck(CONTAINER_GROUPS, ("securityContext",), _container_context),
+    ContainerCheck(CONTAINER_GROUPS, ("terminationMessagePolicy", *_PROBES_AND_HOOKS), _container_enum_findings),
+    ContainerCheck(CONTAINER_GROUPS, ("volumeMounts",), _mount_propagation_findings),
+)

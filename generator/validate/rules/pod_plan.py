@@ -1,0 +1,124 @@
+"""The pod rules as a plan over the fields that exist.
+
+Every pod rule is a check that names the fields it reads (its triggers): a pod spec check
+(``spec, path, ctx``) runs when the pod spec has one of its ``fields``, or a container of any
+group has one of its ``container_fields``; a container check (``c, here, group, ctx``) runs for
+each container of its ``groups`` that has one of its ``fields``. A check whose triggers are
+``ALWAYS`` runs every time (what it reports may be an absence: an image that is missing).
+
+A pod's plan, the checks to run for its spec and for each of its containers, depends only on
+its shape (the pod spec's keys and each container's group and keys), so it is made once per
+shape and reused for every pod of that shape: most documents of a repository share a few shapes,
+and the checks of absent fields cost nothing. A check without its triggers finds nothing (the
+promise tests/test_pod_plan.py holds every check to on every fixture), so running only the
+planned ones reports exactly what running them all would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from generator.core.findings import Finding
+from generator.validate.rules.base import as_list
+
+GROUPS = ("initContainers", "containers", "ephemeralContainers")
+ALWAYS = None  # the triggers of a check that runs every time
+
+
+class PodContext:
+    """What a check may need beyond the object it checks: the pod spec and its path, the targeted
+    releases, whether it is a template (not a Pod), the Pod's name, and the volume names a mount
+    may use (the spec's and the claims the controller adds), computed when first asked for."""
+
+    __slots__ = ("spec", "path", "releases", "template", "pod_name", "claims", "_volumes")
+
+    def __init__(self, spec: dict, path: str, releases: tuple[int, ...], template: bool, pod_name, claims: frozenset):
+        self.spec, self.path, self.releases = spec, path, releases
+        self.template, self.pod_name, self.claims = template, pod_name, claims
+        self._volumes = None
+
+    @property
+    def volumes(self) -> set:
+        if self._volumes is None:
+            self._volumes = {
+                v.get("name")
+                for v in as_list(self.spec.get("volumes"))
+                if isinstance(v, dict) and isinstance(v.get("name"), str)
+            } | self.claims
+        return self._volumes
+
+
+SpecFunction = Callable[[dict, str, PodContext], list[Finding]]
+ContainerFunction = Callable[[dict, str, str, PodContext], list[Finding]]
+
+
+class SpecCheck(NamedTuple):
+    fields: tuple[str, ...] | None  # pod spec keys that make it run (ALWAYS: None)
+    run: SpecFunction
+    container_fields: tuple[str, ...] = ()  # or container keys, in any group
+
+
+class ContainerCheck(NamedTuple):
+    groups: tuple[str, ...]  # the container groups it checks
+    fields: tuple[str, ...] | None  # container keys that make it run (ALWAYS: None)
+    run: ContainerFunction
+
+
+class Plan(NamedTuple):
+    spec: tuple[SpecFunction, ...]
+    containers: tuple[tuple[ContainerFunction, ...], ...]  # one per container, in the order walked
+
+
+class Planner:
+    """The plans of one rulebook of checks, made once per pod shape (at most ``limit`` shapes kept:
+    a stream of ever new shapes is planned each time, not remembered without bound)."""
+
+    def __init__(self, spec_checks: tuple[SpecCheck, ...], container_checks: tuple[ContainerCheck, ...], limit=4096):
+        self.spec_checks, self.container_checks, self.limit = spec_checks, container_checks, limit
+        self._plans: dict = {}
+
+    def containers(self, spec: dict) -> list[tuple[str, int, dict]]:
+        """(group, index, container) for every container of the spec that is a mapping."""
+        return [
+            (group, i, c)
+            for group in GROUPS
+            if isinstance(items := spec.get(group), list)
+            for i, c in enumerate(items)
+            if isinstance(c, dict)
+        ]
+
+    def plan(self, spec: dict, containers: list[tuple[str, int, dict]], everything: bool = False) -> Plan:
+        """The checks for this spec and its containers; ``everything``: every check of each
+        level, whatever the fields (what the plan must equal in findings)."""
+        shape = (frozenset(spec), tuple((group, frozenset(c)) for group, _, c in containers))
+        if everything:
+            return self._make(shape, everything=True)
+        plan = self._plans.get(shape)
+        if plan is None:
+            plan = self._make(shape)
+            if len(self._plans) >= self.limit:
+                self._plans.clear()
+            self._plans[shape] = plan
+        return plan
+
+    def _make(self, shape, everything: bool = False) -> Plan:
+        spec_keys, container_shapes = shape
+        in_containers = frozenset().union(*(keys for _, keys in container_shapes))
+        spec = tuple(
+            check.run
+            for check in self.spec_checks
+            if everything
+            or check.fields is ALWAYS
+            or not spec_keys.isdisjoint(check.fields)
+            or not in_containers.isdisjoint(check.container_fields)
+        )
+        containers = tuple(
+            tuple(
+                check.run
+                for check in self.container_checks
+                if group in check.groups and (everything or check.fields is ALWAYS or not keys.isdisjoint(check.fields))
+            )
+            for group, keys in container_shapes
+        )
+        return Plan(spec, containers)
