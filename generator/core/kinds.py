@@ -52,6 +52,8 @@ KINDS: tuple[Kind, ...] = (
     *_builtin("", "PersistentVolume", "core:pv_findings"),
     *_builtin("", "ResourceQuota", "core:resource_quota_findings"),
     *_builtin("", "LimitRange", "core:limit_range_findings"),
+    *_builtin("", "ServiceAccount", "core:serviceaccount_findings"),
+    *_builtin("", "Namespace", "core:namespace_findings"),
     *_builtin("apps", "Deployment", "apps:deployment_findings"),
     *_builtin("extensions", "Deployment", "apps:deployment_findings"),
     *_builtin("apps", "StatefulSet", "apps:statefulset_findings", {"StatefulSet": "kubernetes:statefulset_pods"}),

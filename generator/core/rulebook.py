@@ -218,6 +218,13 @@ _RULES = [
     Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
     Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
     Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
+    Rule(
+        "finalizer",
+        "core",
+        ERROR,
+        "a core object's finalizer that is no qualified name, or has no domain and is not kubernetes, orphan or "
+        "foregroundDeletion",
+    ),
     # -- apps -------------------------------------------------------------------------------
     Rule("deployment", "apps", ERROR, "a Deployment's strategy (maxSurge and maxUnavailable both 0), bounds"),
     Rule("statefulset", "apps", ERROR, "a StatefulSet's podManagementPolicy, updateStrategy, bounds"),

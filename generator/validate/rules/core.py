@@ -23,19 +23,68 @@ from generator.core.grammar import (
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
 
+# -- every core kind ------------------------------------------------------------------------------
+
+STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")  # helper.IsStandardFinalizerName
+
+
+def _finalizer_problem(name) -> str | None:
+    """apimachinery ValidateFinalizerName (a qualified name) and validateKubeFinalizerName: a
+    finalizer without a domain is one of the standard ones."""
+    if not isinstance(name, str):
+        return None  # the schema's finding
+    if "/" not in name and name not in STANDARD_FINALIZERS:
+        return (
+            f"finalizer {name!r} is neither a standard finalizer ({', '.join(STANDARD_FINALIZERS)}) nor "
+            "fully qualified (DOMAIN/NAME, e.g. example.com/cleanup)"
+        )
+    problem = label_key_problem(name, "finalizer")
+    return problem.replace(" key", "", 1) if problem else None
+
+
+def _finalizer_findings(obj: dict, path: str = "metadata.finalizers") -> list[Finding]:
+    """ValidateObjectMeta (core/validation, v1.31.1) on metadata.finalizers of a core kind."""
+    finalizers = as_dict(obj.get("metadata")).get("finalizers") if path == "metadata.finalizers" else obj
+    if not finalizers or not isinstance(finalizers, list):
+        return []
+    return [
+        error(f"{path}[{i}]", "finalizer", problem)
+        for i, name in enumerate(finalizers)
+        if (problem := _finalizer_problem(name))
+    ]
+
+
+def serviceaccount_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateServiceAccount: the object's metadata (its name is rules/meta.py's)."""
+    return _finalizer_findings(obj)
+
+
+def namespace_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateNamespace: the metadata, and spec.finalizers (validateFinalizerName)."""
+    out = _finalizer_findings(obj)
+    finalizers = as_dict(obj.get("spec")).get("finalizers")
+    if finalizers:
+        out += _finalizer_findings(finalizers, "spec.finalizers")
+    return out
+
+
 # -- Service -------------------------------------------------------------------------------------
 
 
 def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
-    """ValidateService (and validateServicePort): ports, names, target ports, node ports, and
-    the combinations of type, clusterIP and externalName."""
+    """ValidateService (v1.31.1) and validateServicePort: ports, names, target ports, node
+    ports, and the combinations of type, clusterIP(s), externalName and the traffic fields, as
+    SetDefaults_Service leaves the object (type ClusterIP, sessionAffinity None, protocol TCP)."""
     spec = as_dict(obj.get("spec"))
     kind = spec.get("type") if isinstance(spec.get("type"), str) and spec.get("type") else "ClusterIP"
     cluster_ip = spec.get("clusterIP")
     ips = [cluster_ip, *as_list(spec.get("clusterIPs"))]
     headless = "None" in ips
     ports = as_list(spec.get("ports"))
-    out = []
+    out = _finalizer_findings(obj)
+    if kind not in SERVICE_TYPES:
+        message = f"type {kind!r} is not one of {', '.join(SERVICE_TYPES)}"
+        out.append(error("spec.type", "service", message))
     if not ports and not headless and kind != "ExternalName" and isinstance(obj.get("spec"), dict | None):
         message = f"a {kind} Service needs at least one port (only headless and ExternalName Services may have none)"
         out.append(error("spec.ports", "service", message))
@@ -61,6 +110,12 @@ def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         number = as_int(port.get("port"))
         if number is not None and not 1 <= number <= 65535:
             out.append(error(f"{here}.port", "service", f"port {number} is not in 1-65535"))
+        if number == KUBELET_PORT and kind == "LoadBalancer":
+            message = f"a LoadBalancer Service may not expose port {KUBELET_PORT} externally: the kubelet uses it"
+            out.append(error(here, "service", message))
+        app_protocol = port.get("appProtocol")
+        if isinstance(app_protocol, str) and (problem := label_key_problem(app_protocol, "appProtocol")):
+            out.append(error(f"{here}.appProtocol", "service", problem.replace(" key", "", 1)))
         protocol = port.get("protocol") or "TCP"  # SetDefaults_ServicePort
         if not isinstance(protocol, str):
             continue  # another type: the schema's finding
@@ -94,6 +149,106 @@ def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         )
         out.append(error("spec.ports", "service", message))
     out += _service_type_findings(spec, kind, cluster_ip, headless, releases)
+    if spec.get("externalIPs"):
+        out += _external_ip_findings(as_list(spec["externalIPs"]))
+    return out + _service_field_findings(obj, spec, kind, releases)
+
+
+SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+KUBELET_PORT = 10250  # ports.KubeletPort
+MAX_AFFINITY_SECONDS = 86400  # core.MaxClientIPServiceAffinitySeconds
+TOPOLOGY_MODE, TOPOLOGY_HINTS = "service.kubernetes.io/topology-mode", "service.kubernetes.io/topology-aware-hints"
+SOURCE_RANGES_ANNOTATION = "service.beta.kubernetes.io/load-balancer-source-ranges"
+TRAFFIC_POLICIES = ("Cluster", "Local")
+TRAFFIC_DISTRIBUTION_SINCE = 31  # ServiceTrafficDistribution: alpha 1.30 (the field dropped), beta (on) 1.31
+PREFER_SAME_SINCE = 34  # PreferSameTrafficDistribution: PreferSameZone, PreferSameNode; beta (on) 1.34
+
+
+def _service_field_findings(obj: dict, spec: dict, kind: str, releases) -> list[Finding]:
+    """The rest of ValidateService: the topology annotations, sessionAffinity, the fields only a
+    LoadBalancer may have, the traffic policies and distribution."""
+    out = []
+    annotations = as_dict(as_dict(obj.get("metadata")).get("annotations"))
+    mode = annotations.get(TOPOLOGY_MODE) if annotations else None
+    if mode is not None and TOPOLOGY_HINTS in annotations and mode != annotations[TOPOLOGY_HINTS]:
+        message = f"must match annotations[{TOPOLOGY_HINTS}] when both are set"
+        out.append(error(child("metadata.annotations", TOPOLOGY_MODE), "service", message))
+    affinity = spec.get("sessionAffinity")
+    if isinstance(affinity, str) and affinity and affinity not in ("ClientIP", "None"):
+        message = f"sessionAffinity {affinity!r} is not one of ClientIP, None"
+        out.append(error("spec.sessionAffinity", "service", message))
+    if affinity == "ClientIP":  # SetDefaults_Service fills a missing timeout (10800); None drops the config
+        timeout = as_int(as_dict(as_dict(spec.get("sessionAffinityConfig")).get("clientIP")).get("timeoutSeconds"))
+        if timeout is not None and not 0 < timeout <= MAX_AFFINITY_SECONDS:
+            message = f"timeoutSeconds {timeout} must be greater than 0 and at most {MAX_AFFINITY_SECONDS}"
+            out.append(error("spec.sessionAffinityConfig.clientIP.timeoutSeconds", "service", message))
+    balancer = kind == "LoadBalancer"
+    ranges = spec.get("loadBalancerSourceRanges")
+    if isinstance(ranges, list) and ranges:
+        if not balancer:
+            out.append(error("spec.loadBalancerSourceRanges", "service", _ONLY_LB.format("loadBalancerSourceRanges")))
+        for i, value in enumerate(ranges):
+            if isinstance(value, str) and not _cidr_ok(value.strip()):
+                message = f"{value!r} is not a CIDR (e.g. 192.168.0.0/16)"
+                out.append(error(f"spec.loadBalancerSourceRanges[{i}]", "service", message))
+    elif annotations and isinstance(annotations.get(SOURCE_RANGES_ANNOTATION), str):
+        where = child("metadata.annotations", SOURCE_RANGES_ANNOTATION)
+        if not balancer:
+            out.append(error(where, "service", _ONLY_LB.format(f"the annotation {SOURCE_RANGES_ANNOTATION}")))
+        value = annotations[SOURCE_RANGES_ANNOTATION].strip()
+        bad = [v.strip() for v in value.split(",") if not _cidr_ok(v.strip())] if value else []
+        if bad:
+            out.append(error(where, "service", f"{bad[0]!r} is not a CIDR (e.g. 192.168.0.0/16)"))
+    for field in ("allocateLoadBalancerNodePorts", "loadBalancerClass"):
+        if spec.get(field) is not None and not balancer:
+            out.append(error(f"spec.{field}", "service", _ONLY_LB.format(field)))
+    lb_class = spec.get("loadBalancerClass")
+    if balancer and isinstance(lb_class, str) and (problem := label_key_problem(lb_class, "loadBalancerClass")):
+        out.append(error("spec.loadBalancerClass", "service", problem.replace(" key", "", 1)))
+    out += _traffic_findings(spec, kind, releases)
+    return out
+
+
+_ONLY_LB = "{} may only be used when type is LoadBalancer"
+
+
+def _traffic_findings(spec: dict, kind: str, releases) -> list[Finding]:
+    """validateServiceExternalTrafficPolicy, validateServiceInternalTrafficFieldsValue,
+    validateServiceTrafficDistribution (a missing policy is defaulted; a missing
+    healthCheckNodePort is allocated before validation)."""
+    out = []
+    external = spec.get("externalTrafficPolicy")
+    accessible = kind in ("LoadBalancer", "NodePort") or (kind == "ClusterIP" and bool(spec.get("externalIPs")))
+    if isinstance(external, str) and external:
+        if not accessible:
+            message = (
+                f"externalTrafficPolicy may only be set for externally-accessible Services "
+                f"(NodePort, LoadBalancer, or with externalIPs), not this {kind} one"
+            )
+            out.append(error("spec.externalTrafficPolicy", "service", message))
+        elif external not in TRAFFIC_POLICIES:
+            message = f"externalTrafficPolicy {external!r} is not one of Cluster, Local"
+            out.append(error("spec.externalTrafficPolicy", "service", message))
+    health = as_int(spec.get("healthCheckNodePort"))
+    if health:
+        if kind != "LoadBalancer" or external != "Local":
+            message = "healthCheckNodePort may only be set when type is LoadBalancer and externalTrafficPolicy is Local"
+            out.append(error("spec.healthCheckNodePort", "service", message))
+        elif not 1 <= health <= 65535:
+            out.append(error("spec.healthCheckNodePort", "service", f"healthCheckNodePort {health} is not in 1-65535"))
+    internal = spec.get("internalTrafficPolicy")
+    if isinstance(internal, str) and internal not in TRAFFIC_POLICIES:
+        message = f"internalTrafficPolicy {internal!r} is not one of Cluster, Local"
+        out.append(error("spec.internalTrafficPolicy", "service", message))
+    distribution = spec.get("trafficDistribution")
+    if isinstance(distribution, str) and distribution != "PreferClose":
+        later = distribution in ("PreferSameZone", "PreferSameNode")
+        if enforced(releases, TRAFFIC_DISTRIBUTION_SINCE, PREFER_SAME_SINCE - 1) or (
+            not later and enforced(releases, PREFER_SAME_SINCE)
+        ):
+            allowed = "PreferClose" + ("" if later else " (PreferSameZone, PreferSameNode from Kubernetes 1.34)")
+            message = f"trafficDistribution {distribution!r} is not supported: use {allowed}"
+            out.append(error("spec.trafficDistribution", "service", message))
     return out
 
 
@@ -128,22 +283,128 @@ def _service_type_findings(spec: dict, kind, cluster_ip, headless: bool, release
         if cluster_ip or as_list(spec.get("clusterIPs")):
             message = "clusterIP may not be set for an ExternalName Service"
             out.append(error("spec.clusterIP" if cluster_ip else "spec.clusterIPs", "service", message))
-    elif headless and kind in ("NodePort", "LoadBalancer"):
+        for field in ("ipFamilies", "ipFamilyPolicy"):
+            if spec.get(field) is not None and spec.get(field) != []:
+                out.append(error(f"spec.{field}", "service", f"{field} may not be set for an ExternalName Service"))
+        return out  # ValidateServiceClusterIPsRelatedFields returns at once for ExternalName
+    if headless and kind in ("NodePort", "LoadBalancer"):
         message = f"clusterIP may not be None for a {kind} Service (headless Services are ClusterIP)"
         out.append(error("spec.clusterIP", "service", message))
-    for i, ip in enumerate([cluster_ip, *as_list(spec.get("clusterIPs"))]):
-        if isinstance(ip, str) and ip not in ("", "None") and not _is_ip(ip):
-            path = "spec.clusterIP" if i == 0 else f"spec.clusterIPs[{i - 1}]"
+    return out + _cluster_ip_findings(spec, cluster_ip)
+
+
+IP_FAMILIES = ("IPv4", "IPv6")
+IP_FAMILY_POLICIES = ("SingleStack", "PreferDualStack", "RequireDualStack")
+
+
+def _cluster_ip_findings(spec: dict, cluster_ip) -> list[Finding]:
+    """ValidateServiceClusterIPsRelatedFields (v1.31.1), after normalizeClusterIPs copied clusterIP
+    into an empty clusterIPs (and back): the two agree, ipFamilies and ipFamilyPolicy are known
+    values, clusterIPs are IPs ('None' first and alone), at most one of each family, each of the
+    family ipFamilies names at its index."""
+    out = []
+    ips = spec.get("clusterIPs")
+    ips = ips if isinstance(ips, list) else []
+    if isinstance(cluster_ip, str) and cluster_ip and ips and ips[0] != cluster_ip:
+        out.append(error("spec.clusterIPs", "service", f"clusterIPs[0] {ips[0]!r} must be clusterIP {cluster_ip!r}"))
+    if not ips and isinstance(cluster_ip, str) and cluster_ip:
+        ips = [cluster_ip]
+    families = as_list(spec.get("ipFamilies"))
+    seen = set()
+    for i, family in enumerate(families):
+        if isinstance(family, str) and family not in IP_FAMILIES:
+            out.append(error(f"spec.ipFamilies[{i}]", "service", f"ipFamily {family!r} is not one of IPv4, IPv6"))
+        elif family in seen:
+            out.append(error(f"spec.ipFamilies[{i}]", "service", f"ipFamily {family!r} is listed twice"))
+        seen.add(family)
+    policy = spec.get("ipFamilyPolicy")
+    if isinstance(policy, str) and policy not in IP_FAMILY_POLICIES:
+        message = f"ipFamilyPolicy {policy!r} is not one of {', '.join(IP_FAMILY_POLICIES)}"
+        out.append(error("spec.ipFamilyPolicy", "service", message))
+    if not ips:
+        return out
+    parsed, invalid = [], False
+    for i, ip in enumerate(ips):
+        if i == 0 and ip == "None":
+            if len(ips) > 1:
+                invalid = True
+                out.append(error("spec.clusterIPs", "service", "'None' must be the first and only clusterIP"))
+            continue
+        address = _ip(ip)
+        if address is None:
+            invalid = True
+            path = "spec.clusterIP" if i == 0 and spec.get("clusterIPs") in (None, []) else f"spec.clusterIPs[{i}]"
             out.append(error(path, "service", f"clusterIP {ip!r} must be an IP address, None or empty"))
+        parsed.append(address)
+    if len(ips) > 2:
+        out.append(error("spec.clusterIPs", "service", f"clusterIPs holds {len(ips)} addresses: at most 2"))
+    if invalid:
+        return out
+    if len(ips) > 1 and len({address.version for address in parsed}) < 2:  # netutils.IsDualStackIPStrings
+        message = "clusterIPs may hold no more than one address of each IP family (one IPv4, one IPv6)"
+        out.append(error("spec.clusterIPs", "service", message))
+    if ips[0] != "None":
+        for i, (address, family) in enumerate(zip(parsed, families, strict=False)):
+            if family in IP_FAMILIES and address.version != (4 if family == "IPv4" else 6):
+                message = f"clusterIPs[{i}] {ips[i]!r} is not an {family} address as ipFamilies[{i}] says"
+                out.append(error(f"spec.clusterIPs[{i}]", "service", message))
     return out
 
 
-def _is_ip(text: str) -> bool:
+def _ip(text):
+    """The address netutils.ParseIPSloppy reads in ``text`` (an IPv4 part may have leading
+    zeros, read as decimal), or None."""
+    if not isinstance(text, str):
+        return None
     try:
-        ipaddress.ip_address(text)
+        return ipaddress.ip_address(text)
     except ValueError:
+        pass
+    parts = text.split(".")
+    if len(parts) == 4 and all(p.isdigit() and p.isascii() for p in parts):
+        try:
+            return ipaddress.ip_address(".".join(str(int(p)) for p in parts))
+        except ValueError:
+            return None
+    return None
+
+
+def _cidr_ok(text: str) -> bool:
+    """netutils.ParseCIDRSloppy: ADDRESS/BITS, host bits allowed."""
+    address, slash, bits = text.partition("/")
+    ip = _ip(address)
+    if not slash or ip is None or not bits.isdigit() or not bits.isascii():
         return False
-    return True
+    return int(bits) <= ip.max_prefixlen and (len(bits) == 1 or not bits.startswith("0"))
+
+
+def _external_ip_findings(ips: list) -> list[Finding]:
+    """ValidateService's externalIPs: IsValidIP, then ValidateNonSpecialIP (Go's net.IP
+    predicates; an IPv4-mapped IPv6 address is its IPv4 address)."""
+    out = []
+    for i, text in enumerate(ips):
+        if not isinstance(text, str):
+            continue
+        ip = _ip(text)
+        if ip is not None and ip.version == 6 and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if ip is None:
+            problem = "must be a valid IP address"
+        elif ip.is_unspecified:
+            problem = "may not be unspecified"
+        elif ip.is_loopback:
+            problem = "may not be in the loopback range (127.0.0.0/8, ::1/128)"
+        elif ip.is_link_local:
+            problem = "may not be in the link-local range (169.254.0.0/16, fe80::/10)"
+        elif ip in _LINK_LOCAL_MULTICAST_V4 or (ip.version == 6 and ip.packed[0] == 0xFF and ip.packed[1] & 0x0F == 2):
+            problem = "may not be in the link-local multicast range (224.0.0.0/24, ff02::/16)"
+        else:
+            continue
+        out.append(error(f"spec.externalIPs[{i}]", "service", f"externalIP {text!r} {problem}"))
+    return out
+
+
+_LINK_LOCAL_MULTICAST_V4 = ipaddress.ip_network("224.0.0.0/24")
 
 
 # -- ConfigMap and Secret ------------------------------------------------------------------------
@@ -158,7 +419,8 @@ def _key_findings(data, path: str, rule: str) -> list[Finding]:
 def configmap_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateConfigMap: keys, a key in both data and binaryData, the 1 MiB limit."""
     data, binary = as_dict(obj.get("data")), as_dict(obj.get("binaryData"))
-    out = _key_findings(data, "data", "configmap") + _key_findings(binary, "binaryData", "configmap")
+    out = _finalizer_findings(obj)
+    out += _key_findings(data, "data", "configmap") + _key_findings(binary, "binaryData", "configmap")
     for key in binary:
         if key in data:
             message = f"key {key!r} is in both data and binaryData; keep it in one"
@@ -199,7 +461,8 @@ def secret_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateSecret: keys (of data and stringData, which is merged into data), data in base64,
     what each type needs, the 1 MiB limit."""
     data, strings = as_dict(obj.get("data")), as_dict(obj.get("stringData"))
-    out = _key_findings(data, "data", "secret") + _key_findings(strings, "stringData", "secret")
+    out = _finalizer_findings(obj)
+    out += _key_findings(data, "data", "secret") + _key_findings(strings, "stringData", "secret")
     decoded: dict[str, bytes] = {}
     for key, value in data.items():
         raw = _base64(value)
@@ -209,8 +472,9 @@ def secret_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     decoded.update({k: str(v).encode() for k, v in strings.items() if v is not None})
     kind = obj.get("type") if isinstance(obj.get("type"), str) else None
     for key in _SECRET_KEYS.get(kind, ()):
-        if key not in decoded:
-            out.append(error("type", "secret", f"a {kind} Secret needs the key {key!r} in data or stringData"))
+        if key not in decoded or (kind == "kubernetes.io/ssh-auth" and not decoded[key]):
+            message = f"a {kind} Secret needs the key {key!r} in data or stringData"
+            out.append(error("type", "secret", message + (" (not empty)" if key in decoded else "")))
         elif key.startswith(".docker"):
             try:
                 json.loads(decoded[key])
