@@ -7,13 +7,15 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from generator.core.findings import Finding
+from generator.core.findings import Finding, child
 from generator.core.grammar import (
     DNS1035_LABEL,
+    DNS1123_LABEL,
     DNS1123_SUBDOMAIN,
     PROTOCOLS,
     is_domain_prefixed_path,
     name_problem,
+    path_segment_problem,
     port_name_problem,
 )
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
@@ -54,30 +56,63 @@ def ingress_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         for j, item in enumerate(as_list(as_dict(http).get("paths"))):
             out += _path_findings(as_dict(item), f"{here}.http.paths[{j}]")
     for i, tls in enumerate(as_list(spec.get("tls"))):
-        for j, host in enumerate(as_list(as_dict(tls).get("hosts"))):
-            problem = host_problem(host) if isinstance(host, str) else None
+        tls = as_dict(tls)
+        for j, host in enumerate(as_list(tls.get("hosts"))):
+            # validateIngressTLS: a wildcard or a DNS-1123 subdomain, with no IP address check
+            # (10.0.0.1 is a subdomain's spelling, so the apiserver takes it here)
+            problem = _dns_host_problem(host) if isinstance(host, str) else None
             if problem:
                 out.append(error(f"spec.tls[{i}].hosts[{j}]", "ingress", problem))
+        secret = tls.get("secretName")
+        if isinstance(secret, str) and secret:  # validateTLSSecretName (create: AllowInvalidSecretName false)
+            problem = name_problem(secret, DNS1123_SUBDOMAIN, 253, "Secret name (DNS-1123 subdomain)")
+            if problem:
+                out.append(error(f"spec.tls[{i}].secretName", "ingress", problem))
     class_name = spec.get("ingressClassName")
     if isinstance(class_name, str):
         problem = name_problem(class_name, DNS1123_SUBDOMAIN, 253, "ingressClassName (DNS-1123 subdomain)")
         if problem:
             out.append(error("spec.ingressClassName", "ingress", problem))
+        # ValidateIngressCreate: the legacy class annotation must name the same class (from
+        # 1.18 it could not be set at all beside the field; this is the part every release refuses)
+        annotations = as_dict(as_dict(obj.get("metadata")).get("annotations"))
+        legacy = annotations.get(CLASS_ANNOTATION)
+        if isinstance(legacy, str) and legacy != class_name:
+            message = f"the {CLASS_ANNOTATION} annotation {legacy!r} must match ingressClassName {class_name!r}"
+            out.append(error(child("metadata.annotations", CLASS_ANNOTATION), "ingress", message))
     return out
 
 
-def host_problem(host: str) -> str | None:
-    """validateIngressRules: a DNS name, or "*." and one; never an IP address."""
+CLASS_ANNOTATION = "kubernetes.io/ingress.class"
+
+_SLOPPY_IPV4 = re.compile(r"^[0-9]{1,3}(\.[0-9]{1,3}){3}$")
+
+
+def _is_ip(text: str) -> bool:
+    """netutils.ParseIPSloppy: an IPv4 or IPv6 address, IPv4 octets with leading zeros too."""
+    if _SLOPPY_IPV4.match(text):
+        return all(int(octet) <= 255 for octet in text.split("."))
     try:
-        ipaddress.ip_address(host)
-        return f"host {host!r} must be a DNS name, not an IP address"
+        ipaddress.ip_address(text)
     except ValueError:
-        pass
-    if host.startswith("*"):
+        return False
+    return True
+
+
+def _dns_host_problem(host: str) -> str | None:
+    """A wildcard (IsWildcardDNS1123Subdomain) when the host has a '*', else IsDNS1123Subdomain."""
+    if "*" in host:
         if len(host) <= 253 and _WILDCARD.match(host):
             return None
         return f"host {host!r}: a wildcard host is '*.' followed by a DNS-1123 subdomain (e.g. *.example.com)"
     return name_problem(host, DNS1123_SUBDOMAIN, 253, "host (DNS-1123 subdomain, lower case)")
+
+
+def host_problem(host: str) -> str | None:
+    """validateIngressRules: a DNS name, or "*." and one; never an IP address."""
+    if _is_ip(host):
+        return f"host {host!r} must be a DNS name, not an IP address"
+    return _dns_host_problem(host)
 
 
 def _path_findings(item: dict, here: str) -> list[Finding]:
@@ -108,6 +143,8 @@ def _backend_findings(backend: dict, here: str) -> list[Finding]:
         return [error(here, "ingress", "a backend is a service or a resource, not both")]
     if service is None and resource is None:
         return [error(here, "ingress", "a backend needs a service (or a resource)")]
+    if isinstance(resource, dict):
+        return _typed_reference_findings(resource, f"{here}.resource")
     if not isinstance(service, dict):
         return []
     out = []
@@ -129,6 +166,24 @@ def _backend_findings(backend: dict, here: str) -> list[Finding]:
     return out
 
 
+def _typed_reference_findings(ref: dict, here: str) -> list[Finding]:
+    """validateIngressTypedLocalObjectReference: an apiGroup that is a DNS-1123 subdomain, a kind
+    and a name that are path segment names (path.IsValidPathSegmentName), both required."""
+    out = []
+    group = ref.get("apiGroup")
+    if isinstance(group, str):
+        problem = name_problem(group, DNS1123_SUBDOMAIN, 253, "apiGroup (DNS-1123 subdomain)")
+        if problem:
+            out.append(error(f"{here}.apiGroup", "ingress", problem))
+    for field in ("kind", "name"):
+        value = ref.get(field)
+        if value is None or isinstance(value, str):
+            problem = path_segment_problem(value, field)
+            if problem:
+                out.append(error(f"{here}.{field}", "ingress", problem))
+    return out
+
+
 MAX_CONTROLLER = 250  # maxLenIngressClassController
 
 CLASS_NAMESPACED_PARAMS_SINCE = 21  # IngressClassNamespacedParams: alpha 1.20, beta (on) 1.21, GA 1.23
@@ -141,7 +196,10 @@ def ingress_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding
     spec = as_dict(obj.get("spec"))
     out = []
     controller = spec.get("controller")
-    if isinstance(controller, str):
+    if not controller:  # IsDomainPrefixedPath: an empty path is a Required error
+        message = "an IngressClass needs spec.controller (e.g. k8s.io/ingress-nginx)"
+        out.append(error("spec.controller", "ingress", message))
+    elif isinstance(controller, str):
         if len(controller) > MAX_CONTROLLER:
             message = f"controller is {len(controller)} characters; at most {MAX_CONTROLLER}"
             out.append(error("spec.controller", "ingress", message))
@@ -149,11 +207,18 @@ def ingress_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding
             message = f"controller {controller!r} must be a domain-prefixed path (e.g. k8s.io/ingress-nginx)"
             out.append(error("spec.controller", "ingress", message))
     parameters = spec.get("parameters")
+    if isinstance(parameters, dict):
+        out += _typed_reference_findings(parameters, "spec.parameters")
     if isinstance(parameters, dict) and enforced(releases, CLASS_NAMESPACED_PARAMS_SINCE):
+        # an absent scope is Cluster: networking/v1 SetDefaults_IngressClass fills it in
         scope, namespace = parameters.get("scope"), parameters.get("namespace")
         if scope == "Namespace" and not namespace:
             message = "parameters with scope Namespace need a namespace"
             out.append(error("spec.parameters.namespace", "ingress", message))
+        elif scope == "Namespace" and isinstance(namespace, str):
+            problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace name (DNS-1123 label)")
+            if problem:
+                out.append(error("spec.parameters.namespace", "ingress", problem))
         elif scope in (None, "Cluster") and namespace is not None:
             message = "parameters.namespace may only be set when scope is Namespace"
             out.append(error("spec.parameters.namespace", "ingress", message))
@@ -207,6 +272,8 @@ def _policy_port_findings(port: dict, here: str) -> list[Finding]:
         elif end is not None and end < value:
             message = f"endPort {end} must be greater than or equal to port {value}"
             out.append(error(f"{here}.endPort", "network-policy", message))
+        if end is not None and not 1 <= end <= 65535:
+            out.append(error(f"{here}.endPort", "network-policy", f"endPort {end} is not in 1-65535"))
     elif end is not None:
         out.append(error(f"{here}.endPort", "network-policy", "endPort may not be set without port"))
     return out
