@@ -5,6 +5,7 @@ function it ports)."""
 from __future__ import annotations
 
 from generator.core.findings import Finding
+from generator.core.grammar import DNS1123_SUBDOMAIN, name_problem, path_segment_problem
 from generator.validate.rules.base import as_dict, as_list, error
 from generator.validate.rules.selector import selector_findings
 
@@ -40,8 +41,8 @@ def policy_rule_findings(rule: dict, here: str, namespaced: bool) -> list[Findin
         if namespaced:
             message = "a Role's rules cannot apply to nonResourceURLs: use a ClusterRole"
             out.append(error(f"{here}.nonResourceURLs", "rbac-rule", message))
-        if as_list(rule.get("apiGroups")) or as_list(rule.get("resources")):
-            message = "a rule cannot apply to both resources and nonResourceURLs: write two rules"
+        if as_list(rule.get("apiGroups")) or as_list(rule.get("resources")) or as_list(rule.get("resourceNames")):
+            message = "a rule cannot apply to both resources (apiGroups, resources, resourceNames) and nonResourceURLs"
             out.append(error(f"{here}.nonResourceURLs", "rbac-rule", message))
         return out
     if not as_list(rule.get("apiGroups")):
@@ -68,8 +69,11 @@ def binding_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         if isinstance(kind, str) and kind not in allowed:
             message = f"a {obj.get('kind')}'s roleRef.kind must be {' or '.join(allowed)}, got {kind!r}"
             out.append(error("roleRef.kind", "role-ref", message))
-        if not ref.get("name"):
+        name = ref.get("name")
+        if not name:
             out.append(error("roleRef.name", "role-ref", "roleRef needs the name of the role"))
+        elif isinstance(name, str) and (problem := path_segment_problem(name, "roleRef name")):
+            out.append(error("roleRef.name", "role-ref", problem))  # ValidateRBACName
     for i, subject in enumerate(as_list(obj.get("subjects"))):
         out += _subject_findings(as_dict(subject), f"subjects[{i}]", namespaced)
     return out
@@ -83,6 +87,11 @@ def _subject_findings(subject: dict, here: str, namespaced: bool) -> list[Findin
     if not subject.get("name"):
         out.append(error(f"{here}.name", "subject", "a subject needs a name"))
     if kind == "ServiceAccount":
+        name = subject.get("name")
+        if name and isinstance(name, str):  # ValidateServiceAccountName: a DNS-1123 subdomain
+            problem = name_problem(name, DNS1123_SUBDOMAIN, 253, "ServiceAccount name (DNS-1123 subdomain)")
+            if problem:
+                out.append(error(f"{here}.name", "subject", problem))
         if isinstance(group, str) and group:
             message = f'a ServiceAccount subject\'s apiGroup is "" (the core group), got {group!r}'
             out.append(error(f"{here}.apiGroup", "subject", message))
