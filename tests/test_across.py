@@ -223,3 +223,38 @@ def test_the_slim_objects_a_stream_keeps_give_the_same_verdicts():
         assert [(i, f) for i, f in whole] == [(kept[j][0], f) for j, f in slim], path
         compared += bool(whole)
     assert compared >= 5
+
+
+def test_an_input_without_a_trigger_keeps_nothing_for_the_verdicts(tmp_path, monkeypatch):
+    """stream.py keeps objects for the verdicts only where the input may hold what one reports on
+    (across.input_may_report): a big file of jobs without a PodGroup keeps none, so its memory does
+    not grow with its jobs; a backslash (an escape may spell a trigger) or a trigger keeps them."""
+    from generator.validate import stream
+
+    kept = []
+    real = across.keep
+    monkeypatch.setattr(stream.across, "keep", lambda obj: kept.append(obj) or real(obj))
+    job = "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: j%d}\nspec: {tasks: []}\n"
+    path = tmp_path / "jobs.yaml"
+    path.write_text("---\n".join(job % i for i in range(50)))
+    validate.validate_files([str(path)], validate.ObjectChecker(31))
+    assert kept == []
+    for extra in ("# PodGroup\n", '# "a\\x20b"\n'):
+        path.write_text("---\n".join(job % i for i in range(50)) + extra)
+        validate.validate_files([str(path)], validate.ObjectChecker(31))
+        assert len(kept) == 50
+        kept.clear()
+
+
+@pytest.mark.parametrize("at", [(1 << 20) - 9, (1 << 20) - 4, 1 << 20])
+def test_a_trigger_across_two_blocks_is_found_and_the_file_is_put_back(tmp_path, at):
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"#" * at + b"PodGroup\n" + b"#" * 100)
+    with open(path, "rb") as stream:
+        stream.seek(7)
+        assert across.input_may_report(stream)
+        assert stream.tell() == 7
+    path.write_bytes(b"#" * at + b"PodGrou\n" + b"#" * 100)
+    with open(path, "rb") as stream:
+        assert not across.input_may_report(stream)
+        assert stream.tell() == 0

@@ -50,6 +50,39 @@ TRAINER_RUNTIMES = frozenset(
 # PodGroup), parameter servers. parallel.py keeps a file holding one of them whole, as it keeps a
 # Namespace's, so that each verdict sees every object of the file.
 TRIGGERS = (b"PodGroup", b"TrainJob", b"schedulingPolicy", PSERVER_LABEL.encode())
+_LONGEST_TRIGGER = max(len(word) for word in TRIGGERS)
+
+
+def may_report(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` may hold an object a verdict here reports on: it holds one of the
+    TRIGGERS, or a backslash (a double-quoted escape may spell one: `"PodGr\\x6fup"`). False
+    proves it holds none; true only says it may."""
+    return b"\\" in data or any(word in data for word in TRIGGERS)
+
+
+def input_may_report(source) -> bool:
+    """may_report for what validate reads (stream.py): text, bytes, or a binary file, which is
+    scanned in blocks and put back where it was when it can seek; a stream that cannot (a pipe)
+    may hold anything."""
+    if isinstance(source, str):
+        return may_report(source.encode("utf-8", "surrogatepass"))
+    if isinstance(source, bytes | bytearray | memoryview):
+        return may_report(bytes(source))
+    try:
+        if not source.seekable():
+            return True
+        start = source.tell()
+    except (AttributeError, OSError, ValueError):
+        return True
+    try:
+        tail = b""
+        while block := source.read(1 << 20):
+            if may_report(tail + block):
+                return True
+            tail = block[-(_LONGEST_TRIGGER - 1) :]  # a word may span two blocks
+        return False
+    finally:
+        source.seek(start)
 
 
 def _api(obj: dict) -> str:

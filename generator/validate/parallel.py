@@ -171,7 +171,7 @@ def _parts(name: str) -> list[_Unit] | None:
     holds what a verdict across its objects reports on (across.TRIGGERS: a PodGroup, a TrainJob,
     a schedulingPolicy, parameter servers) is not cut either: the verdict needs all its objects."""
     from generator.kubeyaml.load import MAX_DOCUMENT_BYTES
-    from generator.validate.across import TRIGGERS
+    from generator.validate.across import may_report
 
     cuts = [0]  # the byte offset of each part
     decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
@@ -193,8 +193,7 @@ def _parts(name: str) -> list[_Unit] | None:
                 fresh = data[data.rfind(b"\n") + 1 :] + block
                 if (
                     b"Namespace" in fresh
-                    or any(word in fresh for word in TRIGGERS)
-                    or b"\\" in fresh
+                    or may_report(fresh)  # a backslash too
                     or _BAD_SEPARATOR_AT_START.match(fresh)  # fresh starts a line
                     or _BAD_SEPARATOR.search(fresh)
                 ):

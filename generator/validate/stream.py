@@ -141,12 +141,14 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
     kept: list[tuple[object, Document | None]] = []
     pods = False
     read = 0
+    verdicts = across.input_may_report(source)  # else no verdict can be on its objects: none is kept
     for doc in iter_documents(source):
         if report.full:
             return read
         read = doc.index
         if doc.data is not None:
             report.documents += 1
+        if doc.data is not None and verdicts:
             slim, holds_pods = across.keep(doc.data)
             pods = pods or holds_pods
             if slim is not None:
