@@ -5,8 +5,8 @@ function it ports). Every served version is converted to one internal type befor
 from __future__ import annotations
 
 from generator.core.findings import Finding
-from generator.core.grammar import parse_quantity
-from generator.validate.rules.base import as_dict, as_int, as_list, error
+from generator.core.grammar import DNS1123_LABEL, name_problem, parse_quantity, path_segment_problem
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
 
 # validateMetricSpec: each metric type and the field that holds its source
 METRIC_SOURCES = {
@@ -34,17 +34,15 @@ def hpa_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     elif high is not None and high < (low if low is not None else 1):
         message = f"maxReplicas {high} must be greater than or equal to minReplicas {low if low is not None else 1}"
         out.append(error("spec.maxReplicas", "hpa", message))
-    target = as_dict(spec.get("scaleTargetRef"))
-    for field in ("kind", "name"):
-        if isinstance(spec.get("scaleTargetRef"), dict) and not target.get(field):
-            out.append(error(f"spec.scaleTargetRef.{field}", "hpa", f"scaleTargetRef needs a {field}"))
+    if isinstance(spec.get("scaleTargetRef"), dict):
+        out += _reference_findings(spec["scaleTargetRef"], "spec.scaleTargetRef")
     utilization = as_int(spec.get("targetCPUUtilizationPercentage"))  # autoscaling/v1
     if utilization is not None and utilization < 1:
         message = f"targetCPUUtilizationPercentage must be greater than 0, got {utilization}"
         out.append(error("spec.targetCPUUtilizationPercentage", "hpa", message))
     if obj.get("apiVersion") in ("autoscaling/v2", "autoscaling/v2beta2"):
         for i, metric in enumerate(as_list(spec.get("metrics"))):
-            out += _metric_findings(as_dict(metric), f"spec.metrics[{i}]")
+            out += _metric_findings(as_dict(metric), f"spec.metrics[{i}]", releases)
         behavior = as_dict(spec.get("behavior"))
         for direction in ("scaleUp", "scaleDown"):
             if isinstance(behavior.get(direction), dict):
@@ -52,7 +50,22 @@ def hpa_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def _metric_findings(metric: dict, here: str) -> list[Finding]:
+def _reference_findings(ref: dict, here: str) -> list[Finding]:
+    """ValidateCrossVersionObjectReference: a kind and a name, each a path segment name."""
+    out = []
+    for field in ("kind", "name"):
+        value = ref.get(field)
+        if not value:
+            out.append(error(f"{here}.{field}", "hpa", f"{here.rpartition('.')[2]} needs a {field}"))
+        elif isinstance(value, str) and (problem := path_segment_problem(value, field)):
+            out.append(error(f"{here}.{field}", "hpa", problem))
+    return out
+
+
+CONTAINER_METRICS_SINCE = 27  # HPAContainerMetrics: alpha 1.20, beta (on) 1.27, GA 1.30
+
+
+def _metric_findings(metric: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateMetricSpec: the source of the metric's type, and only that one; its target."""
     kind = metric.get("type")
     if not isinstance(kind, str):
@@ -70,6 +83,22 @@ def _metric_findings(metric: dict, here: str) -> list[Finding]:
     body = as_dict(metric.get(source))
     if kind in ("Resource", "ContainerResource") and isinstance(metric.get(source), dict) and not body.get("name"):
         out.append(error(f"{here}.{source}.name", "hpa", "a resource metric needs the resource name (cpu, memory)"))
+    container_source = kind == "ContainerResource" and isinstance(metric.get(source), dict)
+    if container_source and enforced(releases, CONTAINER_METRICS_SINCE):
+        # validateContainerResourceSource: the container's name, a DNS-1123 label (the schema
+        # requires it)
+        container = body.get("container")
+        problem = name_problem(container, DNS1123_LABEL, 63, "container name (DNS-1123 label)")
+        if isinstance(container, str) and problem:
+            out.append(error(f"{here}.{source}.container", "hpa", problem))
+    if kind in ("Object", "Pods", "External") and isinstance(body.get("metric"), dict):
+        # validateMetricIdentifier: a metric name, required, a path segment name
+        name = body["metric"].get("name")
+        problem = path_segment_problem(name, "metric name") if name is None or isinstance(name, str) else None
+        if problem:
+            out.append(error(f"{here}.{source}.metric.name", "hpa", problem))
+    if kind == "Object" and isinstance(body.get("describedObject"), dict):
+        out += _reference_findings(body["describedObject"], f"{here}.{source}.describedObject")
     if isinstance(body.get("target"), dict):
         out += _target_findings(body["target"], f"{here}.{source}.target", kind)
     return out
