@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import label_key_problem
-from generator.validate.rules.base import as_dict, error
+from generator.validate.rules.base import as_dict, as_list, error
 
 RECLAIM_POLICIES = ("Delete", "Retain")  # validateReclaimPolicy: Recycle is not for classes
 
 BINDING_MODES = ("Immediate", "WaitForFirstConsumer")
 
 MAX_PARAMETERS = 512  # validateParameters: maxProvisionerParameterLen (256 KiB in all) and count
+
+MAX_PARAMETERS_SIZE = 256 * 1024  # validateParameters: maxProvisionerParameterSize, keys and values
 
 
 def storage_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
@@ -41,4 +43,39 @@ def storage_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding
     if len(parameters) > MAX_PARAMETERS:
         message = f"{len(parameters)} parameters; a StorageClass has at most {MAX_PARAMETERS}"
         out.append(error("parameters", "storage-class", message))
+    elif parameters:
+        size = sum(len(str(k).encode()) + len(v.encode()) for k, v in parameters.items() if isinstance(v, str))
+        if size > MAX_PARAMETERS_SIZE:
+            message = f"the parameters' names and values take {size} bytes; at most {MAX_PARAMETERS_SIZE}"
+            out.append(error("parameters", "storage-class", message))
+    if "allowedTopologies" in obj:
+        out += _topology_findings(as_list(obj["allowedTopologies"]))
+    return out
+
+
+def _topology_findings(terms: list) -> list[Finding]:
+    """validateAllowedTopologies (ValidateTopologySelectorTerm,
+    validateTopologySelectorLabelRequirement): each expression's values non-empty and unique, its
+    key a label name, no key twice in a term, no term twice."""
+    out, seen = [], []
+    for i, term in enumerate(terms):
+        here = f"allowedTopologies[{i}].matchLabelExpressions"
+        expressions = {}
+        for j, expression in enumerate(as_list(as_dict(term).get("matchLabelExpressions"))):
+            expression = as_dict(expression)
+            key, values = expression.get("key"), as_list(expression.get("values"))
+            if not values:
+                out.append(error(f"{here}[{j}].values", "storage-class", "an expression needs at least one value"))
+            if len(set(map(str, values))) < len(values):
+                out.append(error(f"{here}[{j}].values", "storage-class", f"values {values} hold one value twice"))
+            if isinstance(key, str):
+                problem = label_key_problem(key)
+                if problem:
+                    out.append(error(f"{here}[{j}].key", "storage-class", problem))
+                elif key in expressions:
+                    out.append(error(f"{here}[{j}].key", "storage-class", f"key {key!r} is in this term twice"))
+                expressions[key] = frozenset(map(str, values))
+        if expressions and expressions in seen:
+            out.append(error(here, "storage-class", "this topology term repeats an earlier one"))
+        seen.append(expressions)
     return out
