@@ -8,6 +8,8 @@ import base64
 import binascii
 import ipaddress
 import json
+import posixpath
+import re
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import (
@@ -531,6 +533,10 @@ def pvc_spec_findings(spec, path: str, releases) -> list[Finding]:
         if value is not None and value <= 0:
             message = f"storage request {requests['storage']!r} must be greater than zero"
             out.append(error(f"{path}.resources.requests.storage", "persistent-volume-claim", message))
+    attributes = spec.get("volumeAttributesClassName")
+    vac = isinstance(attributes, str) and attributes and enforced(releases, VOLUME_ATTRIBUTES_CLASS_SINCE)
+    if vac and (problem := name_problem(attributes, DNS1123_SUBDOMAIN, 253, "volumeAttributesClassName")):
+        out.append(error(f"{path}.volumeAttributesClassName", "persistent-volume-claim", problem))
     return out + _pvc_source_findings(spec, path)
 
 
@@ -574,52 +580,359 @@ def _pvc_source_findings(spec: dict, path: str) -> list[Finding]:
 
 def pvc_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidatePersistentVolumeClaim (ValidatePersistentVolumeClaimSpec)."""
-    return pvc_spec_findings(obj.get("spec"), "spec", releases)
+    return _finalizer_findings(obj) + pvc_spec_findings(obj.get("spec"), "spec", releases)
 
 
-# The volume sources of a PersistentVolumeSpec (core/types.go PersistentVolumeSource).
+# The volume sources of a PersistentVolumeSpec (core/types.go PersistentVolumeSource), in the
+# order ValidatePersistentVolumeSpec takes them: the first is validated, each later one refused
+# ("may not specify more than 1 volume type"), except flexVolume, which is always validated and
+# never refused.
 PV_SOURCES = (
-    "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder",
-    "cephfs", "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk",
-    "photonPersistentDisk", "portworxVolume", "scaleIO", "local", "storageos", "csi",
+    "hostPath", "gcePersistentDisk", "awsElasticBlockStore", "glusterfs", "flocker", "nfs", "rbd", "quobyte",
+    "cephfs", "iscsi", "cinder", "fc", "flexVolume", "azureFile", "vsphereVolume", "photonPersistentDisk",
+    "portworxVolume", "azureDisk", "scaleIO", "local", "storageos", "csi",
 )  # fmt: skip
 
 RECLAIM_POLICIES = ("Retain", "Delete", "Recycle")
+VOLUME_ATTRIBUTES_CLASS_SINCE = 34  # VolumeAttributesClass: beta (off) 1.29-1.33, the field dropped; GA 1.34
 
 
 def pv_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
-    """ValidatePersistentVolume / ValidatePersistentVolumeSpec: access modes, a storage capacity
-    and nothing else, exactly one volume source, a local volume's node affinity."""
+    """ValidatePersistentVolume / ValidatePersistentVolumeSpec (v1.31.1): access modes, a
+    storage capacity and nothing else, one volume source and its fields, node affinity (a local
+    volume's required), the reclaim policy, the class names, volumeMode."""
     spec = as_dict(obj.get("spec"))
-    out = _access_mode_findings(spec.get("accessModes"), "spec.accessModes", "persistent-volume", releases)
+    rule = "persistent-volume"
+    out = _finalizer_findings(obj)
+    out += _access_mode_findings(spec.get("accessModes"), "spec.accessModes", rule, releases)
     capacity = as_dict(spec.get("capacity"))
     if not capacity:
-        out.append(error("spec.capacity", "persistent-volume", "capacity.storage is required (e.g. 10Gi)"))
+        out.append(error("spec.capacity", rule, "capacity.storage is required (e.g. 10Gi)"))
     for key, value in capacity.items():
         if key != "storage":
             message = f"capacity {key!r} is not supported: a PersistentVolume's capacity is storage only"
-            out.append(error(child("spec.capacity", key), "persistent-volume", message))
-        elif (number := parse_quantity(value)) is not None and number < 0:
-            out.append(error("spec.capacity.storage", "persistent-volume", f"storage {value!r} must not be negative"))
+            out.append(error(child("spec.capacity", key), rule, message))
+        if (number := parse_quantity(value)) is not None and number <= 0:
+            message = f"{key} {value!r} must be greater than zero"
+            out.append(error(child("spec.capacity", key), rule, message))
+    affinity = spec.get("nodeAffinity")
+    if isinstance(affinity, dict):
+        out += _volume_node_affinity_findings(affinity, "spec.nodeAffinity")
     sources = [s for s in PV_SOURCES if spec.get(s) is not None]
     if not sources:
         message = f"a PersistentVolume needs a volume source ({', '.join(PV_SOURCES[:6])}, csi, ...)"
-        out.append(error("spec", "persistent-volume", message))
-    elif len(sources) > 1:
-        message = f"a PersistentVolume has one volume source, found {', '.join(sources)}"
-        out.append(error(f"spec.{sources[1]}", "persistent-volume", message))
-    if "local" in sources and not isinstance(spec.get("nodeAffinity"), dict):
-        out.append(error("spec.nodeAffinity", "persistent-volume", "a local PersistentVolume needs nodeAffinity"))
+        out.append(error("spec", rule, message))
+    counted, local = 0, False
+    for source in sources:
+        if counted and source != "flexVolume":
+            message = f"a PersistentVolume has one volume source, found {', '.join(sources)}"
+            out.append(error(f"spec.{source}", rule, message))
+            continue
+        counted += 1
+        local = local or source == "local"
+        if isinstance(spec[source], dict) and source in _PV_SOURCE_CHECKS:
+            out += _PV_SOURCE_CHECKS[source](spec[source], f"spec.{source}", obj)
+    if local and not isinstance(affinity, dict):
+        out.append(error("spec.nodeAffinity", rule, "a local PersistentVolume needs nodeAffinity"))
     policy = spec.get("persistentVolumeReclaimPolicy")
-    if isinstance(policy, str) and policy not in RECLAIM_POLICIES:
+    if isinstance(policy, str) and policy and policy not in RECLAIM_POLICIES:
         message = f"persistentVolumeReclaimPolicy {policy!r} is not one of {', '.join(RECLAIM_POLICIES)}"
-        out.append(error("spec.persistentVolumeReclaimPolicy", "persistent-volume", message))
+        out.append(error("spec.persistentVolumeReclaimPolicy", rule, message))
+    host_path = as_dict(spec.get("hostPath")).get("path")
+    if policy == "Recycle" and isinstance(host_path, str) and posixpath.normpath(host_path or ".") in ("/", "//"):
+        message = "persistentVolumeReclaimPolicy may not be Recycle for a hostPath volume of '/'"
+        out.append(error("spec.persistentVolumeReclaimPolicy", rule, message))
     class_name = spec.get("storageClassName")
     if isinstance(class_name, str) and class_name:
         problem = name_problem(class_name, DNS1123_SUBDOMAIN, 253, "storageClassName (DNS-1123 subdomain)")
         if problem:
-            out.append(error("spec.storageClassName", "persistent-volume", problem))
+            out.append(error("spec.storageClassName", rule, problem))
+    mode = spec.get("volumeMode")
+    if isinstance(mode, str) and mode not in VOLUME_MODES:
+        out.append(error("spec.volumeMode", rule, f"volumeMode {mode!r} is not one of Block, Filesystem"))
+    attributes = spec.get("volumeAttributesClassName")
+    if isinstance(attributes, str) and enforced(releases, VOLUME_ATTRIBUTES_CLASS_SINCE):
+        if not attributes:
+            out.append(error("spec.volumeAttributesClassName", "required", "volumeAttributesClassName may not be ''"))
+        elif problem := name_problem(attributes, DNS1123_SUBDOMAIN, 253, "volumeAttributesClassName"):
+            out.append(error("spec.volumeAttributesClassName", rule, problem))
+        if spec.get("csi") is None:
+            message = "volumeAttributesClassName needs a csi volume source"
+            out.append(error("spec.csi", rule, message))
     return out
+
+
+def _volume_node_affinity_findings(affinity: dict, path: str) -> list[Finding]:
+    """validateVolumeNodeAffinity and ValidateNodeSelector (v1.31.1): required with at least
+    one term; each requirement's operator and values (ValidateNodeSelectorRequirement) and
+    each field requirement on metadata.name (ValidateNodeFieldSelectorRequirement)."""
+    required = affinity.get("required")
+    if not isinstance(required, dict):
+        return [error(f"{path}.required", "required", "nodeAffinity needs required (the nodes that can use it)")]
+    here = f"{path}.required.nodeSelectorTerms"
+    terms = required.get("nodeSelectorTerms")
+    if isinstance(terms, list) and not terms:  # absent: the schema's required
+        return [error(here, "persistent-volume", "nodeAffinity.required needs at least one node selector term")]
+    out = []
+    for i, term in enumerate(as_list(terms)):
+        term = as_dict(term)
+        for j, req in enumerate(as_list(term.get("matchExpressions"))):
+            if isinstance(req, dict):
+                out += _node_requirement_findings(req, f"{here}[{i}].matchExpressions[{j}]")
+        for j, req in enumerate(as_list(term.get("matchFields"))):
+            if isinstance(req, dict):
+                out += _node_field_findings(req, f"{here}[{i}].matchFields[{j}]")
+    return out
+
+
+NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _node_requirement_findings(req: dict, here: str) -> list[Finding]:
+    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
+    out = []
+    if operator in ("In", "NotIn") and not values:
+        out.append(error(f"{here}.values", "persistent-volume", f"operator {operator!r} needs values"))
+    elif operator in ("Exists", "DoesNotExist") and values:
+        out.append(error(f"{here}.values", "persistent-volume", f"operator {operator!r} takes no values"))
+    elif operator in ("Gt", "Lt") and len(values) != 1:
+        message = f"operator {operator!r} needs exactly one value, got {len(values)}"
+        out.append(error(f"{here}.values", "persistent-volume", message))
+    elif isinstance(operator, str) and operator not in NODE_OPERATORS:
+        message = f"node selector operator {operator!r} is not one of {', '.join(NODE_OPERATORS)}"
+        out.append(error(f"{here}.operator", "persistent-volume", message))
+    if isinstance(key, str) and (problem := label_key_problem(key, "node selector")):
+        out.append(error(f"{here}.key", "persistent-volume", problem))
+    return out
+
+
+def _node_field_findings(req: dict, here: str) -> list[Finding]:
+    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
+    out = []
+    if operator in ("In", "NotIn"):
+        if len(values) != 1:
+            message = f"a node field selector with {operator!r} needs exactly one value (a node name)"
+            out.append(error(f"{here}.values", "persistent-volume", message))
+    elif isinstance(operator, str):
+        message = f"a node field selector's operator is 'In' or 'NotIn', got {operator!r}"
+        out.append(error(f"{here}.operator", "persistent-volume", message))
+    if isinstance(key, str) and key != "metadata.name":
+        message = f"a node field selector selects by 'metadata.name' only, got {key!r}"
+        out.append(error(f"{here}.key", "persistent-volume", message))
+    elif key == "metadata.name":
+        for k, value in enumerate(values):
+            if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
+                message = f"{value!r} is not a node name (a DNS-1123 subdomain)"
+                out.append(error(f"{here}.values[{k}]", "persistent-volume", message))
+    return out
+
+
+# -- the PersistentVolume sources (validate<Source>[Persistent]VolumeSource, v1.31.1) --
+
+
+def _empty(source: dict, fields: tuple[str, ...], path: str, missing_too: bool = False) -> list[Finding]:
+    """Fields the apiserver requires non-empty: given as "" (a missing one is the schema's
+    required, or here too with ``missing_too`` where the schema does not require it)."""
+    return [
+        error(f"{path}.{f}", "required", f"{f} is required and may not be empty")
+        for f in fields
+        if source.get(f) == "" or (missing_too and source.get(f) is None)
+    ]
+
+
+def _pv_path_findings(source: dict, path: str, obj: dict) -> list[Finding]:
+    """validateHostPathVolumeSource, validateLocalVolumeSource: a path without '..'
+    (validatePathNoBacksteps); a hostPath type of the known ones (validateHostPathType)."""
+    value = source.get("path")
+    if value == "":
+        return _empty(source, ("path",), path)
+    out = []
+    if isinstance(value, str) and ".." in value.split("/"):
+        out.append(error(f"{path}.path", "persistent-volume", f"path {value!r} must not contain '..'"))
+    kind = source.get("type")
+    if path == "spec.hostPath" and isinstance(kind, str) and kind not in HOST_PATH_TYPES:
+        message = f"hostPath type {kind!r} is not one of {', '.join(t or repr(t) for t in HOST_PATH_TYPES)}"
+        out.append(error(f"{path}.type", "persistent-volume", message))
+    return out
+
+
+HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")
+
+
+def _partition(source: dict, path: str, field: str) -> list[Finding]:
+    out = _empty(source, (field,), path)
+    partition = as_int(source.get("partition"))
+    if partition is not None and not 0 <= partition <= 255:
+        message = f"partition {partition} must be between 1 and 255 (0: the whole disk)"
+        out.append(error(f"{path}.partition", "persistent-volume", message))
+    return out
+
+
+def _nfs(source: dict, path: str, obj: dict) -> list[Finding]:
+    out = _empty(source, ("server", "path"), path)
+    value = source.get("path")
+    if isinstance(value, str) and value and not value.startswith("/"):
+        out.append(error(f"{path}.path", "persistent-volume", f"nfs path {value!r} must be an absolute path"))
+    return out
+
+
+_IQN = re.compile(r"iqn\.\d{4}-\d{2}\.([A-Za-z0-9\-.]+)(:[^,;*&$|\s]+)$")  # iscsiInitiatorIqnRegex, unanchored
+_EUI = re.compile(r"^eui.[A-Za-z0-9]{16}$")
+_NAA = re.compile(r"^naa.[A-Za-z0-9]{32}$")
+
+
+def _iscsi_name_problem(value: str, what: str) -> str | None:
+    if not value.startswith(("iqn", "eui", "naa")):
+        return f"{what} {value!r} must start with iqn, eui or naa"
+    if not {"iqn": _IQN, "eui": _EUI, "naa": _NAA}[value[:3]].search(value):
+        return f"{what} {value!r} is not a valid {value[:3]} name (e.g. iqn.2001-04.com.example:storage)"
+    return None
+
+
+def _iscsi(source: dict, path: str, obj: dict) -> list[Finding]:
+    """validateISCSIPersistentVolumeSource."""
+    rule = "persistent-volume"
+    out = _empty(source, ("targetPortal", "iqn"), path)
+    portal, initiator = source.get("targetPortal") or "", source.get("initiatorName")
+    joined = f"{as_dict(obj.get('metadata')).get('name') or ''}:{portal}"
+    if initiator is not None and isinstance(portal, str) and len(joined) > 64:
+        message = f"with initiatorName, NAME:targetPortal ({joined!r}) must be at most 64 characters"
+        out.append(error(f"{path}.targetPortal", rule, message))
+    iqn = source.get("iqn")
+    if isinstance(iqn, str) and iqn and (problem := _iscsi_name_problem(iqn, "iqn")):
+        out.append(error(f"{path}.iqn", rule, problem))
+    lun = as_int(source.get("lun"))
+    if lun is not None and not 0 <= lun <= 255:
+        out.append(error(f"{path}.lun", rule, f"lun {lun} must be between 0 and 255"))
+    secret = source.get("secretRef")
+    if (source.get("chapAuthDiscovery") is True or source.get("chapAuthSession") is True) and secret is None:
+        out.append(error(f"{path}.secretRef", rule, "CHAP authentication needs secretRef"))
+    if isinstance(secret, dict):
+        out += _empty(secret, ("name",), f"{path}.secretRef", missing_too=True)
+    if isinstance(initiator, str) and (problem := _iscsi_name_problem(initiator, "initiatorName")):
+        out.append(error(f"{path}.initiatorName", rule, problem))
+    return out
+
+
+def _cinder(source: dict, path: str, obj: dict) -> list[Finding]:
+    out = _empty(source, ("volumeID",), path)
+    secret = source.get("secretRef")
+    if isinstance(secret, dict):
+        out += _empty(secret, ("name", "namespace"), f"{path}.secretRef", missing_too=True)
+    return out
+
+
+def _fc(source: dict, path: str, obj: dict) -> list[Finding]:
+    """validateFCVolumeSource: targetWWNs (with a lun 0-255) or wwids, not both."""
+    rule = "persistent-volume"
+    wwns, wwids = as_list(source.get("targetWWNs")), as_list(source.get("wwids"))
+    if not wwns and not wwids:
+        return [error(f"{path}.targetWWNs", rule, "an fc volume needs targetWWNs (with lun) or wwids")]
+    out = []
+    if wwns and wwids:
+        out.append(error(f"{path}.targetWWNs", rule, "targetWWNs and wwids are exclusive: keep one"))
+    if wwns:
+        lun = source.get("lun")
+        if lun is None:
+            out.append(error(f"{path}.lun", rule, "targetWWNs needs a lun"))
+        elif as_int(lun) is not None and not 0 <= lun <= 255:
+            out.append(error(f"{path}.lun", rule, f"lun {lun} must be between 0 and 255"))
+    return out
+
+
+def _flex(source: dict, path: str, obj: dict) -> list[Finding]:
+    out = _empty(source, ("driver",), path)
+    for key in as_dict(source.get("options")):
+        namespace = str(key).split("/", 1)[0]
+        if ("." + namespace.lower()).endswith((".kubernetes.io", ".k8s.io")):
+            message = f"flexVolume option {key!r}: the kubernetes.io and k8s.io prefixes are reserved"
+            out.append(error(child(f"{path}.options", str(key)), "persistent-volume", message))
+    return out
+
+
+def _azure_file(source: dict, path: str, obj: dict) -> list[Finding]:
+    return _empty(source, ("secretName", "shareName", "secretNamespace"), path)
+
+
+AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")
+AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
+
+
+def _azure_disk(source: dict, path: str, obj: dict) -> list[Finding]:
+    """validateAzureDisk: cachingMode, kind, and a diskURI of the kind's form."""
+    rule = "persistent-volume"
+    out = _empty(source, ("diskName", "diskURI"), path)
+    caching, kind, uri = source.get("cachingMode"), source.get("kind"), source.get("diskURI")
+    if isinstance(caching, str) and caching not in AZURE_CACHING_MODES:
+        message = f"cachingMode {caching!r} is not one of {', '.join(AZURE_CACHING_MODES)}"
+        out.append(error(f"{path}.cachingMode", rule, message))
+    if isinstance(kind, str) and kind not in AZURE_DISK_KINDS:
+        out.append(error(f"{path}.kind", rule, f"kind {kind!r} is not one of {', '.join(AZURE_DISK_KINDS)}"))
+    if isinstance(kind, str) and isinstance(uri, str):
+        if kind == "Managed" and not uri.startswith("/subscriptions/"):
+            message = (
+                f"a Managed disk's diskURI is /subscriptions/.../providers/microsoft.compute/disks/NAME, got {uri!r}"
+            )
+            out.append(error(f"{path}.diskURI", rule, message))
+        elif kind != "Managed" and not uri.startswith("https://"):
+            message = f"a blob disk's diskURI is https://ACCOUNT.blob.core.windows.net/CONTAINER/NAME.vhd, got {uri!r}"
+            out.append(error(f"{path}.diskURI", rule, message))
+    return out
+
+
+def _csi(source: dict, path: str, obj: dict) -> list[Finding]:
+    """validateCSIPersistentVolumeSource: ValidateCSIDriverName, volumeHandle, and each secret
+    reference with a Secret name and a namespace (validatePVSecretReference)."""
+    rule = "persistent-volume"
+    out = _empty(source, ("driver", "volumeHandle"), path)
+    driver = source.get("driver")
+    if isinstance(driver, str) and driver:
+        if len(driver) > 63:
+            out.append(
+                error(f"{path}.driver", rule, f"CSI driver name {driver!r} is {len(driver)} characters: at most 63")
+            )
+        elif not (len(driver) <= 253 and DNS1123_SUBDOMAIN.match(driver.lower())):
+            message = f"CSI driver name {driver!r} must be a DNS-1123 subdomain (e.g. ebs.csi.aws.com)"
+            out.append(error(f"{path}.driver", rule, message))
+    for field in (
+        "controllerPublishSecretRef",
+        "controllerExpandSecretRef",
+        "nodePublishSecretRef",
+        "nodeExpandSecretRef",
+    ):
+        secret = source.get(field)
+        if not isinstance(secret, dict):
+            continue
+        here = f"{path}.{field}"
+        out += _empty(secret, ("name", "namespace"), here, missing_too=True)
+        name, namespace = secret.get("name"), secret.get("namespace")
+        if isinstance(name, str) and name and (problem := name_problem(name, DNS1123_SUBDOMAIN, 253, "Secret name")):
+            out.append(error(f"{here}.name", rule, problem))
+        if (
+            isinstance(namespace, str)
+            and namespace
+            and (problem := name_problem(namespace, DNS1123_LABEL, 63, "namespace"))
+        ):
+            out.append(error(f"{here}.namespace", rule, problem))
+    return out
+
+
+_PV_SOURCE_CHECKS = {
+    "hostPath": _pv_path_findings,
+    "local": _pv_path_findings,
+    "gcePersistentDisk": lambda source, path, obj: _partition(source, path, "pdName"),
+    "awsElasticBlockStore": lambda source, path, obj: _partition(source, path, "volumeID"),
+    "nfs": _nfs,
+    "iscsi": _iscsi,
+    "cinder": _cinder,
+    "fc": _fc,
+    "flexVolume": _flex,
+    "azureFile": _azure_file,
+    "vsphereVolume": lambda source, path, obj: _empty(source, ("volumePath",), path),
+    "portworxVolume": lambda source, path, obj: _empty(source, ("volumeID",), path),
+    "azureDisk": _azure_disk,
+    "csi": _csi,
+}  # the in-tree plugins no kubelet has (glusterfs, rbd, cephfs, ...): rules/volumes.py's volume-plugin
 
 
 # -- ResourceQuota and LimitRange ----------------------------------------------------------------
