@@ -10,6 +10,8 @@ validateEphemeralContainers). pod.py runs the checks of `SPEC_CHECKS` and
 
 from __future__ import annotations
 
+import functools
+
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
@@ -446,21 +448,24 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
         for name, quantity in amounts.items():
             if not isinstance(name, str):
                 continue
-            where = child(f"{here}.{kind}", name)
             problem = _resource_name_problem(name)
             if problem:
-                out.append(error(where, "resource-name", problem))
+                out.append(error(child(f"{here}.{kind}", name), "resource-name", problem))
             value = parse_quantity(quantity)
             if value is not None and value < 0:
-                out.append(error(where, "resources", f"{name} {kind[:-1]} {quantity!r} must not be negative"))
-            if name.startswith("hugepages-") and value is not None:
+                message = f"{name} {kind[:-1]} {quantity!r} must not be negative"
+                out.append(error(child(f"{here}.{kind}", name), "resources", message))
+            if name in _COMPUTE:
+                compute = True
+            elif name.startswith("hugepages-"):
+                hugepages = True
                 page = name.removeprefix("hugepages-")
                 size = parse_quantity(page)
-                if not size or size <= 0 or value % size:
+                if value is not None and (not size or size <= 0 or value % size):
                     message = f"{name} {kind[:-1]} {quantity!r} must be a whole number of {page} pages"
-                    out.append(error(where, "resources", message))
-            hugepages = hugepages or name.startswith("hugepages-")
-            compute = compute or name in ("cpu", "memory")
+                    out.append(error(child(f"{here}.{kind}", name), "resources", message))
+    if not hugepages:
+        return out
     requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
     for name in requests:
         if not (isinstance(name, str) and name.startswith("hugepages-")):
@@ -480,6 +485,10 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
     return out
 
 
+_COMPUTE = frozenset({"cpu", "memory"})
+
+
+@functools.lru_cache(maxsize=1024)  # resource names repeat across documents (cpu, memory, nvidia.com/gpu)
 def _resource_name_problem(name: str) -> str | None:
     problem = label_key_problem(name, "resource")
     if problem:

@@ -80,18 +80,19 @@ class Planner:
 
     def containers(self, spec: dict) -> list[tuple[str, int, dict]]:
         """(group, index, container) for every container of the spec that is a mapping."""
-        return [
-            (group, i, c)
-            for group in GROUPS
-            if isinstance(items := spec.get(group), list)
-            for i, c in enumerate(items)
-            if isinstance(c, dict)
-        ]
+        out = []
+        for group in GROUPS:
+            items = spec.get(group)
+            if isinstance(items, list):
+                out += [(group, i, c) for i, c in enumerate(items) if isinstance(c, dict)]
+        return out
 
     def plan(self, spec: dict, containers: list[tuple[str, int, dict]], everything: bool = False) -> Plan:
         """The checks for this spec and its containers; ``everything``: every check of each
-        level, whatever the fields (what the plan must equal in findings)."""
-        shape = (frozenset(spec), tuple((group, frozenset(c)) for group, _, c in containers))
+        level, whatever the fields (what the plan must equal in findings). The shape is the keys
+        in their order (a tuple is quicker to make than a set; the same keys in another order are
+        another shape, planned alike)."""
+        shape = (tuple(spec), tuple([(group, tuple(c)) for group, _, c in containers]))
         if everything:
             return self._make(shape, everything=True)
         plan = self._plans.get(shape)
@@ -103,7 +104,8 @@ class Planner:
         return plan
 
     def _make(self, shape, everything: bool = False) -> Plan:
-        spec_keys, container_shapes = shape
+        spec_keys = frozenset(shape[0])
+        container_shapes = [(group, frozenset(keys)) for group, keys in shape[1]]
         in_containers = frozenset().union(*(keys for _, keys in container_shapes))
         spec = tuple(
             check.run
