@@ -14,14 +14,14 @@ from generator.validate.rules.selector import is_empty, selector_findings
 _PERCENT = re.compile(r"^[0-9]+%$")  # validation.IsValidPercent
 
 
-def int_or_percent(value, path: str, rule: str) -> tuple[int | None, list[Finding]]:
-    """ValidatePositiveIntOrPercent and IsNotMoreThan100Percent: a count >= 0 or "N%" up to 100%.
-    Returns the number (percent or count; None if malformed) for the both-zero rules."""
+def int_or_percent(value, path: str, rule: str, capped: bool = True) -> tuple[int | None, list[Finding]]:
+    """ValidatePositiveIntOrPercent and (``capped``) IsNotMoreThan100Percent: a count >= 0 or "N%"
+    up to 100%. Returns the number (percent or count; None if malformed) for the both-zero rules."""
     if isinstance(value, str):
         if not _PERCENT.match(value):
             return None, [error(path, rule, f"{value!r} must be an integer or a percentage (e.g. '25%')")]
         percent = int(value[:-1])
-        if percent > 100:
+        if percent > 100 and capped:
             return percent, [error(path, rule, f"{value!r} must not be greater than 100%")]
         return percent, []
     number = as_int(value)
@@ -46,20 +46,27 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
     return out
 
 
+DEPLOYMENT_STRATEGIES = ("Recreate", "RollingUpdate")
+
+
 def deployment_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment."""
     spec = as_dict(obj.get("spec"))
     fields = ("replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
     out = _common(spec, "deployment", "Deployment", fields)
     strategy = as_dict(spec.get("strategy"))
-    kind = strategy.get("type") or "RollingUpdate"
+    kind = strategy.get("type") or "RollingUpdate"  # SetDefaults_Deployment
     rolling = strategy.get("rollingUpdate")
-    if kind == "Recreate" and rolling is not None:
+    if isinstance(kind, str) and kind not in DEPLOYMENT_STRATEGIES:  # ValidateDeploymentStrategy
+        message = f"strategy type {kind!r} must be Recreate or RollingUpdate"
+        out.append(error("spec.strategy", "deployment", message))
+    elif kind == "Recreate" and rolling is not None:
         message = "rollingUpdate may not be set when the strategy type is Recreate"
         out.append(error("spec.strategy.rollingUpdate", "deployment", message))
     elif kind == "RollingUpdate" and isinstance(rolling, dict):
         here = "spec.strategy.rollingUpdate"
-        surge, found = int_or_percent(rolling.get("maxSurge", "25%"), f"{here}.maxSurge", "deployment")
+        # ValidateRollingUpdateDeployment caps maxUnavailable at 100%, not maxSurge
+        surge, found = int_or_percent(rolling.get("maxSurge", "25%"), f"{here}.maxSurge", "deployment", capped=False)
         out += found if "maxSurge" in rolling else []
         unavailable, found = int_or_percent(
             rolling.get("maxUnavailable", "25%"), f"{here}.maxUnavailable", "deployment"
@@ -92,7 +99,11 @@ def daemonset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     strategy = as_dict(spec.get("updateStrategy"))
     rolling = strategy.get("rollingUpdate")
     default = "OnDelete" if str(obj.get("apiVersion")).startswith("extensions/") else "RollingUpdate"
-    if (strategy.get("type") or default) != "RollingUpdate" or not isinstance(rolling, dict):
+    kind = strategy.get("type") or default  # SetDefaults_DaemonSet
+    if isinstance(kind, str) and kind not in ("RollingUpdate", "OnDelete"):  # ValidateDaemonSetUpdateStrategy
+        message = f"updateStrategy type {kind!r} must be RollingUpdate or OnDelete"
+        out.append(error("spec.updateStrategy", "daemonset", message))
+    if kind != "RollingUpdate" or not isinstance(rolling, dict):
         return out
     here = "spec.updateStrategy.rollingUpdate"
     unavailable, found = int_or_percent(rolling.get("maxUnavailable", 1), f"{here}.maxUnavailable", "daemonset")
@@ -112,6 +123,10 @@ def daemonset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
 
 POD_MANAGEMENT = ("OrderedReady", "Parallel")
 
+PVC_RETENTION_SINCE = 27  # StatefulSetAutoDeletePVC: alpha 1.23, beta (on) 1.27, GA 1.32
+
+PVC_RETENTION = ("Retain", "Delete")
+
 
 def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateStatefulSetSpec: podManagementPolicy, updateStrategy and its partition, bounds, a selector."""
@@ -123,6 +138,13 @@ def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     if isinstance(policy, str) and policy and policy not in POD_MANAGEMENT:
         message = f"podManagementPolicy {policy!r} must be OrderedReady or Parallel"
         out.append(error("spec.podManagementPolicy", "statefulset", message))
+    retention = spec.get("persistentVolumeClaimRetentionPolicy")
+    if isinstance(retention, dict) and enforced(releases, PVC_RETENTION_SINCE):
+        for when in ("whenDeleted", "whenScaled"):  # ValidatePersistentVolumeClaimRetentionPolicyType
+            value = retention.get(when)  # unset or "": SetDefaults_StatefulSet makes it Retain
+            if isinstance(value, str) and value and value not in PVC_RETENTION:
+                message = f"{when} {value!r} must be Retain or Delete"
+                out.append(error(f"spec.persistentVolumeClaimRetentionPolicy.{when}", "statefulset", message))
     strategy = as_dict(spec.get("updateStrategy"))
     kind = strategy.get("type") or "RollingUpdate"
     if not isinstance(kind, str):
