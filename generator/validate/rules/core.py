@@ -8,8 +8,10 @@ import base64
 import binascii
 import ipaddress
 import json
+import math
 import posixpath
 import re
+from decimal import Decimal
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import (
@@ -946,11 +948,56 @@ QUOTA_RESOURCES = frozenset({
 })  # fmt: skip
 
 
+# helper.IsStandardResourceName: a resource name without a domain anywhere (also storage)
+STANDARD_RESOURCES = QUOTA_RESOURCES | {"storage"}
+CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")  # helper.IsStandardContainerResourceName, + hugepages-
+INTEGER_RESOURCES = frozenset({
+    "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+    "persistentvolumeclaims", "services.nodeports", "services.loadbalancers",
+})  # fmt: skip
+
+
+def _native(name: str) -> bool:
+    """helper.IsNativeResource: no domain, or one under kubernetes.io/."""
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _extended(name: str) -> bool:
+    """helper.IsExtendedResourceName."""
+    return not _native(name) and not name.startswith("requests.") and label_key_problem("requests." + name) is None
+
+
+def _resource_name_problem(name: str, container: bool = False) -> str | None:
+    """validateResourceName (a qualified name; without a domain, a standard resource) and, for a
+    Pod's or Container's limit, validateContainerResourceName."""
+    if problem := label_key_problem(name, "resource"):
+        return problem.replace(" key", "", 1)
+    hugepages = name.startswith(("hugepages-", "requests.hugepages-"))  # helper.IsQuotaHugePageResourceName
+    if "/" not in name and name not in STANDARD_RESOURCES and not hugepages:
+        return f"{name!r} is not a standard resource type (cpu, memory, storage, ...) nor fully qualified"
+    if container and "/" not in name and name not in CONTAINER_RESOURCES and not name.startswith("hugepages-"):
+        return f"{name!r} is not a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>)"
+    if container and not _native(name) and not _extended(name):
+        return f"{name!r} does not follow the extended resource name standard (DOMAIN/NAME)"
+    return None
+
+
+def _integer_problem(name: str, value: Decimal) -> str | None:
+    """ValidateResourceQuantityValue: an integer resource (helper.IsIntegerResourceName) takes a
+    whole number, after SetDefaults_ResourceList rounds the quantity up to thousandths."""
+    if (name in INTEGER_RESOURCES or _extended(name)) and math.ceil(value * 1000) % 1000:
+        return f"{name} must be a whole number"
+    return None
+
+
 def resource_quota_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
-    """ValidateResourceQuota: each hard limit names a quota resource (validateResourceQuotaResourceName)
-    and is a quantity of at least 0 (ValidateResourceQuantityValue)."""
-    out = []
-    for name, value in as_dict(as_dict(obj.get("spec")).get("hard")).items():
+    """ValidateResourceQuota (v1.31.1; the status is reset on create): each hard limit names a
+    quota resource (ValidateResourceQuotaResourceName) and is a quantity of at least 0, whole for
+    an integer resource (ValidateResourceQuantityValue); the scopes and the scope selector."""
+    spec = as_dict(obj.get("spec"))
+    out = _finalizer_findings(obj)
+    hard = as_dict(spec.get("hard"))
+    for name, value in hard.items():
         here = child("spec.hard", name)
         if not isinstance(name, str):
             continue
@@ -966,60 +1013,191 @@ def resource_quota_findings(obj: dict, releases: tuple[int, ...]) -> list[Findin
         number = parse_quantity(value)  # a value that is no quantity: the schema's finding
         if number is not None and number < 0:
             out.append(error(here, "resource-quota", f"{name} {value!r} must be greater than or equal to 0"))
+        elif number is not None and (problem := _integer_problem(name, number)):
+            out.append(error(here, "resource-quota", f"{problem}, got {value!r}"))
+    scopes = spec.get("scopes")
+    if isinstance(scopes, list) and scopes:
+        out += _scope_findings(scopes, hard, "spec.scopes", releases)
+    selector = spec.get("scopeSelector")
+    if isinstance(selector, dict):
+        out += _scope_selector_findings(as_list(selector.get("matchExpressions")), hard, releases)
     return out
 
 
+# helper.IsStandardResourceQuotaScope (v1.31.1)
+QUOTA_SCOPES = (
+    "Terminating",
+    "NotTerminating",
+    "BestEffort",
+    "NotBestEffort",
+    "PriorityClass",
+    "CrossNamespacePodAffinity",
+)
+VAC_SCOPE_SINCE = 33  # the VolumeAttributesClass scope of later releases: accepted from 1.33, not refused there
+# helper.IsResourceQuotaScopeValidForResource: the standard quota resources each scope may limit
+_POD_COUNT_COMPUTE = frozenset(
+    {"pods", "cpu", "memory", "limits.cpu", "limits.memory", "requests.cpu", "requests.memory"}
+)
+_SCOPE_RESOURCES = {
+    "Terminating": _POD_COUNT_COMPUTE,
+    "NotTerminating": _POD_COUNT_COMPUTE,
+    "NotBestEffort": _POD_COUNT_COMPUTE,
+    "PriorityClass": _POD_COUNT_COMPUTE,
+    "CrossNamespacePodAffinity": _POD_COUNT_COMPUTE,
+    "BestEffort": frozenset({"pods"}),
+}
+_CONFLICTING_SCOPES = (("BestEffort", "NotBestEffort"), ("Terminating", "NotTerminating"))
+
+
+def _scope_problems(scope, hard: dict, releases) -> list[str]:
+    """What validateResourceQuotaScopes says of one scope: unsupported, or applied to a standard
+    quota resource it cannot limit."""
+    if not isinstance(scope, str):
+        return []
+    if scope not in QUOTA_SCOPES:
+        if scope == "VolumeAttributesClass" and not enforced(releases, until=VAC_SCOPE_SINCE - 1):
+            return []
+        return [f"scope {scope!r} is not one of {', '.join(QUOTA_SCOPES)}"]
+    allowed = _SCOPE_RESOURCES[scope]
+    bad = sorted(
+        k
+        for k in hard
+        if isinstance(k, str)
+        and k not in allowed
+        and (k in QUOTA_RESOURCES or k.startswith(("hugepages-", "requests.hugepages-")))
+    )
+    if bad:
+        return [f"scope {scope!r} cannot apply to {', '.join(bad)} (it limits {', '.join(sorted(allowed))})"]
+    return []
+
+
+def _conflicts(names: set) -> list[str]:
+    return [f"scopes {a} and {b} conflict: keep one" for a, b in _CONFLICTING_SCOPES if a in names and b in names]
+
+
+def _scope_findings(scopes: list, hard: dict, path: str, releases) -> list[Finding]:
+    out = [error(path, "resource-quota", p) for scope in scopes for p in _scope_problems(scope, hard, releases)]
+    return out + [error(path, "resource-quota", p) for p in _conflicts(set(filter(_is_str, scopes)))]
+
+
+def _is_str(value) -> bool:
+    return isinstance(value, str)
+
+
+SCOPE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+_EXISTS_ONLY = ("BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity")
+
+
+def _scope_selector_findings(expressions: list, hard: dict, releases) -> list[Finding]:
+    """validateScopedResourceSelectorRequirement."""
+    out, names = [], set()
+    base = "spec.scopeSelector.matchExpressions"
+    for i, req in enumerate(expressions):
+        if not isinstance(req, dict):
+            continue
+        here = f"{base}[{i}]"
+        scope, operator, values = req.get("scopeName"), req.get("operator"), as_list(req.get("values"))
+        for problem in _scope_problems(scope, hard, releases):
+            out.append(error(f"{here}.scopeName", "resource-quota", problem))
+        if scope in _EXISTS_ONLY and isinstance(operator, str) and operator != "Exists":
+            message = f"operator must be 'Exists' when scopeName is {scope}, got {operator!r}"
+            out.append(error(f"{here}.operator", "resource-quota", message))
+        if operator in ("In", "NotIn") and not values:
+            out.append(error(f"{here}.values", "resource-quota", f"operator {operator!r} needs at least one value"))
+        elif operator in ("Exists", "DoesNotExist") and values:
+            out.append(error(f"{here}.values", "resource-quota", f"operator {operator!r} takes no values"))
+        elif isinstance(operator, str) and operator not in SCOPE_OPERATORS:
+            message = f"operator {operator!r} is not one of {', '.join(SCOPE_OPERATORS)}"
+            out.append(error(f"{here}.operator", "resource-quota", message))
+        if isinstance(scope, str):
+            names.add(scope)
+    return out + [error(base, "resource-quota", p) for p in _conflicts(names)]
+
+
 LIMIT_TYPES = ("Pod", "Container", "PersistentVolumeClaim")
+_LIMIT_SECTIONS = ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
 
 
 def limit_range_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
-    """ValidateLimitRange: min <= defaultRequest <= default <= max for each resource, no
-    defaults for type Pod, a storage bound for type PersistentVolumeClaim, ratios >= 1."""
-    out = []
+    """ValidateLimitRange (v1.31.1), on the limits as SetDefaults_LimitRangeItem leaves a
+    Container's (default from max, defaultRequest from default, then min): the type, once
+    each; the resource names; no defaults for type Pod; a storage bound for type
+    PersistentVolumeClaim; min <= defaultRequest <= default <= max; ratios >= 1 and <= max/min;
+    default = defaultRequest where no overcommit is allowed."""
+    out = _finalizer_findings(obj)
+    types: set = set()
     for i, item in enumerate(as_list(as_dict(obj.get("spec")).get("limits"))):
         item = as_dict(item)
         here = f"spec.limits[{i}]"
         kind = item.get("type")
-        if isinstance(kind, str) and kind not in LIMIT_TYPES:
-            out.append(error(f"{here}.type", "limit-range", f"type {kind!r} is not one of {', '.join(LIMIT_TYPES)}"))
+        if isinstance(kind, str):
+            if problem := label_key_problem(kind, "type"):
+                out.append(error(f"{here}.type", "limit-range", problem.replace(" key", "", 1)))
+            elif "/" not in kind and kind not in LIMIT_TYPES:
+                message = f"type {kind!r} is not one of {', '.join(LIMIT_TYPES)} (nor a qualified DOMAIN/NAME)"
+                out.append(error(f"{here}.type", "limit-range", message))
+            if kind in types:
+                out.append(error(f"{here}.type", "limit-range", f"type {kind!r} has two limits; merge them"))
+            types.add(kind)
+        container = kind in ("Pod", "Container")
         values: dict[str, dict] = {}
-        for section in ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio"):
-            for name, text in as_dict(item.get(section)).items():
+        for section in _LIMIT_SECTIONS:
+            given = item.get(section)
+            if not isinstance(given, dict) or not given:
+                continue
+            if kind == "Pod" and section in ("default", "defaultRequest"):
+                message = f"{section} may not be set when type is Pod (defaults apply to containers)"
+                out.append(error(f"{here}.{section}", "limit-range", message))
+                continue
+            for name, text in given.items():
+                if isinstance(name, str) and (problem := _resource_name_problem(name, container)):
+                    out.append(error(child(f"{here}.{section}", name), "limit-range", problem))
                 number = parse_quantity(text)  # a value that is no quantity: the schema's finding
                 if number is not None:
                     values.setdefault(section, {})[name] = (number, text)
-        if kind == "Pod":
-            for section in ("default", "defaultRequest"):
-                if item.get(section):
-                    message = f"{section} may not be set when type is Pod (defaults apply to containers)"
-                    out.append(error(f"{here}.{section}", "limit-range", message))
-        if kind == "PersistentVolumeClaim" and "storage" not in values.get("min", {}) | values.get("max", {}):
+        if kind == "Container":  # SetDefaults_LimitRangeItem
+            for target, source in (("default", "max"), ("defaultRequest", "default"), ("defaultRequest", "min")):
+                for name, pair in values.get(source, {}).items():
+                    values.setdefault(target, {}).setdefault(name, (pair[0], f"{pair[1]}, defaulted from {source}"))
+        if kind == "PersistentVolumeClaim" and not any("storage" in as_dict(item.get(s)) for s in ("min", "max")):
             message = "a PersistentVolumeClaim limit needs min.storage or max.storage"
             out.append(error(here, "limit-range", message))
         out += _limit_order_findings(values, here)
     return out
 
 
-# (lower section, upper section): each pair LimitRange orders, as ValidateLimitRange checks them
+# (lower section, upper section, the section whose path the apiserver names), as ValidateLimitRange checks them
 _ORDER = (
-    ("min", "max"),
-    ("min", "defaultRequest"),
-    ("defaultRequest", "max"),
-    ("defaultRequest", "default"),
-    ("min", "default"),
-    ("default", "max"),
+    ("min", "max", "min"),
+    ("min", "defaultRequest", "defaultRequest"),
+    ("defaultRequest", "max", "defaultRequest"),
+    ("defaultRequest", "default", "defaultRequest"),
+    ("min", "default", "default"),
+    ("default", "max", "default"),
 )
 
 
 def _limit_order_findings(values: dict, here: str) -> list[Finding]:
     out = []
-    for low, high in _ORDER:
+    for low, high, at in _ORDER:
         for name, (number, text) in values.get(low, {}).items():
             if name in values.get(high, {}) and number > values[high][name][0]:
                 message = f"{low} {name} {text!r} is greater than {high} {values[high][name][1]!r}"
-                out.append(error(child(f"{here}.{low}", name), "limit-range", message))
+                out.append(error(child(f"{here}.{at}", name), "limit-range", message))
+    low, high = values.get("min", {}), values.get("max", {})
     for name, (number, text) in values.get("maxLimitRequestRatio", {}).items():
+        where = child(f"{here}.maxLimitRequestRatio", name)
         if number < 1:
-            message = f"maxLimitRequestRatio {name} {text!r} is less than 1"
-            out.append(error(child(f"{here}.maxLimitRequestRatio", name), "limit-range", message))
+            out.append(error(where, "limit-range", f"maxLimitRequestRatio {name} {text!r} is less than 1"))
+        if name in low and name in high and low[name][0] > 0 and number > high[name][0] / low[name][0]:
+            message = f"maxLimitRequestRatio {name} {text!r} is greater than max/min ({high[name][1]}/{low[name][1]})"
+            out.append(error(where, "limit-range", message))
+    defaults, requests = values.get("default", {}), values.get("defaultRequest", {})
+    for name, (number, text) in defaults.items():
+        overcommit = isinstance(name, str) and _native(name) and not name.startswith("hugepages-")
+        if not overcommit and name in requests and requests[name][0] != number:
+            message = (
+                f"{name} may not be overcommitted: default {text!r} must equal defaultRequest {requests[name][1]!r}"
+            )
+            out.append(error(child(f"{here}.defaultRequest", name), "limit-range", message))
     return out
