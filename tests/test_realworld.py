@@ -103,6 +103,14 @@ def test_kubectl_decodes_every_document_to_the_data_we_read(report):
         assert labels.pop("corpus") == "checked"
         if not labels:
             del obj["metadata"]["labels"]
+        if not obj["metadata"]:  # the label made it: an object without metadata (istio's IstioOperator)
+            del obj["metadata"]
     ours = [doc for f in files for doc in yamlload.read_documents(f)[0] if doc]
+    for doc in ours:  # kubectl's builder, not its decoding: cli-runtime's FilterNamespace visitor
+        meta = doc.get("metadata")  # sets an object's empty namespace with Unstructured.SetNamespace(""),
+        if isinstance(meta, dict) and meta.get("namespace", 0) in (None, ""):  # which removes the key
+            del meta["namespace"]
+        if meta == {}:
+            del doc["metadata"]
     assert len(decoded) == report["documents"]
     assert json.loads(json.dumps(ours)) == decoded
