@@ -518,7 +518,8 @@ def _access_mode_findings(modes, path: str, rule: str, releases) -> list[Finding
             if mode == "ReadWriteOncePod":
                 message += " (ReadWriteOncePod is on by default from Kubernetes 1.27)"
             out.append(error(f"{path}[{i}]", rule, message))
-    if "ReadWriteOncePod" in as_list(modes) and len(as_list(modes)) > 1:
+    others = [m for m in as_list(modes) if m in ACCESS_MODES]  # supported modes besides ReadWriteOncePod
+    if "ReadWriteOncePod" in as_list(modes) and others:
         out.append(error(path, rule, "ReadWriteOncePod may not be combined with other access modes"))
     return out
 
