@@ -56,7 +56,8 @@ def test_every_release_has_an_entry_and_the_sources_are_pinned():
     for source in data["sources"]:
         assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]) and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
         assert source["function"] == "DefaultAPIResourceConfigSource"
-        assert source["path"] in ("pkg/controlplane/instance.go", "pkg/controlplane/master.go")
+        assert source["path"] in extractors.SERVED_PATHS
+        assert source["tag"] is None or re.fullmatch(r"v1\.\d+\.\d+", source["tag"])
     read = {minor for minor, entry in data["releases"].items() if entry["basis"] == "source"}
     assert read == {source["release"] for source in data["sources"]} == {"1.19", "1.30"}
     assert {entry["basis"] for entry in data["releases"].values()} == {"source", "policy"}
@@ -99,19 +100,53 @@ def test_what_the_releases_leave_off():
 
 
 def test_the_recorded_readings_are_the_pinned_files_when_copies_are_given():
-    """Needs the upstream files (not kept here): K8S_CONFIG_GO names copies (os.pathsep between)
-    of the recorded files at the recorded commits."""
+    """Needs the upstream files (not kept here): K8S_CONFIG_GO names copies of the recorded files
+    at the recorded commits, or folders of copies (os.pathsep between): a folder holds each
+    source's file at <tag>/<path> (<commit>/<path> for one read at a development commit,
+    extractors.served_copy_path), and every Go file in it must be a recorded reading."""
     data = served()
-    copies = [path for path in os.environ.get("K8S_CONFIG_GO", "").split(os.pathsep) if path]
-    if not copies:
-        wanted = ", ".join(f"{s['path']} at {s['commit'][:12]}" for s in data["sources"])
+    given = [Path(path) for path in os.environ.get("K8S_CONFIG_GO", "").split(os.pathsep) if path]
+    if not given:
+        wanted = ", ".join(f"{s['path']} at {s['tag'] or s['commit'][:12]}" for s in data["sources"])
         pytest.skip(f"K8S_CONFIG_GO is not set (the files are {wanted})")
     by_sha = {source["sha256"]: source for source in data["sources"]}
+    copies, checked = [], set()
+    for path in given:
+        if path.is_dir():
+            copies += sorted(path.rglob("*.go"))
+            # every recorded reading has its copy in the folder, where served_copy_path puts it
+            missing = [s["release"] for s in data["sources"] if not extractors.served_copy_path(path, s).is_file()]
+            assert not missing, f"{path} lacks the copies of the readings of {missing}"
+        else:
+            copies.append(path)
     for copy in copies:
-        text = extractors.config_source_text(Path(copy).read_text())
+        text = extractors.config_source_text(copy.read_text())
         source = by_sha.get(hashlib.sha256(text.encode()).hexdigest())
         assert source is not None, f"{copy} is none of the recorded files"
         assert extractors.resource_config(text) == source["config"]
+        checked.add(source["release"])
+    assert checked
+
+
+def test_the_selfsubjectreview_beta_is_off_where_the_code_disables_it():
+    """KEP-3325 made authentication.k8s.io/v1beta1 (SelfSubjectReview) beta in 1.27, and KEP-3136
+    left it off: the 1.30 reading lists it in betaAPIGroupVersionsDisabledByDefault
+    (`authenticationv1beta1.SchemeGroupVersion,`), no release enables its resource
+    (legacyBetaEnabledByDefaultResources), and 1.27-1.29 follow that rule."""
+    data = served()
+    [reading] = [s for s in data["sources"] if s["release"] == "1.30"]
+    assert "authentication.k8s.io/v1beta1" in reading["config"]["DisableVersions"]
+    enabled = {av for source in data["sources"] for av, _ in source["config"]["EnableResources"]}
+    assert "authentication.k8s.io/v1beta1" not in enabled
+    for minor in ("1.27", "1.28", "1.29", "1.30"):
+        assert "SelfSubjectReview" in data["releases"][minor]["disabled"]["authentication.k8s.io/v1beta1"]
+
+
+def test_a_folder_keeps_a_copy_under_its_tag_or_its_commit(tmp_path):
+    tagged = {"tag": "v1.27.16", "commit": "c" * 40, "path": "pkg/controlplane/instance.go"}
+    assert extractors.served_copy_path(tmp_path, tagged) == tmp_path / "v1.27.16/pkg/controlplane/instance.go"
+    untagged = {**tagged, "tag": None}
+    assert extractors.served_copy_path(tmp_path, untagged) == tmp_path / ("c" * 40) / "pkg/controlplane/instance.go"
 
 
 def test_a_text_naming_a_version_its_release_lacks_is_refused():

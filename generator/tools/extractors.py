@@ -482,7 +482,9 @@ def served_defaults(
 # The stored texts served.json is extracted from, each matched to the release whose OpenAPI
 # document holds every group-version it names while the next release's adds ones it lacks
 # (served_document checks the first half). The store keeps development commits, not the
-# release tags: "tag" stays empty until a tag's file is read.
+# release tags: "tag" stays empty until a tag's file is read. A tag's file lives at
+# pkg/master/master.go before 1.20, pkg/controlplane/instance.go after (SERVED_PATHS); a copy of a
+# source is kept as <folder>/<tag, or the commit while there is none>/<path> (served_copy_path).
 SERVED_SOURCES = (
     {
         # the 1.19 line: it names certificates/v1 and events/v1 (new in 1.19), not yet
@@ -503,6 +505,17 @@ SERVED_SOURCES = (
         "tag": None,
     },
 )
+
+
+SERVED_PATHS = ("pkg/master/master.go", "pkg/controlplane/master.go", "pkg/controlplane/instance.go")
+
+
+def served_copy_path(folder, source: dict):
+    """Where a folder of copies keeps the file a served.json source was read from:
+    <folder>/<tag>/<path>, or <folder>/<commit>/<path> for a source read at a development commit."""
+    from pathlib import Path
+
+    return Path(folder) / (source.get("tag") or source["commit"]) / source["path"]
 
 
 def served_document(texts: dict[str, str], kinds_by_release: dict, sources=SERVED_SOURCES) -> dict:
