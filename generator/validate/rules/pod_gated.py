@@ -2,8 +2,9 @@
 default in v1.31.1 (the ledger's release: the fields are dropped before validation there) and on
 by default in a later release, applied from that release on (k8s.io/kubernetes v1.31.1
 pkg/apis/core/validation/validation.go: validateHostUsers, validateSupplementalGroupsPolicy,
-validateResizePolicy, validatePodResourceClaim, validateResourceClaimNames, ValidateProcMountType). pod.py calls
-the checks of `SPEC_CHECKS` and `CONTAINER_CHECKS` for each pod spec (pod_plan.py)."""
+validateResizePolicy (with the pod's restartPolicy Never), validatePodResourceClaim,
+validateResourceClaimNames, ValidateProcMountType). pod.py calls the checks of `SPEC_CHECKS` and
+`CONTAINER_CHECKS` for each pod spec (pod_plan.py)."""
 
 from __future__ import annotations
 
@@ -45,9 +46,12 @@ def _supplemental_groups_policy(spec: dict, path: str, ctx: PodContext) -> list[
 
 
 def _resize(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    """validateResizePolicy, which validateContainerCommon runs for regular and init containers
+    alike (an init container's resizePolicy is let through from 1.33: AllowSidecarResizePolicy
+    follows InPlacePodVerticalScaling in pkg/api/pod/util.go)."""
     policies = c.get("resizePolicy")
     if isinstance(policies, list) and policies and enforced(ctx.releases, since=IN_PLACE_RESIZE_SINCE):
-        return _resize_findings(policies, f"{here}.resizePolicy")
+        return _resize_findings(policies, f"{here}.resizePolicy", ctx.spec.get("restartPolicy") == "Never")
     return []
 
 
@@ -76,8 +80,11 @@ def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
     return out
 
 
-def _resize_findings(policies: list, here: str) -> list[Finding]:
-    """validateResizePolicy: each resource once, cpu or memory, with NotRequired or RestartContainer."""
+def _resize_findings(policies: list, here: str, never: bool = False) -> list[Finding]:
+    """validateResizePolicy: each resource once, cpu or memory, with NotRequired or RestartContainer;
+    in a pod whose restartPolicy is Never (``never``) nothing but NotRequired, reported at the
+    list as the apiserver does (field.Invalid(fldPath, ...): "must be 'NotRequired' when
+    `restartPolicy` is 'Never'", in validation.go since 1.28 and unchanged after 1.33)."""
     out, seen = [], set()
     for j, policy in enumerate(policies):
         policy = as_dict(policy)
@@ -92,6 +99,9 @@ def _resize_findings(policies: list, here: str) -> list[Finding]:
         if isinstance(restart, str) and restart not in RESIZE_POLICIES:
             message = f"resizePolicy restartPolicy {restart!r} is not one of {', '.join(RESIZE_POLICIES)}"
             out.append(error(f"{here}[{j}].restartPolicy", "enum", message))
+        if never and isinstance(restart, str) and restart != "NotRequired":
+            message = f"resizePolicy restartPolicy {restart!r} must be NotRequired: the pod's restartPolicy is Never"
+            out.append(error(here, "resources", message))
     return out
 
 
@@ -158,6 +168,6 @@ SPEC_CHECKS = (
     SpecCheck((), _proc_mount, container_fields=("securityContext",)),
 )
 CONTAINER_CHECKS = (
-    ContainerCheck(("containers",), ("resizePolicy",), _resize),
+    ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),
     ContainerCheck(("initContainers", "containers"), ("resources",), _container_claims),
 )
