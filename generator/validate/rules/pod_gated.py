@@ -12,12 +12,15 @@ from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN
 from generator.validate.rules.base import as_dict, as_list, enforced, error
 from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
+from generator.validate.rules.pod_volumes import path_findings
+from generator.validate.rules.selector import selector_findings
 
 USER_NAMESPACES_SINCE = 33  # UserNamespacesSupport: beta, on by default from 1.33
 SUPPLEMENTAL_GROUPS_POLICY_SINCE = 33  # SupplementalGroupsPolicy: beta, on by default from 1.33
 IN_PLACE_RESIZE_SINCE = 33  # InPlacePodVerticalScaling: beta, on by default from 1.33
 RESOURCE_CLAIMS_SINCE = 34  # DynamicResourceAllocation: GA in 1.34
 PROC_MOUNT_SINCE = 33  # ProcMountType: beta, on by default from 1.33 (it needs UserNamespacesSupport)
+TRUST_BUNDLE_SINCE = 37  # ClusterTrustBundleProjection: beta and off 1.33-1.36, GA and on from 1.37
 
 PROC_MOUNT_TYPES = ("Default", "Unmasked")
 
@@ -78,6 +81,117 @@ def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
                 message = "procMount Unmasked needs a user namespace: set the pod's hostUsers: false"
                 out.append(error(where, "security-context", message))
     return out
+
+
+def _trust_bundles(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """A projected volume's clusterTrustBundle sources, from 1.37 (before, the field is dropped)."""
+    if not enforced(ctx.releases, since=TRUST_BUNDLE_SINCE):
+        return []
+    out = []
+    for i, volume in enumerate(as_list(spec.get("volumes"))):
+        sources = as_dict(as_dict(volume).get("projected")).get("sources")
+        if isinstance(sources, list) and any(isinstance(as_dict(s).get("clusterTrustBundle"), dict) for s in sources):
+            out += _trust_bundle_findings(sources, f"{path}.volumes[{i}].projected")
+    return out
+
+
+def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
+    """validateProjectionSources' clusterTrustBundle source: name or signerName (not both, not
+    neither), the name a ClusterTrustBundle's (ValidateClusterTrustBundleName) without a
+    labelSelector, the signerName a signer's (ValidateSignerName) with a label selector, a
+    relative path that no other source of the volume writes ("conflicting duplicate paths",
+    reported at the projected volume as the apiserver does)."""
+    out, paths, bundle_paths = [], set(), set()
+    for j, source in enumerate(sources):
+        source = as_dict(source)
+        for kind in ("secret", "configMap", "downwardAPI"):
+            for item in as_list(as_dict(source.get(kind)).get("items")):
+                item_path = as_dict(item).get("path")
+                if isinstance(item_path, str) and item_path:
+                    if item_path in bundle_paths:
+                        message = f"path {item_path!r} is also a clusterTrustBundle's path in this projected volume"
+                        out.append(error(here, "volume-source", message))
+                    paths.add(item_path)
+        bundle = source.get("clusterTrustBundle")
+        if not isinstance(bundle, dict):
+            continue
+        where = f"{here}.sources[{j}].clusterTrustBundle"
+        name, signer = bundle.get("name"), bundle.get("signerName")
+        if name is not None and signer is not None:
+            out.append(error(where, "volume-source", "a clusterTrustBundle source names name or signerName, not both"))
+        elif isinstance(name, str):
+            if not name:
+                out.append(error(f"{where}.name", "required", "a clusterTrustBundle's name may not be empty"))
+            elif problem := _bundle_name_problem(name):
+                out.append(error(f"{where}.name", "volume-source", problem))
+            if bundle.get("labelSelector") is not None:
+                message = "labelSelector must be unset when the clusterTrustBundle is chosen by name"
+                out.append(error(f"{where}.labelSelector", "volume-source", message))
+        elif isinstance(signer, str):
+            if not signer:
+                out.append(
+                    error(f"{where}.signerName", "required", "a clusterTrustBundle's signerName may not be empty")
+                )
+            elif problem := _signer_name_problem(signer):
+                out.append(error(f"{where}.signerName", "volume-source", problem))
+            if isinstance(bundle.get("labelSelector"), dict):
+                out += selector_findings(bundle["labelSelector"], f"{where}.labelSelector")
+        elif name is None and signer is None:
+            message = "a clusterTrustBundle source needs name (one bundle) or signerName (the signer's bundles)"
+            out.append(error(where, "required", message))
+        bundle_path = bundle.get("path")
+        if bundle_path == "":
+            out.append(error(f"{where}.path", "required", "a clusterTrustBundle source needs a path"))
+        elif isinstance(bundle_path, str):
+            out += path_findings(bundle_path, f"{where}.path")
+            if bundle_path in paths:
+                message = f"path {bundle_path!r} is written twice into this projected volume; rename one"
+                out.append(error(here, "volume-source", message))
+            paths.add(bundle_path)
+            bundle_paths.add(bundle_path)
+    return out
+
+
+def _subdomain(value: str) -> bool:
+    return len(value) <= 253 and bool(DNS1123_SUBDOMAIN.match(value))
+
+
+def _bundle_name_problem(name: str) -> str | None:
+    """ValidateClusterTrustBundleName of the signer extractSignerNameFromClusterTrustBundleName
+    reads from the name (pkg/apis/core/validation/names.go): SIGNER:REST, the signer's '/' as ':',
+    or a plain object name without ':'; REST a DNS-1123 subdomain."""
+    rest = name
+    if ":" in name:
+        signer = name[: name.rfind(":")].replace(":", "/")
+        prefix = signer.replace("/", ":") + ":"
+        if not name.startswith(prefix):
+            return f"a ClusterTrustBundle of signer {signer} is named with the prefix {prefix}"
+        rest = name[len(prefix) :]
+    if not _subdomain(rest):
+        return f"{rest!r} is not a ClusterTrustBundle name (a DNS-1123 subdomain after the signer's prefix)"
+    return None
+
+
+def _signer_name_problem(signer: str) -> str | None:
+    """ValidateSignerName (pkg/apis/core/validation/names.go): DOMAIN/PATH, the domain dotted
+    DNS-1123 labels (two at least, 253 characters at most), the path dotted DNS-1123 subdomains,
+    571 characters in all."""
+    parts = signer.split("/")
+    if len(parts) != 2:
+        return f"signerName {signer!r} must be a fully qualified domain and path of the form 'example.com/signer-name'"
+    domain, rest = parts
+    labels = domain.split(".")
+    if len(domain) > 253:
+        return f"signerName {signer!r}: the domain is longer than 253 characters"
+    if any(not (len(label) <= 63 and DNS1123_LABEL.match(label)) for label in labels):
+        return f"signerName {signer!r}: the domain {domain!r} is not made of DNS-1123 labels"
+    if len(labels) < 2:
+        return f"signerName {signer!r}: the domain {domain!r} needs at least two segments separated by dots"
+    if any(not _subdomain(label) for label in rest.split(".")):
+        return f"signerName {signer!r}: the path {rest!r} is not made of DNS-1123 subdomains"
+    if len(signer) > 571:
+        return f"signerName {signer!r} is longer than 571 characters"
+    return None
 
 
 def _resize_findings(policies: list, here: str, never: bool = False) -> list[Finding]:
@@ -166,6 +280,7 @@ SPEC_CHECKS = (
     SpecCheck(("securityContext",), _supplemental_groups_policy),
     SpecCheck(("resourceClaims",), _claims),
     SpecCheck((), _proc_mount, container_fields=("securityContext",)),
+    SpecCheck(("volumes",), _trust_bundles),
 )
 CONTAINER_CHECKS = (
     ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),

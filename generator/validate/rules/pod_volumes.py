@@ -106,7 +106,7 @@ def _mode_findings(mode, where: str) -> list[Finding]:
     return []
 
 
-def _path_findings(path, where: str) -> list[Finding]:
+def path_findings(path, where: str) -> list[Finding]:
     """ValidateLocalNonReservedPath: relative, no '..' segment, not starting with '..'."""
     if not isinstance(path, str) or not path:
         return []
@@ -121,7 +121,7 @@ def _path_findings(path, where: str) -> list[Finding]:
 
 def _item_findings(item: dict, where: str, downward: bool) -> list[Finding]:
     """validateKeyToPath and validateDownwardAPIVolumeFile."""
-    out = _path_findings(item.get("path"), f"{where}.path") + _mode_findings(item.get("mode"), f"{where}.mode")
+    out = path_findings(item.get("path"), f"{where}.path") + _mode_findings(item.get("mode"), f"{where}.mode")
     if downward:
         field_ref, resource_ref = item.get("fieldRef"), item.get("resourceFieldRef")
         if field_ref is not None and resource_ref is not None:
@@ -214,7 +214,7 @@ def _projected_findings(projected: dict, here: str) -> list[Finding]:
             if path == "":
                 message = "a serviceAccountToken source needs a path"
                 out.append(error(f"{where}.serviceAccountToken.path", "volume-source", message))
-            out += _path_findings(path, f"{where}.serviceAccountToken.path")
+            out += path_findings(path, f"{where}.serviceAccountToken.path")
     return out
 
 
