@@ -47,6 +47,13 @@ openfaas queue-worker cron-connector kafka-connector nats-connector mqtt-connect
 sns-connector rabbitmq-connector postgres-connector gcp-pubsub-connector headroom-controller pro-builder
 """
 
+# GoogleCloudPlatform/kubernetes-engine-samples folders (databases/ and streaming/ left out:
+# custom resources of operators, mostly).
+GKE_SAMPLES = """
+ai-ml autopilot autoscaling batch cost-optimization demos hpc management networking observability
+quickstarts security service-mesh troubleshooting windows workloads
+"""
+
 # project folder -> (repository, plain-manifest path prefixes, chart folders)
 SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "metrics-server": (
@@ -153,7 +160,6 @@ SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
             "manifests/charts/ztunnel",
         ),
     ),
-    "dapr": ("dapr/dapr", (), ("charts/dapr",)),
     "chaos-mesh": ("chaos-mesh/chaos-mesh", ("config/", "examples/", "manifests/"), ("helm/chaos-mesh",)),
     "trivy-operator": ("aquasecurity/trivy-operator", ("deploy/static/",), ("deploy/helm",)),
     "csi-driver-host-path": ("kubernetes-csi/csi-driver-host-path", ("deploy/", "examples/"), ()),
@@ -174,7 +180,11 @@ SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
         ("manifests/", "ui/manifests/"),
         ("charts/postgres-operator", "charts/postgres-operator-ui"),
     ),
-    "cockroachdb-helm-charts": ("cockroachdb/helm-charts", ("examples/",), ("cockroachdb",)),
+    "kubernetes-engine-samples": (
+        "GoogleCloudPlatform/kubernetes-engine-samples",
+        tuple(f"{folder}/" for folder in GKE_SAMPLES.split()),
+        (),
+    ),
 }
 
 # Path parts that mark test data (often wrong on purpose) or non-manifest YAML.
@@ -381,7 +391,10 @@ TRIAGE: dict[str, dict] = {
         }
     },
     "istio/samples/security/psp/sidecar-psp.yaml": {
-        "true_findings": {"kind": "policy/v1beta1 PodSecurityPolicy, removed in Kubernetes 1.25"}
+        "true_findings": {
+            "kind": "PodSecurityPolicy under policy/v1, which never served it (only extensions/v1beta1 "
+            "and policy/v1beta1 did, removed in Kubernetes 1.25)"
+        }
     },
     "istio/samples/tcp-echo/gateway-api/tcp-echo-20-v2.yaml": {
         "true_findings": {
@@ -410,12 +423,131 @@ TRIAGE: dict[str, dict] = {
             "decoding refuses"
         }
     },
-    "cockroachdb-helm-charts/helm/cockroachdb.yaml": {
-        "true_findings": {
-            "api-not-served": "offline `helm template` has no batch/v1/CronJob in "
-            ".Capabilities.APIVersions, so the chart's two cert self-signer CronJobs fall back to "
-            "batch/v1beta1, removed in 1.25 (against a cluster, or with --api-versions, they render v1)"
+    **{
+        f"kubernetes-engine-samples/{name}": {
+            "true_findings": {
+                "image": f"a sample to edit: the image is the placeholder '{image}', not an image "
+                "reference (a path in capitals, or $, <, > or an empty tag); the apiserver keeps it, "
+                "the kubelet refuses it (InvalidImageName)"
+            }
         }
+        for name, image in (
+            ("ai-ml/adk-vllm/deploy-agent/deploy-agent.yaml", "us-central1-docker.pkg.dev/<PROJECT_ID>/..."),
+            ("ai-ml/gke-a100-jax/kubernetes/job.yaml", "gcr.io/<<PROJECT>>/jax/hello:latest"),
+            ("ai-ml/llm-finetuning-gemma/finetune.yaml", "$IMAGE_URL"),
+            (
+                "ai-ml/llm-serving-optimum-tpu/optimum-tpu-gemma-2b-2x4.yaml",
+                "REGION_NAME-docker.pkg.dev/PROJECT_ID/...",
+            ),
+            (
+                "ai-ml/llm-serving-optimum-tpu/optimum-tpu-llama3-8b-2x4.yaml",
+                "REGION_NAME-docker.pkg.dev/PROJECT_ID/...",
+            ),
+            ("ai-ml/maxdiffusion-tpu/serve_sdxl_client.yaml", "REGION-docker.pkg.dev/PROJECT_ID/..."),
+            ("ai-ml/maxdiffusion-tpu/serve_sdxl_v5e.yaml", "REGION-docker.pkg.dev/PROJECT_ID/..."),
+            ("ai-ml/maxdiffusion-tpu/serve_sdxl_v6e.yaml", "REGION-docker.pkg.dev/PROJECT_ID/..."),
+            ("ai-ml/t5-model-serving/kubernetes/application.yaml", "us-central1-docker.pkg.dev/PROJECT_ID/..."),
+            ("ai-ml/t5-model-serving/kubernetes/serving-cpu.yaml", "us-central1-docker.pkg.dev/PROJECT_ID/..."),
+            ("ai-ml/t5-model-serving/kubernetes/serving-gpu.yaml", "us-central1-docker.pkg.dev/PROJECT_ID/..."),
+            (
+                "cost-optimization/gke-scheduled-autoscaler/k8s/scheduled-autoscaler/scheduled-autoscale-example.yaml",
+                "us-central1-docker.pkg.dev/PROJECT_ID/...",
+            ),
+            (
+                "observability/distributed-tracing/backend-deployment.yaml",
+                "...docker.pkg.dev/$PROJECT_ID/.../http-app:",
+            ),
+            (
+                "observability/distributed-tracing/frontend-deployment.yaml",
+                "...docker.pkg.dev/$PROJECT_ID/.../http-app:",
+            ),
+            ("quickstarts/languages/deployment.yaml", "$LOCATION-docker.pkg.dev/$GCLOUD_PROJECT/..."),
+            (
+                "quickstarts/monolith-to-microservices/containerized/kubernetes_manifest.yaml",
+                "REGION-docker.pkg.dev/PROJECT_ID/REPOSITORY_NAME/...",
+            ),
+        )
+    },
+    **{
+        f"kubernetes-engine-samples/{name}": {"true_findings": {"name": why}}
+        for name, why in (
+            (
+                "ai-ml/gke-online-serving-single-gpu/src/gke-config/deployment-tfserve.yaml",
+                "a sample to edit: serviceAccountName is the placeholder '$K8S_SA_NAME', which "
+                "ValidatePodSpec refuses (ValidateServiceAccountName: not a DNS-1123 subdomain)",
+            ),
+            (
+                "ai-ml/gke-online-serving-single-gpu/src/gke-config/deployment-triton.yaml",
+                "a sample to edit: serviceAccountName is the placeholder '$K8S_SA_NAME', which "
+                "ValidatePodSpec refuses (ValidateServiceAccountName: not a DNS-1123 subdomain)",
+            ),
+            (
+                "demos/vit-training-example/yamls/spec-gcs.yaml",
+                "a sample to edit: serviceAccountName is the placeholder '<GCSFUSE_KSA>', which "
+                "ValidatePodSpec refuses (ValidateServiceAccountName: not a DNS-1123 subdomain)",
+            ),
+            (
+                "ai-ml/gke-slurm/autopilot/pv-pvc.yaml",
+                "a sample to edit: the names are the placeholders 'PV_NAME' and 'PVC_NAME', which "
+                "ValidatePersistentVolume and ValidatePersistentVolumeClaim refuse (ValidateObjectMeta: "
+                "not a DNS-1123 subdomain)",
+            ),
+            (
+                "ai-ml/gke-slurm/metrics-autoscaling/pv-pvc.yaml",
+                "a sample to edit: the names are the placeholders 'PV_NAME' and 'PVC_NAME', which "
+                "ValidatePersistentVolume and ValidatePersistentVolumeClaim refuse (ValidateObjectMeta: "
+                "not a DNS-1123 subdomain)",
+            ),
+        )
+    },
+    **{
+        f"kubernetes-engine-samples/cost-optimization/gke-shift-left-cost/samples/{name}": {
+            "true_findings": {
+                "api-not-served": "the cost estimator's sample apps keep API versions long removed: "
+                "autoscaling/v2beta2 HorizontalPodAutoscaler (removed in 1.26) and apps/v1beta1 "
+                "Deployment (removed in 1.16)"
+            }
+        }
+        for name in (
+            "k8s-cost-estimator-github/wordpress/wordpress_hpa.yaml",
+            "k8s-cost-estimator-gitlab/wordpress/wordpress_hpa.yaml",
+            "k8s-cost-estimator-local/app-v1/deployment-with-hpa.yaml",
+            "k8s-cost-estimator-local/app-v1/deployment.yaml",
+            "k8s-cost-estimator-local/app-v2/deployment-with-hpa.yaml",
+            "k8s-cost-estimator-local/app-v2/deployment.yaml",
+        )
+    },
+    "kubernetes-engine-samples/autoscaling/custom-compute-classes/dra/deployment.yaml": {
+        "true_findings": {
+            "api-not-served": "resource.k8s.io/v1beta1 ResourceClaimTemplate: a beta API new since 1.24, "
+            "which DefaultAPIResourceConfigSource leaves off (KEP-3136); a default apiserver answers 'no "
+            "matches for kind' (the sample is for GKE, whose clusters enable it; resource.k8s.io/v1 is "
+            "served from 1.34)"
+        }
+    },
+    "kubernetes-engine-samples/networking/sctp/sctp-deployment.yaml": {
+        "true_findings": {
+            "image": "a sample to edit: the image is the placeholder 'CONTAINER_IMAGE' (capitals: not an "
+            "image reference; the kubelet refuses it, InvalidImageName)",
+            "type": "containerPort and the Service's port are the placeholder 'PORT': a string where the "
+            "API has int32, which the apiserver's decoding refuses",
+            "service": "targetPort 'PORT' is a string, so a port name, which validateServicePort refuses "
+            "(IsValidPortName: lower case only)",
+        }
+    },
+    **{
+        f"kubernetes-engine-samples/quickstarts/whereami/{folder}/service-type.yaml": {
+            "true_findings": {
+                "service": "a kustomize patch (the overlay's kustomization.yaml applies it to ../k8s's "
+                "Service): as stored, a ClusterIP Service without ports, which ValidateService refuses "
+                "(spec.ports: Required value)"
+            }
+        }
+        for folder in (
+            "k8s-backend-overlay-example",
+            "k8s-frontend-overlay-clusterip-example",
+            "k8s-grpc-clusterip-backend-overlay-example",
+        )
     },
     # With the project's own CRDs (`validate --crd`, not how the test runs) these come too, all
     # true: the CRD's structural schema refuses them (apiextensions-apiserver's schema validation).
