@@ -318,10 +318,14 @@ def _ip_block_findings(block: dict, here: str) -> list[Finding]:
 
 
 def _network(text: str):
-    """net.ParseCIDR: an address with host bits allowed, and a prefix length."""
-    if "/" not in text:
+    """netutils.ParseCIDRSloppy: an address with host bits allowed, and a prefix length; IPv4
+    octets may have leading zeros (read as decimal)."""
+    address, slash, bits = text.partition("/")
+    if not slash:
         return None
+    if _SLOPPY_IPV4.match(address) and bits.isdigit():
+        address = ".".join(str(int(octet)) for octet in address.split("."))
     try:
-        return ipaddress.ip_network(text, strict=False)
+        return ipaddress.ip_network(f"{address}/{bits}", strict=False)
     except ValueError:
         return None
