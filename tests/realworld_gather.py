@@ -10,6 +10,8 @@ with a string apiVersion and kind, no Go template, no kustomize configuration); 
 rendered with `helm template NAME CHART --namespace NS` and default values (a chart whose
 dependencies are not vendored in its charts/ folder is skipped, since rendering is offline).
 SOURCES.json records repository, commit, path or chart and command, and each file's SHA-256.
+A chart that makes random values (randAlphaNum, genCA: chaos-mesh, openfaas, jupyterhub) renders
+differently each time; its SHA-256 pins the render kept.
 """
 
 from __future__ import annotations
@@ -565,6 +567,14 @@ TRIAGE: dict[str, dict] = {
             "which the PodChaos CRD requires",
             "unknown-field": "spec.foo: bar is not in the CRD's schema (strict field validation, "
             "kubectl's default, refuses it)",
+        }
+    },
+    "kubernetes-engine-samples/ai-ml/infw-gw/examples/getting-started/inference-model.yaml": {
+        "true_findings_with_crds": {
+            "required": "against the InferenceModel CRD the same folder ships (manifests.yaml, "
+            "inference.networking.x-k8s.io/v1alpha2), spec lacks modelName and poolRef, which it requires",
+            "unknown-field": "spec.modelSource and spec.resources are not in that CRD's schema (strict "
+            "field validation, kubectl's default, refuses them)",
         }
     },
     "chaos-mesh/examples/remote-cluster.yaml": {
