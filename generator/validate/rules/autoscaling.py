@@ -7,6 +7,7 @@ from __future__ import annotations
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, name_problem, parse_quantity, path_segment_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.core import _resource_name_problem as container_resource_problem
 
 # validateMetricSpec: each metric type and the field that holds its source
 METRIC_SOURCES = {
@@ -91,6 +92,11 @@ def _metric_findings(metric: dict, here: str, releases: tuple[int, ...]) -> list
         problem = name_problem(container, DNS1123_LABEL, 63, "container name (DNS-1123 label)")
         if isinstance(container, str) and problem:
             out.append(error(f"{here}.{source}.container", "hpa", problem))
+    if container_source and isinstance(body.get("name"), str) and body["name"]:
+        # validateContainerResourceSource: corevalidation.ValidateContainerResourceName
+        problem = container_resource_problem(body["name"], container=True)
+        if problem:
+            out.append(error(f"{here}.{source}.name", "hpa", problem))
     if kind in ("Object", "Pods", "External") and isinstance(body.get("metric"), dict):
         # validateMetricIdentifier: a metric name, required, a path segment name
         name = body["metric"].get("name")
@@ -115,6 +121,9 @@ def _target_findings(target: dict, here: str, kind: str) -> list[Finding]:
     present = {f for f in ("value", "averageValue", "averageUtilization") if target.get(f) is not None}
     if kind in ("Object", "External") and not present & {"value", "averageValue"}:
         out.append(error(here, "hpa", f"a {kind} metric's target needs value or averageValue"))
+    elif kind == "External" and {"value", "averageValue"} <= present:  # validateExternalSource
+        message = "an External metric's target may not set both value and averageValue"
+        out.append(error(f"{here}.value", "hpa", message))
     elif kind == "Pods" and "averageValue" not in present:
         out.append(error(here, "hpa", "a Pods metric's target needs averageValue"))
     elif kind in ("Resource", "ContainerResource"):
@@ -151,6 +160,10 @@ def _rules_findings(rules: dict, here: str) -> list[Finding]:
     select = rules.get("selectPolicy")
     if isinstance(select, str) and select not in ("Max", "Min", "Disabled"):
         out.append(error(f"{here}.selectPolicy", "hpa", f"selectPolicy {select!r} is not one of Max, Min, Disabled"))
+    if rules.get("policies") == []:
+        # an explicit empty list stays one: SetDefaults' copyHPAScalingRules replaces only nil
+        message = "policies must hold at least one policy (leave it out for the default policies)"
+        out.append(error(f"{here}.policies", "hpa", message))
     for i, policy in enumerate(as_list(rules.get("policies"))):
         policy = as_dict(policy)
         path = f"{here}.policies[{i}]"
