@@ -609,7 +609,7 @@ SKIP_PARTS = {
     "ci",
     "patches",  # kustomize patches: partial objects
 }
-NOT_OBJECTS = ("kustomize.config.k8s.io", "config.kubernetes.io", "builtin")
+NOT_OBJECTS = ("kustomize.config.k8s.io", "config.kubernetes.io", "builtin", "skaffold")  # tools configs
 MAX_FILE = 400_000
 
 
