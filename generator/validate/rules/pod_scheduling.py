@@ -25,6 +25,9 @@ MIN_DOMAINS_SINCE = 27  # MinDomainsInPodTopologySpread: beta on 1.27, GA 1.30
 NODE_INCLUSION_SINCE = 26  # NodeInclusionPolicyInPodTopologySpread: beta on 1.26
 MATCH_LABEL_KEYS_SINCE = 27  # MatchLabelKeysInPodTopologySpread: beta on 1.27
 POD_AFFINITY_LABEL_KEYS_SINCE = 31  # MatchLabelKeysInPodAffinity: alpha 1.29, beta on 1.31
+# MatchLabelKeysInPodTopologySpreadSelectorMerge: beta on 1.34; from then a new spread constraint's
+# keys are judged by ValidateMatchLabelKeysAndMismatchLabelKeys, not ValidateMatchLabelKeysInTopologySpread
+SPREAD_SELECTOR_MERGE_SINCE = 34
 
 
 def _tolerations(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
@@ -415,7 +418,10 @@ def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) ->
             out += selector_findings(c["labelSelector"], f"{here}.labelSelector")
         keys = c.get("matchLabelKeys")
         if isinstance(keys, list) and keys and enforced(releases, since=MATCH_LABEL_KEYS_SINCE):
-            out += _label_keys_findings(c, keys, f"{here}.matchLabelKeys", "topology-spread", spread=True)
+            legacy = enforced(releases, since=MATCH_LABEL_KEYS_SINCE, until=SPREAD_SELECTOR_MERGE_SINCE - 1)
+            out += _label_keys_findings(c, keys, f"{here}.matchLabelKeys", "topology-spread", spread=legacy)
+            if not legacy:
+                out += _merged_key_findings(c, keys, f"{here}.matchLabelKeys", "topology-spread")
         if enforced(releases, since=NODE_INCLUSION_SINCE):
             for field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
                 policy = c.get(field)
@@ -447,6 +453,26 @@ def _label_keys_findings(term: dict, keys: list, where: str, rule: str, spread: 
     return out
 
 
+def _merged_key_findings(term: dict, match: list, where: str, rule: str) -> list[Finding]:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys' second step: a matchLabelKeys key that a
+    labelSelector expression names when matchLabels or an earlier expression already has it (the
+    apiserver merges the keys into a Pod's selector as expressions before it validates)."""
+    selector = term.get("labelSelector")
+    if not isinstance(selector, dict):
+        return []
+    out = []
+    seen = {k for k in as_dict(selector.get("matchLabels")) if isinstance(k, str)}
+    for expression in as_list(selector.get("matchExpressions")):
+        key = as_dict(expression).get("key")
+        if not isinstance(key, str):
+            continue
+        if key in match and key in seen:
+            message = f"label key {key!r} is in both matchLabelKeys and the labelSelector: keep it in one"
+            out.append(error(f"{where}[{match.index(key)}]", rule, message))
+        seen.add(key)
+    return out
+
+
 def _pod_label_keys_findings(term: dict, here: str) -> list[Finding]:
     """validateMatchLabelKeysAndMismatchLabelKeys of a pod affinity term."""
     out = []
@@ -454,17 +480,8 @@ def _pod_label_keys_findings(term: dict, here: str) -> list[Finding]:
     for field, keys in (("matchLabelKeys", match), ("mismatchLabelKeys", mismatch)):
         if keys:
             out += _label_keys_findings(term, keys, f"{here}.{field}", "affinity", spread=False)
-    selector = term.get("labelSelector")
-    if isinstance(selector, dict) and match:
-        seen = {k for k in as_dict(selector.get("matchLabels")) if isinstance(k, str)}
-        for expression in as_list(selector.get("matchExpressions")):
-            key = as_dict(expression).get("key")
-            if not isinstance(key, str):
-                continue
-            if key in match and key in seen:
-                message = f"label key {key!r} is in both matchLabelKeys and the labelSelector: keep it in one"
-                out.append(error(f"{here}.matchLabelKeys[{match.index(key)}]", "affinity", message))
-            seen.add(key)
+    if match:
+        out += _merged_key_findings(term, match, f"{here}.matchLabelKeys", "affinity")
     for i, key in enumerate(match):
         if key in mismatch:
             message = f"label key {key!r} is in both matchLabelKeys and mismatchLabelKeys: keep it in one"
