@@ -184,12 +184,16 @@ def test_a_document_whose_json_outgrows_the_reused_buffer_reads_whole():
     assert yamlfast.read("# only a comment\n", yamlload.MAX_DEPTH) is None
 
 
-def test_a_fast_document_composes_its_tree_only_when_a_position_is_asked(monkeypatch):
+def test_a_fast_document_composes_its_tree_only_when_a_node_is_asked(monkeypatch):
+    """A position alone comes from rapidyaml's tree of the text (fast.Positions); the YAML node at
+    a path (what a type finding says of the text) needs libyaml's node tree, composed then."""
     monkeypatch.setattr(yamlload, "FAST_AFTER", 0)
     docs = list(yamlload.iter_documents("x: 0\n---\na:\n  b: [1, 2]\n"))
     doc = docs[1]
     assert doc.text is not None and doc.node is None
-    (line, column), node = doc.position(["a", "b", 1])
+    assert doc.position(["a", "b", 1]) == ((4, 10), None)
+    assert doc.node is None and doc.positions is not None
+    (line, column), node = doc.position(["a", "b", 1], node=True)
     assert (line, column, node.value) == (4, 10, "2")
     assert doc.node is not None and doc.text is None
 

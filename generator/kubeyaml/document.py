@@ -23,7 +23,7 @@ class Problem(NamedTuple):
 class Document:
     """One document of a stream: its data (None when it could not be read) and its problems."""
 
-    __slots__ = ("index", "data", "problems", "node", "line_offset", "nulls", "text")
+    __slots__ = ("index", "data", "problems", "node", "line_offset", "nulls", "text", "positions")
 
     def __init__(
         self,
@@ -42,6 +42,7 @@ class Document:
         self.line_offset = line_offset
         self.nulls = nulls
         self.text = text
+        self.positions = None  # rapidyaml's view of the text, for positions without a node tree
 
     def __repr__(self) -> str:
         return f"Document(index={self.index}, data={self.data!r}, problems={self.problems!r})"
@@ -54,10 +55,21 @@ class Document:
             self.node, self.text = compose_first(self.text), None
         return self.node
 
-    def position(self, path: list) -> tuple[tuple[int, int], object]:
-        """((line, column), node) of a field path; the document's start when it has no tree."""
+    def position(self, path: list, node: bool = False) -> tuple[tuple[int, int], object]:
+        """((line, column), node) of a field path; the document's start when it has no tree.
+        Without ``node`` (the YAML node at the path, for what a finding says of its text), a
+        document rapidyaml read is placed from rapidyaml's tree (fast.Positions), which gives the
+        position libyaml's node tree would, and composes that only where it cannot."""
         from generator.kubeyaml.tree import locate
 
+        if not node and self.node is None and self.text is not None:
+            if self.positions is None:
+                from generator.kubeyaml.fast import Positions
+
+                self.positions = Positions(self.text)
+            found = self.positions.of(path)
+            if found is not None:
+                return (found[0] + self.line_offset, found[1]), None
         if self.tree() is None:
             return (self.line_offset + 1, 1), None
         (line, column), target = locate(self.node, path)

@@ -396,3 +396,124 @@ def _sequence(data: list, levels: int, node: int, found: list) -> int:
                 raise _Unsure
             node += 1
     return node
+
+
+# -- positions -----------------------------------------------------------------------------------
+#
+# A finding's line and column in a document this module read (it has none of _SLOW_CHARS: no
+# anchor, tag, alias, escape, tab, CR or other line break), from rapidyaml's tree of it parsed in
+# place: each key and scalar of that tree is a view of the buffer, so its address less the
+# buffer's is its offset in the text. libyaml's composer would build a Python node tree of the
+# whole document for one position (tree.py); this finds the same mark as tree.locate does (a
+# key's start, a quote included; an item's start) or returns None where it cannot be sure.
+
+
+class _PyBuffer(__import__("ctypes").Structure):
+    """Python's Py_buffer (Include/pybuffer.h), for the address of a read-only memoryview."""
+
+    _ctypes = __import__("ctypes")
+    _fields_ = [
+        ("buf", _ctypes.c_void_p),
+        ("obj", _ctypes.py_object),
+        ("len", _ctypes.c_ssize_t),
+        ("itemsize", _ctypes.c_ssize_t),
+        ("readonly", _ctypes.c_int),
+        ("ndim", _ctypes.c_int),
+        ("format", _ctypes.c_char_p),
+        ("shape", _ctypes.c_void_p),
+        ("strides", _ctypes.c_void_p),
+        ("suboffsets", _ctypes.c_void_p),
+        ("internal", _ctypes.c_void_p),
+    ]
+
+
+def _address(view) -> int:
+    import ctypes
+
+    buffer = _PyBuffer()
+    if ctypes.pythonapi.PyObject_GetBuffer(ctypes.py_object(view), ctypes.byref(buffer), 0) != 0:
+        raise ValueError("no buffer")
+    try:
+        return buffer.buf
+    finally:
+        ctypes.pythonapi.PyBuffer_Release(ctypes.byref(buffer))
+
+
+_QUOTES = (ord("'"), ord('"'))
+
+
+class Positions:
+    """The positions of one document's paths (``of``), from one parse of its text."""
+
+    __slots__ = ("original", "raw", "tree", "base")
+
+    def __init__(self, text: str):
+        if ryml is None:
+            _load()
+        self.original = text.encode()
+        # parsed in place: rapidyaml rewrites scalars inside it (a block's indentation), so lines
+        # are counted in the original
+        self.raw = bytearray(self.original)
+        self.tree = ryml.Tree()
+        try:
+            ryml.parse_in_place(self.raw, self.tree)
+            self.base = _address(memoryview(self.raw))
+        except Exception:  # ryml's errors: libyaml's tree decides
+            self.tree = None
+
+    def of(self, path: list) -> tuple[int, int] | None:
+        """(line, column), 1-based in the text, of ``path`` as tree.locate gives it (the mark of
+        the deepest part of the path that exists), or None when this cannot say."""
+        tree, original = self.tree, self.original
+        if tree is None:
+            return None
+        try:
+            node = tree.root_id()
+            offset = _start(tree, node, self.base, len(original))
+            for part in path:
+                if tree.is_map(node) and isinstance(part, str):
+                    found = tree.find_child(node, part.encode())
+                    if found == _NONE:
+                        break
+                    quoted = tree.is_key_quoted(found)
+                    key = _address(tree.key(found)) - self.base - quoted
+                    if not 0 <= key < len(original) or (quoted and original[key] not in _QUOTES):
+                        return None
+                    node, offset = found, key
+                elif tree.is_seq(node) and isinstance(part, int) and not isinstance(part, bool):
+                    if not 0 <= part < tree.num_children(node):
+                        break
+                    node = tree.child(node, part)
+                    offset = _start(tree, node, self.base, len(original))
+                else:
+                    break
+                if offset is None:
+                    return None
+        except Exception:  # an odd tree: libyaml's tree decides
+            return None
+        if offset is None:
+            return None
+        line_start = original.rfind(b"\n", 0, offset) + 1
+        return original.count(b"\n", 0, offset) + 1, len(original[line_start:offset].decode()) + 1
+
+
+_NONE = (1 << 64) - 1  # rapidyaml's NONE node id
+
+
+def _start(tree, node: int, base: int, size: int) -> int | None:
+    """Where libyaml's mark of ``node`` (a value: the document's root or an item) is: a scalar's
+    first character (its quote), a block mapping's first key; None for what only libyaml can
+    place (a flow or empty collection, a block sequence, a block scalar)."""
+    if tree.is_map(node) and tree.is_block(node) and tree.has_children(node):
+        first = tree.first_child(node)
+        if tree.is_key_quoted(first):
+            return None
+        return _address(tree.key(first)) - base
+    if tree.is_val(node) or (tree.has_val(node) and not tree.is_container(node)):
+        if tree.is_val_literal(node) or tree.is_val_folded(node) or tree.val_is_null(node):
+            return None
+        where = _address(tree.val(node)) - base
+        if tree.is_val_quoted(node):
+            where -= 1
+        return where if 0 <= where < size else None
+    return None

@@ -198,10 +198,11 @@ def _identity(data) -> tuple:
 
 
 def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
-    from generator.kubeyaml.tree import implicit_type_note  # loaded already: the position came from its tree
-
-    (line, column), target = doc.position(split_path(finding.path))
+    # the node only where a message needs it (a type finding: what YAML made of the text)
+    (line, column), target = doc.position(split_path(finding.path), node=finding.rule == "type-string")
     if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error
+        from generator.kubeyaml.tree import implicit_type_note  # loaded already: the position came from its tree
+
         note = implicit_type_note(target)
         rule = "yaml-implicit-type" if note else "type"
         finding = Finding(finding.severity, finding.path, rule, note or finding.message)
