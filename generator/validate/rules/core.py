@@ -316,7 +316,9 @@ def _cluster_ip_findings(spec: dict, cluster_ip) -> list[Finding]:
     families = as_list(spec.get("ipFamilies"))
     seen = set()
     for i, family in enumerate(families):
-        if isinstance(family, str) and family not in IP_FAMILIES:
+        if not isinstance(family, str):
+            continue  # the schema's finding
+        if family not in IP_FAMILIES:
             out.append(error(f"spec.ipFamilies[{i}]", "service", f"ipFamily {family!r} is not one of IPv4, IPv6"))
         elif family in seen:
             out.append(error(f"spec.ipFamilies[{i}]", "service", f"ipFamily {family!r} is listed twice"))
@@ -868,9 +870,9 @@ def _azure_disk(source: dict, path: str, obj: dict) -> list[Finding]:
     caching, kind, uri = source.get("cachingMode"), source.get("kind"), source.get("diskURI")
     if isinstance(caching, str) and caching not in AZURE_CACHING_MODES:
         message = f"cachingMode {caching!r} is not one of {', '.join(AZURE_CACHING_MODES)}"
-        out.append(error(f"{path}.cachingMode", rule, message))
+        out.append(error(f"{path}.cachingMode", "enum", message))
     if isinstance(kind, str) and kind not in AZURE_DISK_KINDS:
-        out.append(error(f"{path}.kind", rule, f"kind {kind!r} is not one of {', '.join(AZURE_DISK_KINDS)}"))
+        out.append(error(f"{path}.kind", "enum", f"kind {kind!r} is not one of {', '.join(AZURE_DISK_KINDS)}"))
     if isinstance(kind, str) and isinstance(uri, str):
         if kind == "Managed" and not uri.startswith("/subscriptions/"):
             message = (
