@@ -408,6 +408,20 @@ _RULES = [
     Rule("crd-list-map", "crd", ERROR, "a list-map without keys, or keys that are not scalar properties (1.18+)"),
     Rule("crd-metadata", "crd", ERROR, "a root metadata schema restricting more than name and generateName"),
     Rule(
+        "crd-spec",
+        "crd",
+        ERROR,
+        "a CRD spec the apiserver refuses: group, names, scope, versions, printer columns, scale paths, selectable "
+        "fields, conversion, preserveUnknownFields, the api-approved annotation of a protected group",
+    ),
+    Rule(
+        "crd-schema",
+        "crd",
+        ERROR,
+        "a CRD schema keyword or extension the apiserver refuses (uniqueItems, $ref, type null, x-kubernetes-* "
+        "misused, defaults in metadata, the root of a schema with status, x-kubernetes-validations fields)",
+    ),
+    Rule(
         "crd-size",
         "crd",
         WARNING,

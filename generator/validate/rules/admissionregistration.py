@@ -110,7 +110,7 @@ def _webhook_findings(hook: dict, here: str, v1: bool, mutating: bool) -> list[F
         message = f"timeoutSeconds {timeout} must be between 1 and 30"
         out.append(error(f"{here}.timeoutSeconds", "webhook", message))
     if isinstance(hook.get("clientConfig"), dict):
-        out += _client_config_findings(hook["clientConfig"], f"{here}.clientConfig")
+        out += client_config_findings(hook["clientConfig"], f"{here}.clientConfig")
     for j, rule in enumerate(as_list(hook.get("rules"))):
         out += _rule_findings(as_dict(rule), f"{here}.rules[{j}]")
     for key in ("namespaceSelector", "objectSelector"):
@@ -119,7 +119,7 @@ def _webhook_findings(hook: dict, here: str, v1: bool, mutating: bool) -> list[F
     return out
 
 
-def _client_config_findings(config: dict, here: str) -> list[Finding]:
+def client_config_findings(config: dict, here: str) -> list[Finding]:
     """ValidateWebhookURL (https, a host, no user, query or fragment) and ValidateWebhookService
     (a name, a namespace, a path starting with '/', a port in 1-65535); exactly one of them."""
     url, service = config.get("url"), config.get("service")
