@@ -468,6 +468,8 @@ def _resolve(schema: dict, path: str, allow_index: bool) -> tuple[dict | None, s
             node = props[key]
         elif isinstance(node.get("additionalProperties"), dict):
             node = node["additionalProperties"]
+        elif node.get("additionalProperties") is True:  # any key, of no known schema
+            node = {}
         else:
             return None, "does not refer to a valid field", root
     return node, None, root
