@@ -28,6 +28,10 @@ POD_AFFINITY_LABEL_KEYS_SINCE = 31  # MatchLabelKeysInPodAffinity: alpha 1.29, b
 # MatchLabelKeysInPodTopologySpreadSelectorMerge: beta on 1.34; from then a new spread constraint's
 # keys are judged by ValidateMatchLabelKeysAndMismatchLabelKeys, not ValidateMatchLabelKeysInTopologySpread
 SPREAD_SELECTOR_MERGE_SINCE = 34
+# ValidateNodeSelectorRequirement checks a required node affinity's values as label values from
+# 1.33 (kubernetes#128212, milestone v1.33; AllowInvalidLabelValueInRequiredNodeAffinity is false
+# on create)
+NODE_AFFINITY_VALUES_SINCE = 33
 
 
 def _tolerations(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
@@ -41,7 +45,8 @@ def _affinity(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     affinity = spec.get("affinity")
     if isinstance(affinity, dict) and affinity:
         label_keys = enforced(ctx.releases, since=POD_AFFINITY_LABEL_KEYS_SINCE)
-        return _affinity_findings(affinity, f"{path}.affinity", label_keys)
+        values = enforced(ctx.releases, since=NODE_AFFINITY_VALUES_SINCE)
+        return _affinity_findings(affinity, f"{path}.affinity", label_keys, values)
     return []
 
 
@@ -244,7 +249,7 @@ def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
 # -- affinity (validateAffinity, validateNodeAffinity, validatePodAffinity) ----------------------
 
 
-def _affinity_findings(affinity: dict, path: str, label_keys: bool) -> list[Finding]:
+def _affinity_findings(affinity: dict, path: str, label_keys: bool, values: bool = False) -> list[Finding]:
     out = []
     node = as_dict(affinity.get("nodeAffinity"))
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -254,7 +259,7 @@ def _affinity_findings(affinity: dict, path: str, label_keys: bool) -> list[Find
         if isinstance(terms, list) and not terms:  # absent: the schema's required
             out.append(error(here, "affinity", "a required node affinity needs at least one node selector term"))
         for i, term in enumerate(as_list(terms)):
-            out += _node_term_findings(as_dict(term), f"{here}[{i}]")
+            out += _node_term_findings(as_dict(term), f"{here}[{i}]", values)
     preferred = f"{path}.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
     for i, term in enumerate(as_list(node.get("preferredDuringSchedulingIgnoredDuringExecution"))):
         term = as_dict(term)
@@ -280,12 +285,18 @@ def _weight_findings(term: dict, here: str) -> list[Finding]:
     return []
 
 
-def _node_term_findings(term: dict, here: str) -> list[Finding]:
-    """ValidateNodeSelectorTerm: each requirement of matchExpressions and matchFields."""
+def _node_term_findings(term: dict, here: str, values: bool = False) -> list[Finding]:
+    """ValidateNodeSelectorTerm: each requirement of matchExpressions and matchFields; ``values``:
+    a required term's, whose values are label values."""
     out = []
     for j, req in enumerate(as_list(term.get("matchExpressions"))):
         if isinstance(req, dict):
             out += _node_requirement_findings(req, f"{here}.matchExpressions[{j}]")
+            if values and isinstance(req.get("values"), list):
+                key = req.get("key")
+                for k, value in enumerate(req["values"]):
+                    if isinstance(value, str) and (problem := label_value_problem(value, key)):
+                        out.append(error(f"{here}.matchExpressions[{j}].values[{k}]", "affinity", problem))
     for j, req in enumerate(as_list(term.get("matchFields"))):
         if isinstance(req, dict):
             out += _node_field_findings(req, f"{here}.matchFields[{j}]")
