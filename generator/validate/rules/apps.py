@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 
 from generator.core.findings import Finding
-from generator.validate.rules.base import as_dict, as_int, enforced, error, nonnegative, nonnegative_fields
+from generator.core.grammar import label_value_problem
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, nonnegative, nonnegative_fields
 from generator.validate.rules.selector import is_empty, selector_findings
 
 _PERCENT = re.compile(r"^[0-9]+%$")  # validation.IsValidPercent
@@ -36,6 +37,8 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
     selector = spec.get("selector")
     if isinstance(selector, dict):
         out += selector_findings(selector, "spec.selector")
+        if "matchExpressions" in selector:
+            out += _expression_values(selector["matchExpressions"])
         if is_empty(selector):
             message = f"an empty selector is not valid for a {kind}: give matchLabels of the pod template"
             out.append(error("spec.selector", rule, message))
@@ -47,6 +50,21 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
 
 
 DEPLOYMENT_STRATEGIES = ("Recreate", "RollingUpdate")
+
+
+def _expression_values(expressions) -> list[Finding]:
+    """ValidateLabelSelectorRequirement with AllowInvalidLabelValueInSelector false, as every apps
+    controller's selector is validated on create (ValidateDeploymentSpec, ValidateReplicaSetSpec and
+    ValidateStatefulSetSpec say so, a DaemonSet's options have it false for a new object): each value
+    of an In or NotIn expression is a label value, or LabelSelectorAsSelector fails too."""
+    out = []
+    for i, expression in enumerate(as_list(expressions)):
+        expression = as_dict(expression)
+        for j, value in enumerate(as_list(expression.get("values"))):
+            problem = label_value_problem(value, expression.get("key")) if isinstance(value, str) else None
+            if problem:
+                out.append(error(f"spec.selector.matchExpressions[{i}].values[{j}]", "selector", problem))
+    return out
 
 
 def deployment_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
