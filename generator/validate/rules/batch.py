@@ -8,7 +8,7 @@ import functools
 import re
 
 from generator.core.findings import Finding
-from generator.core.grammar import DNS1123_LABEL
+from generator.core.grammar import DNS1123_LABEL, is_domain_prefixed_path
 from generator.validate.rules.base import (
     as_dict,
     as_int,
@@ -105,6 +105,14 @@ def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[
         out += nonnegative_fields(spec, ("backoffLimitPerIndex", "maxFailedIndexes"), path, "job")
     if mode == "Indexed" and enforced(releases, INDEXED_SINCE):
         out += _indexed_limits(spec, path, per_index)
+    managed = spec.get("managedBy")
+    if isinstance(managed, str) and enforced(releases, MANAGED_BY_SINCE):  # validateJobSpec; gate off: dropped
+        if not is_domain_prefixed_path(managed):  # IsDomainPrefixedPath
+            message = f"managedBy {managed!r} must be a domain-prefixed path (such as acme.io/foo)"
+            out.append(error(f"{path}.managedBy", "job", message))
+        if len(managed) > 63:  # maxManagedByLength
+            message = f"managedBy has {len(managed)} characters, at most 63"
+            out.append(error(f"{path}.managedBy", "job", message))
     out += _paddle_parallelism(spec, path)
     template = as_dict(as_dict(spec.get("template")).get("spec"))
     restart = template.get("restartPolicy")
@@ -127,6 +135,8 @@ def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[
             out.append(error(f"{path}.podReplacementPolicy", "job", message))
     return out
 
+
+MANAGED_BY_SINCE = 32  # JobManagedBy: alpha 1.30, beta (on) 1.32
 
 MAX_PARALLELISM_INDEXED = 100_000  # maxParallelismForIndexedJob
 MAX_FAILED_INDEXES = 100_000  # maxFailedIndexesForIndexedJob
@@ -255,7 +265,8 @@ def _on_pod_conditions(patterns: list, path: str) -> list[Finding]:
     for j, pattern in enumerate(patterns):
         status = as_dict(pattern).get("status")  # unset or "": SetDefaults_Job makes it True
         if isinstance(status, str) and status and status not in CONDITION_STATUSES:
-            out.append(error(f"{path}[{j}].status", "job", f"status {status!r} is not a condition status (capitalized: true, false or unknown)"))
+            message = f"status {status!r} is not a condition status (capitalized: true, false or unknown)"
+            out.append(error(f"{path}[{j}].status", "job", message))
     return out
 
 
