@@ -21,6 +21,11 @@ IN_PLACE_RESIZE_SINCE = 33  # InPlacePodVerticalScaling: beta, on by default fro
 RESOURCE_CLAIMS_SINCE = 34  # DynamicResourceAllocation: GA in 1.34
 PROC_MOUNT_SINCE = 33  # ProcMountType: beta, on by default from 1.33 (it needs UserNamespacesSupport)
 TRUST_BUNDLE_SINCE = 37  # ClusterTrustBundleProjection: beta and off 1.33-1.36, GA and on from 1.37
+SELINUX_CHANGE_POLICY_SINCE = 33  # SELinuxChangePolicy: alpha 1.32, beta and on from 1.33, GA 1.36
+# SELinuxMount: beta and off 1.33-1.36, GA and on from 1.37: before it only Recursive is let through
+# on create (useOnlyRecursiveSELinuxChangePolicy, pkg/api/pod/util.go)
+SELINUX_MOUNT_SINCE = 37
+HOSTNAME_OVERRIDE_SINCE = 35  # HostnameOverride: alpha 1.34, beta and on from 1.35, GA 1.37
 
 PROC_MOUNT_TYPES = ("Default", "Unmasked")
 
@@ -80,6 +85,45 @@ def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
             elif proc == "Unmasked" and spec.get("hostUsers") is not False:
                 message = "procMount Unmasked needs a user namespace: set the pod's hostUsers: false"
                 out.append(error(where, "security-context", message))
+    return out
+
+
+def _selinux_change_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """validateSELinuxChangePolicy and validateWindows: Recursive, or MountOption too where
+    SELinuxMount is on; not in a windows pod."""
+    policy = as_dict(spec.get("securityContext")).get("seLinuxChangePolicy")
+    if policy is None or not enforced(ctx.releases, since=SELINUX_CHANGE_POLICY_SINCE):
+        return []
+    where = f"{path}.securityContext.seLinuxChangePolicy"
+    if as_dict(spec.get("os")).get("name") == "windows":
+        return [error(where, "security-context", "seLinuxChangePolicy cannot be set for a windows pod")]
+    if not isinstance(policy, str):
+        return []
+    mount = policy == "MountOption"
+    refused = enforced(ctx.releases, SELINUX_CHANGE_POLICY_SINCE, SELINUX_MOUNT_SINCE - 1) if mount else True
+    if policy == "Recursive" or not refused:
+        return []
+    if mount:
+        message = "seLinuxChangePolicy MountOption is let through from Kubernetes 1.37 (SELinuxMount): use Recursive"
+    else:
+        message = f"seLinuxChangePolicy {policy!r} is not one of Recursive, MountOption"
+    return [error(where, "enum", message)]
+
+
+def _hostname_override(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """validatePodHostName: hostnameOverride, a DNS-1123 subdomain of 64 characters at most, not
+    with setHostnameAsFQDN nor with hostNetwork."""
+    name = spec.get("hostnameOverride")
+    if name is None or not enforced(ctx.releases, since=HOSTNAME_OVERRIDE_SINCE):
+        return []
+    out, where = [], f"{path}.hostnameOverride"
+    if spec.get("setHostnameAsFQDN") is True:
+        out.append(error(where, "name", "hostnameOverride may not be set with setHostnameAsFQDN: true"))
+    if spec.get("hostNetwork") is True:
+        out.append(error(where, "name", "hostnameOverride may not be set with hostNetwork: true"))
+    if isinstance(name, str) and (len(name) > 64 or not _subdomain(name)):
+        message = f"hostnameOverride {name!r} must be a DNS-1123 subdomain of at most 64 characters"
+        out.append(error(where, "name", message))
     return out
 
 
@@ -281,6 +325,8 @@ SPEC_CHECKS = (
     SpecCheck(("resourceClaims",), _claims),
     SpecCheck((), _proc_mount, container_fields=("securityContext",)),
     SpecCheck(("volumes",), _trust_bundles),
+    SpecCheck(("securityContext",), _selinux_change_policy),
+    SpecCheck(("hostnameOverride",), _hostname_override),
 )
 CONTAINER_CHECKS = (
     ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),
