@@ -8,7 +8,7 @@ import functools
 import re
 
 from generator.core.findings import Finding
-from generator.core.grammar import DNS1123_LABEL, is_domain_prefixed_path
+from generator.core.grammar import DNS1123_LABEL, is_domain_prefixed_path, label_key_problem
 from generator.validate.rules.base import (
     as_dict,
     as_int,
@@ -263,6 +263,10 @@ def _on_pod_conditions(patterns: list, path: str) -> list[Finding]:
     if len(patterns) > 20:  # maxPodFailurePolicyOnPodConditionsPatterns
         out.append(error(path, "job", f"onPodConditions has {len(patterns)} patterns, at most 20"))
     for j, pattern in enumerate(patterns):
+        kind = as_dict(pattern).get("type")
+        problem = label_key_problem(kind, "condition type") if isinstance(kind, str) else None
+        if problem:  # ValidateQualifiedName
+            out.append(error(f"{path}[{j}].type", "job", problem))
         status = as_dict(pattern).get("status")  # unset or "": SetDefaults_Job makes it True
         if isinstance(status, str) and status and status not in CONDITION_STATUSES:
             message = f"status {status!r} is not a condition status (capitalized: true, false or unknown)"
