@@ -75,7 +75,12 @@ def _topology_findings(terms: list) -> list[Finding]:
                 elif key in expressions:
                     out.append(error(f"{here}[{j}].key", "storage-class", f"key {key!r} is in this term twice"))
                 expressions[key] = frozenset(map(str, values))
-        if expressions and expressions in seen:
+        if not as_list(as_dict(term).get("matchLabelExpressions")):
+            # rawTopologies starts with a nil map per term, and helper.Semantic.DeepEqual holds an
+            # empty map equal to a nil one: a term without expressions is always a Duplicate
+            message = "a topology term needs at least one matchLabelExpressions entry"
+            out.append(error(here, "storage-class", message))
+        elif expressions and expressions in seen:
             out.append(error(here, "storage-class", "this topology term repeats an earlier one"))
         seen.append(expressions)
     return out
