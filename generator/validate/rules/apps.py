@@ -38,7 +38,7 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
     if isinstance(selector, dict):
         out += selector_findings(selector, "spec.selector")
         if "matchExpressions" in selector:
-            out += _expression_values(selector["matchExpressions"])
+            out += expression_value_findings(selector["matchExpressions"], "spec.selector")
         if is_empty(selector):
             message = f"an empty selector is not valid for a {kind}: give matchLabels of the pod template"
             out.append(error("spec.selector", rule, message))
@@ -52,7 +52,7 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
 DEPLOYMENT_STRATEGIES = ("Recreate", "RollingUpdate")
 
 
-def _expression_values(expressions) -> list[Finding]:
+def expression_value_findings(expressions, path: str) -> list[Finding]:
     """ValidateLabelSelectorRequirement with AllowInvalidLabelValueInSelector false, as every apps
     controller's selector is validated on create (ValidateDeploymentSpec, ValidateReplicaSetSpec and
     ValidateStatefulSetSpec say so, a DaemonSet's options have it false for a new object): each value
@@ -63,7 +63,7 @@ def _expression_values(expressions) -> list[Finding]:
         for j, value in enumerate(as_list(expression.get("values"))):
             problem = label_value_problem(value, expression.get("key")) if isinstance(value, str) else None
             if problem:
-                out.append(error(f"spec.selector.matchExpressions[{i}].values[{j}]", "selector", problem))
+                out.append(error(f"{path}.matchExpressions[{i}].values[{j}]", "selector", problem))
     return out
 
 

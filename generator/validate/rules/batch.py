@@ -9,6 +9,7 @@ import re
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, is_domain_prefixed_path, label_key_problem
+from generator.validate.rules.apps import expression_value_findings
 from generator.validate.rules.base import (
     as_dict,
     as_int,
@@ -19,7 +20,7 @@ from generator.validate.rules.base import (
     nonnegative_fields,
     warning,
 )
-from generator.validate.rules.selector import expression_matches, mismatches
+from generator.validate.rules.selector import expression_matches, mismatches, selector_findings
 
 COMPLETION_MODES = ("NonIndexed", "Indexed")
 
@@ -35,6 +36,10 @@ def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     spec = as_dict(obj.get("spec"))
     out = job_spec_findings(spec, "spec", releases)
     selector = spec.get("selector")
+    if isinstance(selector, dict):  # ValidateJobSpec: ValidateLabelSelector, invalid values refused on create
+        out += selector_findings(selector, "spec.selector")
+        if "matchExpressions" in selector:
+            out += expression_value_findings(selector["matchExpressions"], "spec.selector")
     if selector is None and spec.get("manualSelector") is True:  # ValidateJobSpec; else the strategy generates it
         message = "selector is required when manualSelector is true (it is generated only without it)"
         out.append(error("spec.selector", "job", message))
