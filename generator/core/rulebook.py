@@ -315,6 +315,7 @@ _RULES = [
         "volcano-plugin", "volcano", ERROR, "a job plugin the Volcano release does not have, or mpi without its master"
     ),
     Rule("volcano-pod-name", "volcano", ERROR, "a pod name JOB-TASK-INDEX longer than 63 characters"),
+    Rule("volcano-depends-on", "volcano", ERROR, "dependsOn that form no DAG: a cycle, an unknown task, a name twice"),
     Rule("volcano-volume", "volcano", ERROR, "a job volume without mountPath, twice, or without exactly one claim"),
     Rule(
         "volcano-collective-gang",

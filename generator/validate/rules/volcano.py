@@ -133,6 +133,8 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
         as_int(spec.get("minAvailable")), total, "spec.minAvailable", "volcano-min-available", "all tasks"
     )
     out += _policy_findings(spec.get("policies"), "spec.policies")
+    if any(isinstance(task, dict) and task.get("dependsOn") is not None for task in tasks):
+        out += _depends_on_findings(tasks)
     out += collective_gang_findings(spec)
     out += elastic_restart_findings(spec)
     return out
@@ -296,3 +298,48 @@ def volcano_queue_findings(obj: dict, release: tuple[int, int]) -> list[Finding]
             if isinstance(amount, str) and parse_quantity(amount) is None:  # other types: the schema
                 out.append(error(child(f"spec.{where}", name), "quantity", quantity_message(amount)))
     return out
+
+
+def _depends_on_findings(tasks: list) -> list[Finding]:
+    """validateJobCreate's check of tasks with dependsOn (Volcano v1.5 to v1.15.1, admit_job.go;
+    util.go topoSort and makeGraph): the tasks sorted by their dependencies, Kahn's way, must be
+    all of them. A task that waits for a name no task has, or names a task twice (its in-degree
+    counts each name, the graph each edge once), is never sorted, nor is a cycle or what waits
+    for one: the webhook says "job has dependencies between tasks, but doesn't form a directed
+    acyclic graph(DAG)". The finding is on the first task left unsorted, with why."""
+    names = [as_dict(task).get("name") for task in tasks]
+    waits: dict[int, list] = {}
+    for i, task in enumerate(tasks):
+        wanted = as_dict(as_dict(task).get("dependsOn")).get("name")
+        if isinstance(wanted, list):
+            waits[i] = [w for w in wanted if isinstance(w, str)]
+    sorted_names: set = set()
+    progress = True
+    while progress:
+        progress = False
+        for i, name in enumerate(names):
+            wanted = waits.get(i, [])
+            free = all(w in sorted_names for w in wanted) and len(set(wanted)) == len(wanted)
+            if isinstance(name, str) and name not in sorted_names and free:
+                sorted_names.add(name)
+                progress = True
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or name in sorted_names:
+            continue
+        wanted = waits.get(i, [])
+        unknown = [w for w in wanted if w not in names]
+        twice = sorted({w for w in wanted if wanted.count(w) > 1})
+        if unknown:
+            why = f"it waits for {', '.join(map(repr, unknown))}, which no task of the job is named"
+        elif twice:
+            why = f"it names {', '.join(map(repr, twice))} twice (the webhook counts each name and never frees it)"
+        elif name in wanted:
+            why = "it waits for itself"
+        else:
+            why = f"it waits for {', '.join(map(repr, wanted))} in a cycle of dependencies"
+        message = (
+            f"task {name!r} can never start: {why}; Volcano's job webhook refuses the job (dependencies between "
+            "tasks must form a directed acyclic graph)"
+        )
+        return [error(f"spec.tasks[{i}].dependsOn.name", "volcano-depends-on", message)]
+    return []
