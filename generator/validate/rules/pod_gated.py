@@ -26,6 +26,12 @@ SELINUX_CHANGE_POLICY_SINCE = 33  # SELinuxChangePolicy: alpha 1.32, beta and on
 # on create (useOnlyRecursiveSELinuxChangePolicy, pkg/api/pod/util.go)
 SELINUX_MOUNT_SINCE = 37
 HOSTNAME_OVERRIDE_SINCE = 35  # HostnameOverride: alpha 1.34, beta and on from 1.35, GA 1.37
+RESTART_RULES_SINCE = 35  # ContainerRestartRules: alpha 1.34, beta and on from 1.35
+RESTART_ALL_SINCE = 36  # RestartAllContainersOnContainerExits: alpha 1.35, beta and on from 1.36
+# the limits of 20 rules and 255 exit codes are in kubernetes master from March 2026: applied from
+# 1.37, the first release sure to have them
+RESTART_RULE_LIMITS_SINCE = 37
+RESTART_RULE_OPERATORS = ("In", "NotIn")
 
 PROC_MOUNT_TYPES = ("Default", "Unmasked")
 
@@ -124,6 +130,47 @@ def _hostname_override(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     if isinstance(name, str) and (len(name) > 64 or not _subdomain(name)):
         message = f"hostnameOverride {name!r} must be a DNS-1123 subdomain of at most 64 characters"
         out.append(error(where, "name", message))
+    return out
+
+
+def _restart_rules(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    """validateContainerRestartPolicy and validateInitContainerRestartPolicy: restartPolicyRules
+    need the container's restartPolicy; a sidecar (Always) takes none before 1.36; each rule's
+    action Restart (RestartAllContainers too from 1.36) and exitCodes with operator In or NotIn."""
+    rules = c.get("restartPolicyRules")
+    if not isinstance(rules, list) or not rules or not enforced(ctx.releases, since=RESTART_RULES_SINCE):
+        return []
+    policy, out = c.get("restartPolicy"), []
+    if policy is None:
+        message = "restartPolicyRules need the container's restartPolicy (Always, OnFailure or Never)"
+        return [error(f"{here}.restartPolicy", "sidecar", message)]
+    sidecar = group == "initContainers" and policy == "Always"
+    if sidecar and enforced(ctx.releases, since=RESTART_RULES_SINCE, until=RESTART_ALL_SINCE - 1):
+        message = "restartPolicyRules are not allowed on a sidecar (restartPolicy Always) before Kubernetes 1.36"
+        return [error(f"{here}.restartPolicyRules", "sidecar", message)]
+    if len(rules) > 20 and enforced(ctx.releases, since=RESTART_RULE_LIMITS_SINCE):
+        out.append(error(f"{here}.restartPolicyRules", "sidecar", f"at most 20 restartPolicyRules, got {len(rules)}"))
+    all_containers = not enforced(ctx.releases, since=RESTART_RULES_SINCE, until=RESTART_ALL_SINCE - 1)
+    actions = ("Restart", "RestartAllContainers") if all_containers else ("Restart",)
+    for i, rule in enumerate(rules):
+        rule, where = as_dict(rule), f"{here}.restartPolicyRules[{i}]"
+        action = rule.get("action")
+        if isinstance(action, str) and action not in actions:
+            message = f"restart rule action {action!r} is not one of {', '.join(actions)}"
+            out.append(error(f"{where}.action", "sidecar", message))
+        codes = rule.get("exitCodes")
+        if codes is None:
+            out.append(error(f"{where}.exitCodes", "sidecar", "a restart rule needs exitCodes (operator and values)"))
+            continue
+        codes = as_dict(codes)
+        operator = codes.get("operator")
+        if isinstance(operator, str) and operator not in RESTART_RULE_OPERATORS:
+            message = f"exitCodes operator {operator!r} is not one of {', '.join(RESTART_RULE_OPERATORS)}"
+            out.append(error(f"{where}.exitCodes.operator", "sidecar", message))
+        values = codes.get("values")
+        if isinstance(values, list) and len(values) > 255 and enforced(ctx.releases, since=RESTART_RULE_LIMITS_SINCE):
+            message = f"at most 255 exit codes, got {len(values)}"
+            out.append(error(f"{where}.exitCodes.values", "sidecar", message))
     return out
 
 
@@ -331,4 +378,5 @@ SPEC_CHECKS = (
 CONTAINER_CHECKS = (
     ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),
     ContainerCheck(("initContainers", "containers"), ("resources",), _container_claims),
+    ContainerCheck(("initContainers", "containers"), ("restartPolicyRules",), _restart_rules),
 )
