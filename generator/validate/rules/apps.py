@@ -145,11 +145,17 @@ PVC_RETENTION_SINCE = 27  # StatefulSetAutoDeletePVC: alpha 1.23, beta (on) 1.27
 
 PVC_RETENTION = ("Retain", "Delete")
 
+START_ORDINAL_SINCE = 27  # StatefulSetStartOrdinal: alpha 1.26, beta (on) 1.27, GA 1.31
+
 
 def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateStatefulSetSpec: podManagementPolicy, updateStrategy and its partition, bounds, a selector."""
     spec = as_dict(obj.get("spec"))
-    out = _common(spec, "statefulset", "StatefulSet", ("replicas", "minReadySeconds", "revisionHistoryLimit"))
+    # ValidateStatefulSetSpec bounds replicas and minReadySeconds, not revisionHistoryLimit
+    out = _common(spec, "statefulset", "StatefulSet", ("replicas", "minReadySeconds"))
+    ordinals = spec.get("ordinals")
+    if isinstance(ordinals, dict) and enforced(releases, START_ORDINAL_SINCE):
+        out += nonnegative(ordinals.get("start"), "spec.ordinals.start", "statefulset")
     policy = spec.get("podManagementPolicy")
     # SetDefaults_StatefulSet (pkg/apis/apps/v1/defaults.go) makes an empty policy OrderedReady
     # before ValidateStatefulSetSpec runs: "" is accepted.
