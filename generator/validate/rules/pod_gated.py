@@ -8,8 +8,8 @@ validateResourceClaimNames, ValidateProcMountType). pod.py calls the checks of `
 
 from __future__ import annotations
 
-from generator.core.findings import Finding
-from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN
+from generator.core.findings import Finding, child
+from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, parse_quantity
 from generator.validate.rules.base import as_dict, as_list, enforced, error
 from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import path_findings
@@ -32,6 +32,8 @@ RESTART_ALL_SINCE = 36  # RestartAllContainersOnContainerExits: alpha 1.35, beta
 # 1.37, the first release sure to have them
 RESTART_RULE_LIMITS_SINCE = 37
 RESTART_RULE_OPERATORS = ("In", "NotIn")
+POD_LEVEL_RESOURCES_SINCE = 34  # PodLevelResources: alpha 1.32, beta and on from 1.34
+POD_LEVEL_RESOURCE_NAMES = ("cpu", "memory")  # and hugepages-<size> (resourcehelper.IsSupportedPodLevelResource)
 
 PROC_MOUNT_TYPES = ("Default", "Unmasked")
 
@@ -171,6 +173,52 @@ def _restart_rules(c: dict, here: str, group: str, ctx: PodContext) -> list[Find
         if isinstance(values, list) and len(values) > 255 and enforced(ctx.releases, since=RESTART_RULE_LIMITS_SINCE):
             message = f"at most 255 exit codes, got {len(values)}"
             out.append(error(f"{where}.exitCodes.values", "sidecar", message))
+    return out
+
+
+def _pod_resources(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """validatePodResources, from 1.34: not in a windows pod, no claims, only cpu, memory and
+    hugepages (validatePodResourceName), a request at most its limit (validateResourceRequirements),
+    no container limit above the pod's, the pod's request at least the sum of its regular
+    containers' (validatePodResourceConsistency aggregates init containers and sidecars too: the
+    sum of the regular ones is the least it can be)."""
+    resources = spec.get("resources")
+    if not isinstance(resources, dict) or not enforced(ctx.releases, since=POD_LEVEL_RESOURCES_SINCE):
+        return []
+    here = f"{path}.resources"
+    if as_dict(spec.get("os")).get("name") == "windows":
+        return [error(here, "resources", "pod-level resources may not be set for a windows pod")]
+    out = []
+    if resources.get("claims") is not None:
+        out.append(error(f"{here}.claims", "resources", "claims may not be set in pod-level resources"))
+    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
+    for kind, amounts in (("requests", requests), ("limits", limits)):
+        for name in amounts:
+            if isinstance(name, str) and name not in POD_LEVEL_RESOURCE_NAMES and not name.startswith("hugepages-"):
+                message = f"pod-level resource {name!r} is not supported: cpu, memory and hugepages-<size> are"
+                out.append(error(child(f"{here}.{kind}", name), "resources", message))
+    for name, request in requests.items():
+        value, limit = parse_quantity(request), parse_quantity(limits.get(name))
+        if value is not None and limit is not None and value > limit:
+            message = f"pod-level {name} request {request} must be less than or equal to its limit {limits[name]}"
+            out.append(error(child(f"{here}.requests", name), "resources", message))
+    totals: dict = {}
+    for i, c in enumerate(as_list(spec.get("containers"))):
+        container = as_dict(as_dict(c).get("resources"))
+        for name, amount in as_dict(container.get("requests")).items():
+            value = parse_quantity(amount)
+            if value is not None and name in requests:
+                totals[name] = totals.get(name, 0) + value
+        for name, amount in as_dict(container.get("limits")).items():
+            value, pod_limit = parse_quantity(amount), parse_quantity(limits.get(name))
+            if value is not None and pod_limit is not None and value > pod_limit:
+                message = f"container limit {name} {amount} is above the pod's limit {limits[name]}"
+                out.append(error(child(f"{path}.containers[{i}].resources.limits", name), "resources", message))
+    for name, total in totals.items():
+        value = parse_quantity(requests[name])
+        if value is not None and total > value:
+            message = f"pod-level {name} request {requests[name]} is below the sum of its containers' requests"
+            out.append(error(child(f"{here}.requests", name), "resources", message))
     return out
 
 
@@ -374,6 +422,7 @@ SPEC_CHECKS = (
     SpecCheck(("volumes",), _trust_bundles),
     SpecCheck(("securityContext",), _selinux_change_policy),
     SpecCheck(("hostnameOverride",), _hostname_override),
+    SpecCheck(("resources",), _pod_resources),
 )
 CONTAINER_CHECKS = (
     ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),
