@@ -19,6 +19,9 @@ USER_NAMESPACES_SINCE = 33  # UserNamespacesSupport: beta, on by default from 1.
 SUPPLEMENTAL_GROUPS_POLICY_SINCE = 33  # SupplementalGroupsPolicy: beta, on by default from 1.33
 IN_PLACE_RESIZE_SINCE = 33  # InPlacePodVerticalScaling: beta, on by default from 1.33
 RESOURCE_CLAIMS_SINCE = 34  # DynamicResourceAllocation: GA in 1.34
+# validateHostUsers refuses volumeDevices in a user namespace in kubernetes master from August
+# 2025, after the 1.34 code freeze: applied from 1.35
+USER_NAMESPACE_DEVICES_SINCE = 35
 PROC_MOUNT_SINCE = 33  # ProcMountType: beta, on by default from 1.33 (it needs UserNamespacesSupport)
 TRUST_BUNDLE_SINCE = 37  # ClusterTrustBundleProjection: beta and off 1.33-1.36, GA and on from 1.37
 SELINUX_CHANGE_POLICY_SINCE = 33  # SELinuxChangePolicy: alpha 1.32, beta and on from 1.33, GA 1.36
@@ -43,12 +46,20 @@ RESIZE_POLICIES = ("NotRequired", "RestartContainer")
 
 
 def _host_users(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """validateHostUsers: no host namespace in a user namespace; from 1.35 no volumeDevices either
+    (AllowUserNamespacesWithVolumeDevices is false on create)."""
     out = []
     if spec.get("hostUsers") is False and enforced(ctx.releases, since=USER_NAMESPACES_SINCE):
         for field in ("hostNetwork", "hostPID", "hostIPC"):
             if spec.get(field) is True:
                 message = f"{field} cannot be true with hostUsers: false (a user namespace): drop one of them"
                 out.append(error(f"{path}.{field}", "security-context", message))
+        if enforced(ctx.releases, since=USER_NAMESPACE_DEVICES_SINCE):
+            for group in ("initContainers", "containers", "ephemeralContainers"):
+                for i, c in enumerate(as_list(spec.get(group))):
+                    if as_list(as_dict(c).get("volumeDevices")):
+                        message = "volumeDevices cannot be used with hostUsers: false (a user namespace)"
+                        out.append(error(f"{path}.{group}[{i}].volumeDevices", "security-context", message))
     return out
 
 
