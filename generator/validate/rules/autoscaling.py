@@ -56,7 +56,7 @@ def _reference_findings(ref: dict, here: str) -> list[Finding]:
     out = []
     for field in ("kind", "name"):
         value = ref.get(field)
-        if not value:
+        if value == "":  # an absent one is the schema's (required)
             out.append(error(f"{here}.{field}", "hpa", f"{here.rpartition('.')[2]} needs a {field}"))
         elif isinstance(value, str) and (problem := path_segment_problem(value, field)):
             out.append(error(f"{here}.{field}", "hpa", problem))

@@ -177,7 +177,7 @@ def _typed_reference_findings(ref: dict, here: str) -> list[Finding]:
             out.append(error(f"{here}.apiGroup", "ingress", problem))
     for field in ("kind", "name"):
         value = ref.get(field)
-        if value is None or isinstance(value, str):
+        if isinstance(value, str):  # an absent one is the schema's (required)
             problem = path_segment_problem(value, field)
             if problem:
                 out.append(error(f"{here}.{field}", "ingress", problem))
