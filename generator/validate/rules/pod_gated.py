@@ -18,6 +18,9 @@ from generator.validate.rules.selector import selector_findings
 USER_NAMESPACES_SINCE = 33  # UserNamespacesSupport: beta, on by default from 1.33
 SUPPLEMENTAL_GROUPS_POLICY_SINCE = 33  # SupplementalGroupsPolicy: beta, on by default from 1.33
 IN_PLACE_RESIZE_SINCE = 33  # InPlacePodVerticalScaling: beta, on by default from 1.33
+# validateInitContainers refuses RestartContainer in a non-sidecar init container's resizePolicy in
+# kubernetes master from March 2026 (kubernetes#137458): applied from 1.37, the first release sure to have it
+INIT_RESIZE_RESTART_SINCE = 37
 RESOURCE_CLAIMS_SINCE = 34  # DynamicResourceAllocation: GA in 1.34
 # validateHostUsers refuses volumeDevices in a user namespace in kubernetes master from August
 # 2025, after the 1.34 code freeze: applied from 1.35
@@ -77,9 +80,16 @@ def _resize(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     alike (an init container's resizePolicy is let through from 1.33: AllowSidecarResizePolicy
     follows InPlacePodVerticalScaling in pkg/api/pod/util.go)."""
     policies = c.get("resizePolicy")
-    if isinstance(policies, list) and policies and enforced(ctx.releases, since=IN_PLACE_RESIZE_SINCE):
-        return _resize_findings(policies, f"{here}.resizePolicy", ctx.spec.get("restartPolicy") == "Never")
-    return []
+    if not isinstance(policies, list) or not policies or not enforced(ctx.releases, since=IN_PLACE_RESIZE_SINCE):
+        return []
+    out = _resize_findings(policies, f"{here}.resizePolicy", ctx.spec.get("restartPolicy") == "Never")
+    init = group == "initContainers" and c.get("restartPolicy") != "Always"
+    if init and enforced(ctx.releases, since=INIT_RESIZE_RESTART_SINCE):
+        for j, policy in enumerate(policies):
+            if as_dict(policy).get("restartPolicy") == "RestartContainer":
+                message = "an init container that is no sidecar is never resized: RestartContainer is refused"
+                out.append(error(f"{here}.resizePolicy[{j}].restartPolicy", "resources", message))
+    return out
 
 
 def _claims(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
