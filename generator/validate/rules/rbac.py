@@ -70,7 +70,7 @@ def binding_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
             message = f"a {obj.get('kind')}'s roleRef.kind must be {' or '.join(allowed)}, got {kind!r}"
             out.append(error("roleRef.kind", "role-ref", message))
         name = ref.get("name")
-        if not name:
+        if name == "":  # an absent one is the schema's (required)
             out.append(error("roleRef.name", "role-ref", "roleRef needs the name of the role"))
         elif isinstance(name, str) and (problem := path_segment_problem(name, "roleRef name")):
             out.append(error("roleRef.name", "role-ref", problem))  # ValidateRBACName
@@ -84,7 +84,7 @@ def _subject_findings(subject: dict, here: str, namespaced: bool) -> list[Findin
     ClusterRoleBinding); User and Group in rbac.authorization.k8s.io (the v1 default)."""
     out = []
     kind, group = subject.get("kind"), subject.get("apiGroup")
-    if not subject.get("name"):
+    if subject.get("name") == "":  # an absent one is the schema's (required)
         out.append(error(f"{here}.name", "subject", "a subject needs a name"))
     if kind == "ServiceAccount":
         name = subject.get("name")
