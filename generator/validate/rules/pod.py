@@ -215,7 +215,7 @@ def _probes_env(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding
     # an init container that is no sidecar may not have probes or hooks (pod_containers.py says
     # so): validateInitContainers does not validate them
     sidecar = group == "containers" or c.get("restartPolicy") == "Always"
-    return _probe_env_findings(c, here, ctx.releases, hooks=sidecar)
+    return _probe_env_findings(c, here, ctx.releases, hooks=sidecar, spec=ctx.spec)
 
 
 def _port_findings(ports: list, here: str) -> list[Finding]:
@@ -486,11 +486,15 @@ _ENV_NAME = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
 _RELAXED_ENV_NAME = re.compile(r"^[ -<>-~]+$")  # printable ASCII but '=' (IsRelaxedEnvVarName)
 
 RELAXED_ENV_NAMES_SINCE = 32  # RelaxedEnvironmentVariableValidation: alpha 1.30, beta (on) 1.32, GA 1.34
+ENV_FILES_SINCE = 35  # EnvFiles: alpha 1.34 (fileKeyRef dropped), beta and on from 1.35
 
 
-def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...], hooks: bool = True) -> list[Finding]:
+def _probe_env_findings(
+    c: dict, here: str, releases: tuple[int, ...], hooks: bool = True, spec: dict | None = None
+) -> list[Finding]:
     """``hooks``: whether the container may have probes and lifecycle hooks (not an init
-    container that is no sidecar), so whether they are validated."""
+    container that is no sidecar), so whether they are validated; ``spec``: the pod spec, whose
+    volumes a fileKeyRef names."""
     out = []
     for probe_kind in ("livenessProbe", "readinessProbe", "startupProbe"):
         probe = c.get(probe_kind)
@@ -505,12 +509,16 @@ def _probe_env_findings(c: dict, here: str, releases: tuple[int, ...], hooks: bo
     env_list = c.get("env")
     if isinstance(env_list, list):
         names = _env_name_grammar(releases)
+        file_keys = not enforced(releases, until=ENV_FILES_SINCE - 1)  # before, fileKeyRef is dropped
         for j, env in enumerate(env_list):
             if isinstance(env, dict):
                 name = env.get("name")
                 if env.get("valueFrom") is None and (not isinstance(name, str) or names.match(name)):
                     continue  # the common case: a valid name and a plain value
-                out += _env_findings(env, f"{here}.env[{j}]", names)
+                out += _env_findings(env, f"{here}.env[{j}]", names, file_keys)
+                ref = as_dict(env.get("valueFrom")).get("fileKeyRef") if file_keys else None
+                if isinstance(ref, dict):
+                    out += _file_key_findings(ref, f"{here}.env[{j}].valueFrom.fileKeyRef", spec or {})
     for j, source in enumerate(as_list(c.get("envFrom"))):  # ValidateEnvFrom: a prefix is an env name
         prefix = source.get("prefix") if isinstance(source, dict) else None
         grammar = _env_name_grammar(releases)
@@ -566,9 +574,34 @@ def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
     return out
 
 
-def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
+def _file_key_findings(ref: dict, path: str, spec: dict) -> list[Finding]:
+    """validateFileKeySelector (a key that is an env name, a volumeName that is a DNS-1123 label,
+    a path without '..') and validateFileKeyRefVolumes (the volume is the pod's, an emptyDir)."""
+    out = []
+    key, volume, file_path = ref.get("key"), ref.get("volumeName"), ref.get("path")
+    for field, value in (("key", key), ("volumeName", volume), ("path", file_path)):
+        if value == "":
+            out.append(error(f"{path}.{field}", "required", f"fileKeyRef needs a {field}"))
+    if isinstance(key, str) and key and not _RELAXED_ENV_NAME.match(key):
+        out.append(error(f"{path}.key", "env-value", f"fileKeyRef key {key!r} must be printable ASCII other than '='"))
+    if isinstance(file_path, str) and ".." in file_path.split("/"):
+        out.append(error(f"{path}.path", "env-value", f"fileKeyRef path {file_path!r} must not contain '..'"))
+    if isinstance(volume, str) and volume:
+        if not (len(volume) <= 63 and DNS1123_LABEL.match(volume)):
+            out.append(error(f"{path}.volumeName", "env-value", f"volumeName {volume!r} is not a DNS-1123 label"))
+        sources = {v.get("name"): v for v in as_list(spec.get("volumes")) if isinstance(v, dict)}
+        if volume not in sources:
+            message = f"fileKeyRef names volume {volume!r}, which is not a volume of the pod"
+            out.append(error(f"{path}.volumeName", "volume-mount", message))
+        elif sources[volume].get("emptyDir") is None:
+            message = f"fileKeyRef's volume {volume!r} must be an emptyDir volume"
+            out.append(error(f"{path}.volumeName", "env-value", message))
+    return out
+
+
+def _env_findings(env: dict, path: str, names: re.Pattern, file_keys: bool = False) -> list[Finding]:
     """validateEnv and validateEnvVarValueFrom: a name ``names`` matches (the release's grammar),
-    and valueFrom with exactly one source."""
+    and valueFrom with exactly one source (``file_keys``: fileKeyRef is one, from 1.35)."""
     out = []
     name = env.get("name")
     if isinstance(name, str) and name and not names.match(name):
@@ -585,9 +618,10 @@ def _env_findings(env: dict, path: str, names: re.Pattern) -> list[Finding]:
         return out
     if env.get("value"):
         out.append(error(f"{path}.valueFrom", "env-value", "valueFrom may not be set when value is not empty"))
-    present = [k for k in ENV_SOURCES if source.get(k) is not None]
+    sources = (*ENV_SOURCES, "fileKeyRef") if file_keys else ENV_SOURCES
+    present = [k for k in sources if source.get(k) is not None]
     if not present:
-        message = f"valueFrom needs one of {', '.join(ENV_SOURCES)}"
+        message = f"valueFrom needs one of {', '.join(sources)}"
         out.append(error(f"{path}.valueFrom", "env-value", message))
     elif len(present) > 1:
         message = f"valueFrom has one source, found {' and '.join(present)}; keep one"
