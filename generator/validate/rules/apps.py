@@ -145,6 +145,8 @@ PVC_RETENTION_SINCE = 27  # StatefulSetAutoDeletePVC: alpha 1.23, beta (on) 1.27
 
 PVC_RETENTION = ("Retain", "Delete")
 
+STS_MAX_UNAVAILABLE_SINCE = 35  # MaxUnavailableStatefulSet: alpha 1.24 (the field dropped), beta (on) 1.35
+
 START_ORDINAL_SINCE = 27  # StatefulSetStartOrdinal: alpha 1.26, beta (on) 1.27, GA 1.31
 
 
@@ -182,4 +184,10 @@ def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     else:
         rolling = as_dict(strategy.get("rollingUpdate"))
         out += nonnegative(rolling.get("partition"), "spec.updateStrategy.rollingUpdate.partition", "statefulset")
+        if rolling.get("maxUnavailable") is not None and enforced(releases, STS_MAX_UNAVAILABLE_SINCE):
+            here = "spec.updateStrategy.rollingUpdate.maxUnavailable"  # validateRollingUpdateStatefulSet
+            unavailable, found = int_or_percent(rolling["maxUnavailable"], here, "statefulset")
+            out += found
+            if unavailable == 0:
+                out.append(error(here, "statefulset", "maxUnavailable cannot be 0: the rollout could never progress"))
     return out
