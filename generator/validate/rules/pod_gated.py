@@ -250,9 +250,14 @@ def _trust_bundles(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     out = []
     for i, volume in enumerate(as_list(spec.get("volumes"))):
         sources = as_dict(as_dict(volume).get("projected")).get("sources")
-        if isinstance(sources, list) and any(isinstance(as_dict(s).get("clusterTrustBundle"), dict) for s in sources):
+        if isinstance(sources, list) and any(_gated_source(source) for source in sources):
             out += _trust_bundle_findings(sources, f"{path}.volumes[{i}].projected")
     return out
+
+
+def _gated_source(source) -> bool:
+    source = as_dict(source)
+    return isinstance(source.get("clusterTrustBundle"), dict) or isinstance(source.get("podCertificate"), dict)
 
 
 def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
@@ -272,6 +277,9 @@ def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
                         message = f"path {item_path!r} is also a clusterTrustBundle's path in this projected volume"
                         out.append(error(here, "volume-source", message))
                     paths.add(item_path)
+        certificate = source.get("podCertificate")
+        if isinstance(certificate, dict):
+            out += _pod_certificate_findings(certificate, f"{here}.sources[{j}].podCertificate", here, paths)
         bundle = source.get("clusterTrustBundle")
         if not isinstance(bundle, dict):
             continue
@@ -309,6 +317,42 @@ def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
                 out.append(error(here, "volume-source", message))
             paths.add(bundle_path)
             bundle_paths.add(bundle_path)
+    return out
+
+
+POD_CERTIFICATE_KEY_TYPES = ("RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519")
+POD_CERTIFICATE_PATHS = ("credentialBundlePath", "keyPath", "certificateChainPath")
+
+
+def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: set) -> list[Finding]:
+    """validateProjectionSources' podCertificate source (PodCertificateRequest, GA and on from
+    1.37): the signer's form, a key type, maxExpirationSeconds at least 3600, one path at least,
+    each relative and written by no other source."""
+    out = []
+    signer = certificate.get("signerName")
+    if signer == "":
+        out.append(error(f"{where}.signerName", "required", "a podCertificate source needs a signerName"))
+    elif isinstance(signer, str) and (problem := _signer_name_problem(signer)):
+        out.append(error(f"{where}.signerName", "volume-source", problem))
+    key_type = certificate.get("keyType")
+    if isinstance(key_type, str) and key_type not in POD_CERTIFICATE_KEY_TYPES:
+        message = f"keyType {key_type!r} is not one of {', '.join(POD_CERTIFICATE_KEY_TYPES)}"
+        out.append(error(f"{where}.keyType", "enum", message))
+    seconds = certificate.get("maxExpirationSeconds")
+    if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds < 3600:
+        message = f"maxExpirationSeconds {seconds} must be at least 3600 (an hour)"
+        out.append(error(f"{where}.maxExpirationSeconds", "volume-source", message))
+    given = [field for field in POD_CERTIFICATE_PATHS if isinstance(certificate.get(field), str) and certificate[field]]
+    if not given:
+        message = "a podCertificate source needs credentialBundlePath, keyPath or certificateChainPath"
+        out.append(error(where, "required", message))
+    for field in given:
+        value = certificate[field]
+        out += path_findings(value, f"{where}.{field}")
+        if value in paths:
+            message = f"path {value!r} is written twice into this projected volume; rename one"
+            out.append(error(here, "volume-source", message))
+        paths.add(value)
     return out
 
 
