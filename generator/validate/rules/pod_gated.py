@@ -32,6 +32,9 @@ SELINUX_CHANGE_POLICY_SINCE = 33  # SELinuxChangePolicy: alpha 1.32, beta and on
 # on create (useOnlyRecursiveSELinuxChangePolicy, pkg/api/pod/util.go)
 SELINUX_MOUNT_SINCE = 37
 HOSTNAME_OVERRIDE_SINCE = 35  # HostnameOverride: alpha 1.34, beta and on from 1.35, GA 1.37
+# ValidateAppArmorProfileField caps localhostProfile at 4095 characters (PATH_MAX - 1) in kubernetes
+# master from between November 2024 and February 2025: applied from 1.33, the first release sure to have it
+APPARMOR_PROFILE_LENGTH_SINCE = 33
 RESTART_RULES_SINCE = 35  # ContainerRestartRules: alpha 1.34, beta and on from 1.35
 RESTART_ALL_SINCE = 36  # RestartAllContainersOnContainerExits: alpha 1.35, beta and on from 1.36
 # the limits of 20 rules and 255 exit codes are in kubernetes master from March 2026: applied from
@@ -137,6 +140,25 @@ def _selinux_change_policy(spec: dict, path: str, ctx: PodContext) -> list[Findi
     else:
         message = f"seLinuxChangePolicy {policy!r} is not one of Recursive, MountOption"
     return [error(where, "enum", message)]
+
+
+def _apparmor_profile_length(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """ValidateAppArmorProfileField: a Localhost profile's name is at most 4095 characters."""
+    if not enforced(ctx.releases, since=APPARMOR_PROFILE_LENGTH_SINCE):
+        return []
+    places = [(spec, path)] + [
+        (as_dict(c), f"{path}.{group}[{i}]")
+        for group in ("initContainers", "containers", "ephemeralContainers")
+        for i, c in enumerate(as_list(spec.get(group)))
+    ]
+    out = []
+    for holder, here in places:
+        profile = as_dict(as_dict(holder.get("securityContext")).get("appArmorProfile"))
+        local = profile.get("localhostProfile")
+        if profile.get("type") == "Localhost" and isinstance(local, str) and len(local) > 4095:
+            message = f"localhostProfile is {len(local)} characters long, more than 4095"
+            out.append(error(f"{here}.securityContext.appArmorProfile.localhostProfile", "security-context", message))
+    return out
 
 
 def _hostname_override(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
@@ -488,6 +510,7 @@ SPEC_CHECKS = (
     SpecCheck(("securityContext",), _selinux_change_policy),
     SpecCheck(("hostnameOverride",), _hostname_override),
     SpecCheck(("resources",), _pod_resources),
+    SpecCheck(("securityContext",), _apparmor_profile_length, container_fields=("securityContext",)),
 )
 CONTAINER_CHECKS = (
     ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),
