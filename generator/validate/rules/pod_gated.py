@@ -11,7 +11,7 @@ from __future__ import annotations
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, parse_quantity
 from generator.validate.rules.base import as_dict, as_list, enforced, error
-from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
+from generator.validate.rules.pod_plan import GROUPS, ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import path_findings
 from generator.validate.rules.selector import selector_findings
 
@@ -142,23 +142,23 @@ def _selinux_change_policy(spec: dict, path: str, ctx: PodContext) -> list[Findi
     return [error(where, "enum", message)]
 
 
-def _apparmor_profile_length(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _apparmor_length_findings(holder: dict, here: str, ctx: PodContext) -> list[Finding]:
     """ValidateAppArmorProfileField: a Localhost profile's name is at most 4095 characters."""
-    if not enforced(ctx.releases, since=APPARMOR_PROFILE_LENGTH_SINCE):
-        return []
-    places = [(spec, path)] + [
-        (as_dict(c), f"{path}.{group}[{i}]")
-        for group in ("initContainers", "containers", "ephemeralContainers")
-        for i, c in enumerate(as_list(spec.get(group)))
-    ]
-    out = []
-    for holder, here in places:
-        profile = as_dict(as_dict(holder.get("securityContext")).get("appArmorProfile"))
-        local = profile.get("localhostProfile")
-        if profile.get("type") == "Localhost" and isinstance(local, str) and len(local) > 4095:
-            message = f"localhostProfile is {len(local)} characters long, more than 4095"
-            out.append(error(f"{here}.securityContext.appArmorProfile.localhostProfile", "security-context", message))
-    return out
+    profile = as_dict(as_dict(holder.get("securityContext")).get("appArmorProfile"))
+    local = profile.get("localhostProfile")
+    too_long = isinstance(local, str) and len(local) > 4095 and profile.get("type") == "Localhost"
+    if too_long and enforced(ctx.releases, since=APPARMOR_PROFILE_LENGTH_SINCE):
+        message = f"localhostProfile is {len(local)} characters long, more than 4095"
+        return [error(f"{here}.securityContext.appArmorProfile.localhostProfile", "security-context", message)]
+    return []
+
+
+def _pod_apparmor_length(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    return _apparmor_length_findings(spec, path, ctx)
+
+
+def _container_apparmor_length(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+    return _apparmor_length_findings(c, here, ctx)
 
 
 def _hostname_override(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
@@ -510,10 +510,11 @@ SPEC_CHECKS = (
     SpecCheck(("securityContext",), _selinux_change_policy),
     SpecCheck(("hostnameOverride",), _hostname_override),
     SpecCheck(("resources",), _pod_resources),
-    SpecCheck(("securityContext",), _apparmor_profile_length, container_fields=("securityContext",)),
+    SpecCheck(("securityContext",), _pod_apparmor_length),
 )
 CONTAINER_CHECKS = (
     ContainerCheck(("initContainers", "containers"), ("resizePolicy",), _resize),
     ContainerCheck(("initContainers", "containers"), ("resources",), _container_claims),
     ContainerCheck(("initContainers", "containers"), ("restartPolicyRules",), _restart_rules),
+    ContainerCheck(GROUPS, ("securityContext",), _container_apparmor_length),
 )
