@@ -78,6 +78,16 @@ KINDS: tuple[Kind, ...] = (
         "ValidatingWebhookConfiguration MutatingWebhookConfiguration",
         "admissionregistration:webhook_configuration_findings",
     ),
+    *_builtin(
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicy",
+        "admissionregistration:admission_policy_findings",
+    ),
+    *_builtin(
+        "admissionregistration.k8s.io",
+        "ValidatingAdmissionPolicyBinding",
+        "admissionregistration:admission_policy_binding_findings",
+    ),
     # -- this project's own API --
     Kind(
         "batch.paddlepaddle.org/v1",

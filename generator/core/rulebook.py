@@ -256,6 +256,12 @@ _RULES = [
     Rule("priority-class", "scheduling", ERROR, "a PriorityClass named system-..., or valued above 1000000000"),
     # -- admissionregistration --------------------------------------------------------------
     Rule("webhook", "admissionregistration", ERROR, "a webhook name, clientConfig, timeout, rule or v1 field refused"),
+    Rule(
+        "admission-policy",
+        "admissionregistration",
+        ERROR,
+        "a ValidatingAdmissionPolicy or binding refused (rules, CEL syntax, audit keys, actions, paramRef)",
+    ),
     # -- podsecurity ------------------------------------------------------------------------
     Rule(
         "pod-security",
