@@ -19,7 +19,16 @@ import sys
 from collections.abc import Iterator
 from typing import NamedTuple
 
-ERROR_TYPES = ("Required", "Invalid", "NotSupported", "Forbidden", "Duplicate", "TooLong", "TooMany")
+ERROR_TYPES = (
+    "Required",
+    "Invalid",
+    "NotSupported",
+    "Forbidden",
+    "Duplicate",
+    "TooLong",
+    "TooLongMaxLength",
+    "TooMany",
+)
 
 _KEBAB = {
     "Required": "required",
@@ -28,6 +37,7 @@ _KEBAB = {
     "Forbidden": "forbidden",
     "Duplicate": "duplicate",
     "TooLong": "too-long",
+    "TooLongMaxLength": "too-long",  # TooLong with the limit in the message (field.TooLongMaxLength)
     "TooMany": "too-many",
 }
 
