@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 
 from generator.core.findings import Finding
-from generator.core.grammar import label_value_problem
-from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, nonnegative, nonnegative_fields
-from generator.validate.rules.selector import is_empty, selector_findings
+from generator.validate.rules.base import as_dict, as_int, enforced, error, nonnegative, nonnegative_fields
+from generator.validate.rules.selector import expression_value_findings, is_empty, selector_findings
 
 _PERCENT = re.compile(r"^[0-9]+%$")  # validation.IsValidPercent
 
@@ -50,21 +49,6 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
 
 
 DEPLOYMENT_STRATEGIES = ("Recreate", "RollingUpdate")
-
-
-def expression_value_findings(expressions, path: str) -> list[Finding]:
-    """ValidateLabelSelectorRequirement with AllowInvalidLabelValueInSelector false, as every apps
-    controller's selector is validated on create (ValidateDeploymentSpec, ValidateReplicaSetSpec and
-    ValidateStatefulSetSpec say so, a DaemonSet's options have it false for a new object): each value
-    of an In or NotIn expression is a label value, or LabelSelectorAsSelector fails too."""
-    out = []
-    for i, expression in enumerate(as_list(expressions)):
-        expression = as_dict(expression)
-        for j, value in enumerate(as_list(expression.get("values"))):
-            problem = label_value_problem(value, expression.get("key")) if isinstance(value, str) else None
-            if problem:
-                out.append(error(f"{path}.matchExpressions[{i}].values[{j}]", "selector", problem))
-    return out
 
 
 def deployment_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:

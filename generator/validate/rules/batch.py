@@ -9,7 +9,6 @@ import re
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, is_domain_prefixed_path, label_key_problem
-from generator.validate.rules.apps import expression_value_findings
 from generator.validate.rules.base import (
     as_dict,
     as_int,
@@ -20,7 +19,12 @@ from generator.validate.rules.base import (
     nonnegative_fields,
     warning,
 )
-from generator.validate.rules.selector import expression_matches, mismatches, selector_findings
+from generator.validate.rules.selector import (
+    expression_matches,
+    expression_value_findings,
+    mismatches,
+    selector_findings,
+)
 
 COMPLETION_MODES = ("NonIndexed", "Indexed")
 

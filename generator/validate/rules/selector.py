@@ -5,7 +5,7 @@ rules. Findings carry the rule id `selector`."""
 from __future__ import annotations
 
 from generator.core.findings import Finding, child
-from generator.core.grammar import label_key_problem
+from generator.core.grammar import label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_list, error
 from generator.validate.rules.meta import label_findings
 
@@ -34,6 +34,25 @@ def selector_findings(selector, path: str) -> list[Finding]:
         elif operator in ("Exists", "DoesNotExist") and as_list(values):
             message = f"values may not be given when the operator is {operator} (ValidateLabelSelectorRequirement)"
             out.append(error(f"{here}.values", "selector", message))
+    return out
+
+
+def expression_value_findings(expressions, path: str) -> list[Finding]:
+    """ValidateLabelSelectorRequirement with AllowInvalidLabelValueInSelector false, as the apps and
+    batch controllers' selectors are validated on create (ValidateDeploymentSpec, ValidateReplicaSetSpec
+    and ValidateStatefulSetSpec say so, a DaemonSet's options have it false for a new object, a Job's
+    selector likewise): each value of an In or NotIn expression is a label value, or
+    LabelSelectorAsSelector fails too."""
+    out = []
+    for i, expression in enumerate(as_list(expressions)):
+        expression = as_dict(expression)
+        key = expression.get("key")
+        if not isinstance(key, str):
+            continue  # another type: the schema's finding
+        for j, value in enumerate(as_list(expression.get("values"))):
+            problem = label_value_problem(value, key) if isinstance(value, str) else None
+            if problem:
+                out.append(error(f"{path}.matchExpressions[{i}].values[{j}]", "selector", problem))
     return out
 
 
