@@ -125,7 +125,7 @@ def _containers_of(spec: dict, path: str) -> list[tuple[str, dict]]:
 
 
 def _os(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
-    return _os_findings(spec, path, _containers_of(spec, path))
+    return _os_findings(spec, path, _containers_of(spec, path), ctx.releases)
 
 
 def _host_process(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
@@ -375,7 +375,12 @@ def _mount_propagation_findings(c: dict, here: str, group: str, ctx: PodContext)
     return out
 
 
-def _os_findings(spec: dict, path: str, containers: list) -> list[Finding]:
+# fields dropped before validation where their feature gate is off, so a windows pod is refused
+# them only from the release it is on by default: UserNamespacesSupport, SupplementalGroupsPolicy
+WINDOWS_FORBIDDEN_SINCE = {"hostUsers": 33, "supplementalGroupsPolicy": 33}
+
+
+def _os_findings(spec: dict, path: str, containers: list, releases: tuple[int, ...] = (10**6,)) -> list[Finding]:
     """validateOS, then validateLinux or validateWindows."""
     os_spec = spec.get("os")
     if not isinstance(os_spec, dict):
@@ -411,6 +416,8 @@ def _os_findings(spec: dict, path: str, containers: list) -> list[Finding]:
                     or value == []
                     and field == "sysctls"
                 ):
+                    continue
+                if field in WINDOWS_FORBIDDEN_SINCE and not enforced(releases, since=WINDOWS_FORBIDDEN_SINCE[field]):
                     continue
                 message = f"{field} cannot be set for a pod with os.name windows"
                 out.append(error(f"{where}.{field}", "security-context", message))
