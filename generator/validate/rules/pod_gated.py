@@ -32,9 +32,9 @@ SELINUX_CHANGE_POLICY_SINCE = 33  # SELinuxChangePolicy: alpha 1.32, beta and on
 # on create (useOnlyRecursiveSELinuxChangePolicy, pkg/api/pod/util.go)
 SELINUX_MOUNT_SINCE = 37
 HOSTNAME_OVERRIDE_SINCE = 35  # HostnameOverride: alpha 1.34, beta and on from 1.35, GA 1.37
-# ValidateAppArmorProfileField caps localhostProfile at 4095 characters (PATH_MAX - 1) in kubernetes
-# master from between November 2024 and February 2025: applied from 1.33, the first release sure to have it
-APPARMOR_PROFILE_LENGTH_SINCE = 33
+# ValidateAppArmorProfileField caps localhostProfile at 4095 characters (PATH_MAX - 1): in v1.31.1
+# (the field is in the schema from 1.30, where this check is not verified here)
+APPARMOR_PROFILE_LENGTH_SINCE = 31
 RESTART_RULES_SINCE = 35  # ContainerRestartRules: alpha 1.34, beta and on from 1.35
 RESTART_ALL_SINCE = 36  # RestartAllContainersOnContainerExits: alpha 1.35, beta and on from 1.36
 # the limits of 20 rules and 255 exit codes are in kubernetes master from March 2026: applied from
