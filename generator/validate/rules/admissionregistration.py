@@ -44,6 +44,9 @@ SCOPES = ("*", "Cluster", "Namespaced")  # validScopes
 MATCH_CONDITIONS_SINCE = 28
 MAX_MATCH_CONDITIONS = 64
 
+# What Go's strings.TrimSpace trims (unicode.IsSpace): str.strip() would also trim \x1c-\x1f.
+GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
 
 def webhook_configuration_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateValidatingWebhookConfiguration / ValidateMutatingWebhookConfiguration."""
@@ -272,10 +275,10 @@ def _match_condition_findings(conditions, here: str, minor: int, rid: str = "web
     for i, condition in enumerate(conditions):
         condition = as_dict(condition)
         expression = condition.get("expression")  # absent: the schema's `required` reports it
-        if isinstance(expression, str) and not expression.strip():
+        if isinstance(expression, str) and not expression.strip(GO_SPACE):
             out.append(error(f"{here}[{i}].expression", rid, "a match condition needs an expression"))
         elif isinstance(expression, str):
-            problem = _cel_syntax_problem(expression.strip(), minor)
+            problem = _cel_syntax_problem(expression.strip(GO_SPACE), minor)
             if problem:
                 out.append(error(f"{here}[{i}].expression", rid, problem))
         name = condition.get("name")
@@ -474,9 +477,9 @@ def _variable_findings(variable: dict, here: str, minor: int) -> list[Finding]:
     out = []
     name = variable.get("name")  # absent: the schema's `required` reports it
     if isinstance(name, str):
-        if not name.strip():
+        if not name.strip(GO_SPACE):
             out.append(error(f"{here}.name", POLICY_RULE, "a variable needs a name"))
-        elif not CEL_IDENTIFIER.match(name) or name in CEL_RESERVED:
+        elif not CEL_IDENTIFIER.fullmatch(name) or name in CEL_RESERVED:
             out.append(error(f"{here}.name", POLICY_RULE, f"variable name {name!r} is not a valid CEL identifier"))
     out += _expression_findings(variable, "expression", here, minor, "a variable needs an expression")
     return out
@@ -487,7 +490,7 @@ def _expression_findings(item: dict, field: str, here: str, minor: int, missing:
     expression = item.get(field)
     if not isinstance(expression, str):
         return []
-    if not expression.strip():
+    if not expression.strip(GO_SPACE):
         return [error(f"{here}.{field}", POLICY_RULE, missing)]
     problem = _cel_syntax_problem(expression, minor)
     return [error(f"{here}.{field}", POLICY_RULE, problem)] if problem else []
@@ -499,7 +502,7 @@ def _validation_findings(validation: dict, here: str, minor: int) -> list[Findin
     out = _expression_findings(validation, "expression", here, minor, "a validation needs an expression")
     message_expression = validation.get("messageExpression")
     if isinstance(message_expression, str) and message_expression:
-        if not message_expression.strip():
+        if not message_expression.strip(GO_SPACE):
             message = "messageExpression must be non-empty if specified"
             out.append(error(f"{here}.messageExpression", POLICY_RULE, message))
         else:
@@ -508,7 +511,7 @@ def _validation_findings(validation: dict, here: str, minor: int) -> list[Findin
                 out.append(error(f"{here}.messageExpression", POLICY_RULE, problem))
     message = validation.get("message")
     if isinstance(message, str) and message:
-        trimmed = message.strip()
+        trimmed = message.strip(GO_SPACE)
         if not trimmed:
             out.append(error(f"{here}.message", POLICY_RULE, "message must be non-empty if specified"))
         elif "\n" in trimmed or "\r" in trimmed:  # hasNewlines
@@ -531,7 +534,7 @@ def _audit_annotation_findings(obj: dict, annotations: list, minor: int) -> list
         out.append(error("spec.auditAnnotations", rid, message))
     meta = as_dict(obj.get("metadata"))
     named = bool(meta.get("name") or meta.get("generateName"))  # a generated name is set before
-    keys: set = set()
+    keys: set[str] = set()
     for i, annotation in enumerate(annotations):
         annotation = as_dict(annotation)
         here = f"spec.auditAnnotations[{i}]"
@@ -542,13 +545,14 @@ def _audit_annotation_findings(obj: dict, annotations: list, minor: int) -> list
             problem = _audit_key_problem(key)
             if problem:
                 out.append(error(f"{here}.key", rid, problem))
-        if isinstance(key, str) and key in keys:
-            out.append(error(f"{here}.key", rid, f"audit annotation key {key!r} is used twice"))
-        keys.add(key if isinstance(key, str) else "")
+        if isinstance(key, str):
+            if key in keys:
+                out.append(error(f"{here}.key", rid, f"audit annotation key {key!r} is used twice"))
+            keys.add(key)
         value = annotation.get("valueExpression")  # absent: the schema's `required` reports it
         if not isinstance(value, str):
             continue
-        trimmed = value.strip()
+        trimmed = value.strip(GO_SPACE)
         if not trimmed:
             out.append(error(f"{here}.valueExpression", rid, "an audit annotation needs a valueExpression"))
         elif len(trimmed.encode()) > MAX_VALUE_EXPRESSION_BYTES:
@@ -569,7 +573,7 @@ def _audit_key_problem(key: str) -> str | None:
         return f"audit annotation key {key!r} must not contain '/': <policy name>/<key> must be a qualified name"
     if not key:
         return "audit annotation key must not be empty: <policy name>/<key> must be a qualified name"
-    if len(key) > 63 or not QUALIFIED_NAME.match(key):
+    if len(key) > 63 or not QUALIFIED_NAME.fullmatch(key):
         return (
             f"audit annotation key {key!r} must be at most 63 characters of letters, digits, '-', '_' or '.', "
             "starting and ending with a letter or digit"
