@@ -7,7 +7,7 @@ from __future__ import annotations
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, name_problem, parse_quantity, path_segment_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
-from generator.validate.rules.core import _resource_name_problem as container_resource_problem
+from generator.validate.rules.core import resource_name_problem
 
 # validateMetricSpec: each metric type and the field that holds its source
 METRIC_SOURCES = {
@@ -94,7 +94,7 @@ def _metric_findings(metric: dict, here: str, releases: tuple[int, ...]) -> list
             out.append(error(f"{here}.{source}.container", "hpa", problem))
     if container_source and isinstance(body.get("name"), str) and body["name"]:
         # validateContainerResourceSource: corevalidation.ValidateContainerResourceName
-        problem = container_resource_problem(body["name"], container=True)
+        problem = resource_name_problem(body["name"], container=True)
         if problem:
             out.append(error(f"{here}.{source}.name", "hpa", problem))
     if kind in ("Object", "Pods", "External") and isinstance(body.get("metric"), dict):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import ipaddress
 import json
 import math
@@ -970,16 +971,22 @@ def _extended(name: str) -> bool:
     return not _native(name) and not name.startswith("requests.") and label_key_problem("requests." + name) is None
 
 
-def _resource_name_problem(name: str, container: bool = False) -> str | None:
+@functools.lru_cache(maxsize=1024)  # resource names repeat across documents (cpu, memory, nvidia.com/gpu)
+def resource_name_problem(name: str, container: bool = False) -> str | None:
     """validateResourceName (a qualified name; without a domain, a standard resource) and, for a
-    Pod's or Container's limit, validateContainerResourceName."""
+    container's resources (a pod's, a Pod or Container limit, an HPA's container metric),
+    validateContainerResourceName: cpu, memory, ephemeral-storage, hugepages-<size>, or an
+    extended resource (DOMAIN/NAME, the name not starting with 'requests.')."""
     if problem := label_key_problem(name, "resource"):
         return problem.replace(" key", "", 1)
+    if container and "/" not in name and name not in CONTAINER_RESOURCES and not name.startswith("hugepages-"):
+        return (
+            f"{name!r} is not a container resource: use cpu, memory, ephemeral-storage, hugepages-<size>, "
+            "or an extended resource with its domain (nvidia.com/gpu)"
+        )
     hugepages = name.startswith(("hugepages-", "requests.hugepages-"))  # helper.IsQuotaHugePageResourceName
     if "/" not in name and name not in STANDARD_RESOURCES and not hugepages:
         return f"{name!r} is not a standard resource type (cpu, memory, storage, ...) nor fully qualified"
-    if container and "/" not in name and name not in CONTAINER_RESOURCES and not name.startswith("hugepages-"):
-        return f"{name!r} is not a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>)"
     if container and not _native(name) and not _extended(name):
         return f"{name!r} does not follow the extended resource name standard (DOMAIN/NAME)"
     return None
@@ -1153,7 +1160,7 @@ def limit_range_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
                 out.append(error(f"{here}.{section}", "limit-range", message))
                 continue
             for name, text in given.items():
-                if isinstance(name, str) and (problem := _resource_name_problem(name, container)):
+                if isinstance(name, str) and (problem := resource_name_problem(name, container)):
                     out.append(error(child(f"{here}.{section}", name), "limit-range", problem))
                 number = parse_quantity(text)  # a value that is no quantity: the schema's finding
                 if number is not None:

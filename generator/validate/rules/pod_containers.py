@@ -10,12 +10,10 @@ validateEphemeralContainers). pod.py runs the checks of `SPEC_CHECKS` and
 
 from __future__ import annotations
 
-import functools
-
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
-from generator.validate.rules.core import pvc_spec_findings
+from generator.validate.rules.core import pvc_spec_findings, resource_name_problem
 from generator.validate.rules.pod_plan import ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import resource_field_findings, volume_field_findings
 
@@ -42,7 +40,6 @@ ENV_FIELD_PATHS = (
 )
 # validVolumeDownwardAPIFieldPathExpressions
 VOLUME_FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.labels", "metadata.annotations", "metadata.uid")
-STANDARD_CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")  # and hugepages-<size>
 
 # what an ephemeral container may not set (allowedEphemeralContainerFields: false or not listed)
 EPHEMERAL_FORBIDDEN = (
@@ -431,11 +428,6 @@ def _split_subscript(field_path: str) -> tuple[str, str | None]:
 # -- resources ------------------------------------------------------------------------------------
 
 
-def _is_native(name: str) -> bool:
-    """helper.IsNativeResource: no domain, or a kubernetes.io domain."""
-    return "/" not in name or "kubernetes.io/" in name
-
-
 def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
     """validateContainerResourceName and ValidateResourceQuantityValue's sign; hugepages as
     resources that cannot overcommit (request = limit, a limit), with cpu or memory."""
@@ -448,7 +440,7 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
         for name, quantity in amounts.items():
             if not isinstance(name, str):
                 continue
-            problem = _resource_name_problem(name)
+            problem = resource_name_problem(name, container=True)
             if problem:
                 out.append(error(child(f"{here}.{kind}", name), "resource-name", problem))
             value = parse_quantity(quantity)
@@ -486,23 +478,6 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
 
 
 _COMPUTE = frozenset({"cpu", "memory"})
-
-
-@functools.lru_cache(maxsize=1024)  # resource names repeat across documents (cpu, memory, nvidia.com/gpu)
-def _resource_name_problem(name: str) -> str | None:
-    problem = label_key_problem(name, "resource")
-    if problem:
-        return problem
-    if "/" not in name:
-        if name in STANDARD_CONTAINER_RESOURCES or name.startswith("hugepages-"):
-            return None
-        return (
-            f"{name!r} is not a container resource: use cpu, memory, ephemeral-storage, hugepages-<size>, "
-            "or an extended resource with its domain (nvidia.com/gpu)"
-        )
-    if not _is_native(name) and (name.startswith("requests.") or label_key_problem("requests." + name, "resource")):
-        return f"{name!r} is not an extended resource name: DOMAIN/NAME, the name not starting with 'requests.'"
-    return None
 
 
 # -- sidecars and host ports -----------------------------------------------------------------------
