@@ -27,6 +27,7 @@ from generator.core.grammar import (
 )
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.selector import node_field_findings, node_requirement_findings
 
 # -- every core kind ------------------------------------------------------------------------------
 
@@ -684,52 +685,10 @@ def _volume_node_affinity_findings(affinity: dict, path: str) -> list[Finding]:
         term = as_dict(term)
         for j, req in enumerate(as_list(term.get("matchExpressions"))):
             if isinstance(req, dict):
-                out += _node_requirement_findings(req, f"{here}[{i}].matchExpressions[{j}]")
+                out += node_requirement_findings(req, f"{here}[{i}].matchExpressions[{j}]", "persistent-volume")
         for j, req in enumerate(as_list(term.get("matchFields"))):
             if isinstance(req, dict):
-                out += _node_field_findings(req, f"{here}[{i}].matchFields[{j}]")
-    return out
-
-
-NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
-
-
-def _node_requirement_findings(req: dict, here: str) -> list[Finding]:
-    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
-    out = []
-    if operator in ("In", "NotIn") and not values:
-        out.append(error(f"{here}.values", "persistent-volume", f"operator {operator!r} needs values"))
-    elif operator in ("Exists", "DoesNotExist") and values:
-        out.append(error(f"{here}.values", "persistent-volume", f"operator {operator!r} takes no values"))
-    elif operator in ("Gt", "Lt") and len(values) != 1:
-        message = f"operator {operator!r} needs exactly one value, got {len(values)}"
-        out.append(error(f"{here}.values", "persistent-volume", message))
-    elif isinstance(operator, str) and operator not in NODE_OPERATORS:
-        message = f"node selector operator {operator!r} is not one of {', '.join(NODE_OPERATORS)}"
-        out.append(error(f"{here}.operator", "persistent-volume", message))
-    if isinstance(key, str) and (problem := label_key_problem(key, "node selector")):
-        out.append(error(f"{here}.key", "persistent-volume", problem))
-    return out
-
-
-def _node_field_findings(req: dict, here: str) -> list[Finding]:
-    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
-    out = []
-    if operator in ("In", "NotIn"):
-        if len(values) != 1:
-            message = f"a node field selector with {operator!r} needs exactly one value (a node name)"
-            out.append(error(f"{here}.values", "persistent-volume", message))
-    elif isinstance(operator, str):
-        message = f"a node field selector's operator is 'In' or 'NotIn', got {operator!r}"
-        out.append(error(f"{here}.operator", "persistent-volume", message))
-    if isinstance(key, str) and key != "metadata.name":
-        message = f"a node field selector selects by 'metadata.name' only, got {key!r}"
-        out.append(error(f"{here}.key", "persistent-volume", message))
-    elif key == "metadata.name":
-        for k, value in enumerate(values):
-            if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
-                message = f"{value!r} is not a node name (a DNS-1123 subdomain)"
-                out.append(error(f"{here}.values[{k}]", "persistent-volume", message))
+                out += node_field_findings(req, f"{here}[{i}].matchFields[{j}]", "persistent-volume")
     return out
 
 

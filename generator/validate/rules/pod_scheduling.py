@@ -13,11 +13,10 @@ from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
 from generator.validate.rules.pod_plan import PodContext, SpecCheck
-from generator.validate.rules.selector import selector_findings
+from generator.validate.rules.selector import node_field_findings, node_requirement_findings, selector_findings
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 SCHEDULE_ACTIONS = ("DoNotSchedule", "ScheduleAnyway")
 NODE_INCLUSION_POLICIES = ("Honor", "Ignore")
 # feature gates on by default from these releases (fields dropped before: no error there)
@@ -299,39 +298,21 @@ def _node_term_findings(term: dict, here: str, values: bool = False) -> list[Fin
                         out.append(error(f"{here}.matchExpressions[{j}].values[{k}]", "affinity", problem))
     for j, req in enumerate(as_list(term.get("matchFields"))):
         if isinstance(req, dict):
-            out += _node_field_findings(req, f"{here}.matchFields[{j}]")
+            out += node_field_findings(req, f"{here}.matchFields[{j}]", "affinity")
     return out
 
 
 def _node_requirement_findings(req: dict, here: str) -> list[Finding]:
-    """ValidateNodeSelectorRequirement; and Gt/Lt's value an integer, which the scheduler's
-    selector needs (labels.NewRequirement: otherwise the term matches no node)."""
-    out = []
-    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
-    if operator in ("In", "NotIn") and not values:
-        message = f"operator {operator!r} needs values (the label values to match); add values or use 'Exists'"
-        out.append(error(f"{here}.values", "affinity", message))
-    elif operator in ("Exists", "DoesNotExist") and values:
-        message = f"operator {operator!r} takes no values: drop values, or use 'In' or 'NotIn'"
-        out.append(error(f"{here}.values", "affinity", message))
-    elif operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            message = f"operator {operator!r} needs exactly one value (an integer), got {len(values)}"
-            out.append(error(f"{here}.values", "affinity", message))
-        elif not (isinstance(values[0], str) and _is_int64(values[0])):
-            message = (
-                f"operator {operator!r} compares with an integer, got {value_text(values[0])}: the scheduler cannot "
-                "parse it "
-                "and the pod matches no node"
-            )
-            out.append(error(f"{here}.values[0]", "affinity", message))
-    elif isinstance(operator, str) and operator not in NODE_SELECTOR_OPERATORS:
-        message = f"node selector operator {operator!r} is not one of {', '.join(NODE_SELECTOR_OPERATORS)}"
-        out.append(error(f"{here}.operator", "affinity", message))
-    if isinstance(key, str):
-        problem = label_key_problem(key, "node selector")
-        if problem:
-            out.append(error(f"{here}.key", "affinity", problem))
+    """ValidateNodeSelectorRequirement (selector.py); and Gt/Lt's value an integer, which the
+    scheduler's selector needs (labels.NewRequirement: otherwise the term matches no node)."""
+    out = node_requirement_findings(req, here, "affinity")
+    operator, values = req.get("operator"), as_list(req.get("values"))
+    if operator in ("Gt", "Lt") and len(values) == 1 and not (isinstance(values[0], str) and _is_int64(values[0])):
+        message = (
+            f"operator {operator!r} compares with an integer, got {value_text(values[0])}: the scheduler cannot "
+            "parse it and the pod matches no node"
+        )
+        out.append(error(f"{here}.values[0]", "affinity", message))
     return out
 
 
@@ -339,30 +320,6 @@ def _is_int64(text: str) -> bool:
     """strconv.ParseInt(text, 10, 64)."""
     digits = text[1:] if text[:1] in "+-" else text
     return digits.isascii() and digits.isdigit() and -(2**63) <= int(text) < 2**63
-
-
-def _node_field_findings(req: dict, here: str) -> list[Finding]:
-    """ValidateNodeFieldSelectorRequirement: only metadata.name, with In or NotIn and one node name."""
-    out = []
-    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
-    if operator in ("In", "NotIn"):
-        if len(values) != 1:
-            message = (
-                f"a node field selector with {operator!r} needs exactly one value (a node name), got {len(values)}"
-            )
-            out.append(error(f"{here}.values", "affinity", message))
-    elif isinstance(operator, str):
-        message = f"a node field selector's operator is 'In' or 'NotIn', got {operator!r}"
-        out.append(error(f"{here}.operator", "affinity", message))
-    if isinstance(key, str) and key != "metadata.name":
-        message = f"a node field selector selects by 'metadata.name' only, got {key!r}; use matchExpressions for labels"
-        out.append(error(f"{here}.key", "affinity", message))
-    elif key == "metadata.name":
-        for k, value in enumerate(values):
-            if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
-                message = f"{value!r} is not a node name (a DNS-1123 subdomain)"
-                out.append(error(f"{here}.values[{k}]", "affinity", message))
-    return out
 
 
 def _pod_term_findings(term: dict, here: str, label_keys: bool) -> list[Finding]:

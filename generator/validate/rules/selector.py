@@ -5,7 +5,7 @@ rules. Findings carry the rule id `selector`."""
 from __future__ import annotations
 
 from generator.core.findings import Finding, child
-from generator.core.grammar import label_key_problem, label_value_problem
+from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_list, error
 from generator.validate.rules.meta import label_findings
 
@@ -89,4 +89,58 @@ def mismatches(selector, labels, path: str, what: str, labels_path: str | None =
             shown = f"{expression['key']} {expression['operator']} ({', '.join(as_list(expression.get('values')))})"
             message = f"selector expression {shown} does not match the {what}'s labels: the controller would own no pod"
             out.append(error(f"{path}.matchExpressions[{i}]", "selector", message))
+    return out
+
+
+# -- node selectors (core/validation ValidateNodeSelectorRequirement, ValidateNodeFieldSelectorRequirement):
+# a pod's node affinity (rule affinity) and a PersistentVolume's (rule persistent-volume)
+
+NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def node_requirement_findings(req: dict, here: str, rule: str) -> list[Finding]:
+    """ValidateNodeSelectorRequirement: the operator's values (some for In and NotIn, none for
+    Exists and DoesNotExist, one for Gt and Lt), a known operator, a label key."""
+    out = []
+    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
+    if operator in ("In", "NotIn") and not values:
+        message = f"operator {operator!r} needs values (the label values to match); add values or use 'Exists'"
+        out.append(error(f"{here}.values", rule, message))
+    elif operator in ("Exists", "DoesNotExist") and values:
+        message = f"operator {operator!r} takes no values: drop values, or use 'In' or 'NotIn'"
+        out.append(error(f"{here}.values", rule, message))
+    elif operator in ("Gt", "Lt") and len(values) != 1:
+        message = f"operator {operator!r} needs exactly one value (an integer), got {len(values)}"
+        out.append(error(f"{here}.values", rule, message))
+    elif isinstance(operator, str) and operator not in NODE_SELECTOR_OPERATORS:
+        message = f"node selector operator {operator!r} is not one of {', '.join(NODE_SELECTOR_OPERATORS)}"
+        out.append(error(f"{here}.operator", rule, message))
+    if isinstance(key, str):
+        problem = label_key_problem(key, "node selector")
+        if problem:
+            out.append(error(f"{here}.key", rule, problem))
+    return out
+
+
+def node_field_findings(req: dict, here: str, rule: str) -> list[Finding]:
+    """ValidateNodeFieldSelectorRequirement: only metadata.name, with In or NotIn and one node name."""
+    out = []
+    operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")
+    if operator in ("In", "NotIn"):
+        if len(values) != 1:
+            message = (
+                f"a node field selector with {operator!r} needs exactly one value (a node name), got {len(values)}"
+            )
+            out.append(error(f"{here}.values", rule, message))
+    elif isinstance(operator, str):
+        message = f"a node field selector's operator is 'In' or 'NotIn', got {operator!r}"
+        out.append(error(f"{here}.operator", rule, message))
+    if isinstance(key, str) and key != "metadata.name":
+        message = f"a node field selector selects by 'metadata.name' only, got {key!r}; use matchExpressions for labels"
+        out.append(error(f"{here}.key", rule, message))
+    elif key == "metadata.name":
+        for k, value in enumerate(values):
+            if isinstance(value, str) and not (len(value) <= 253 and DNS1123_SUBDOMAIN.match(value)):
+                message = f"{value!r} is not a node name (a DNS-1123 subdomain)"
+                out.append(error(f"{here}.values[{k}]", rule, message))
     return out
