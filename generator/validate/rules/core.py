@@ -27,6 +27,7 @@ from generator.core.grammar import (
 )
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.pod_volumes import azure_disk_findings
 from generator.validate.rules.selector import node_field_findings, node_requirement_findings
 
 # -- every core kind ------------------------------------------------------------------------------
@@ -819,30 +820,9 @@ def _azure_file(source: dict, path: str, obj: dict) -> list[Finding]:
     return _empty(source, ("secretName", "shareName", "secretNamespace"), path)
 
 
-AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")
-AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
-
-
 def _azure_disk(source: dict, path: str, obj: dict) -> list[Finding]:
-    """validateAzureDisk: cachingMode, kind, and a diskURI of the kind's form."""
-    rule = "persistent-volume"
-    out = _empty(source, ("diskName", "diskURI"), path)
-    caching, kind, uri = source.get("cachingMode"), source.get("kind"), source.get("diskURI")
-    if isinstance(caching, str) and caching not in AZURE_CACHING_MODES:
-        message = f"cachingMode {caching!r} is not one of {', '.join(AZURE_CACHING_MODES)}"
-        out.append(error(f"{path}.cachingMode", "enum", message))
-    if isinstance(kind, str) and kind not in AZURE_DISK_KINDS:
-        out.append(error(f"{path}.kind", "enum", f"kind {kind!r} is not one of {', '.join(AZURE_DISK_KINDS)}"))
-    if isinstance(kind, str) and isinstance(uri, str):
-        if kind == "Managed" and not uri.startswith("/subscriptions/"):
-            message = (
-                f"a Managed disk's diskURI is /subscriptions/.../providers/microsoft.compute/disks/NAME, got {uri!r}"
-            )
-            out.append(error(f"{path}.diskURI", rule, message))
-        elif kind != "Managed" and not uri.startswith("https://"):
-            message = f"a blob disk's diskURI is https://ACCOUNT.blob.core.windows.net/CONTAINER/NAME.vhd, got {uri!r}"
-            out.append(error(f"{path}.diskURI", rule, message))
-    return out
+    """validateAzureDisk, as for a pod's volume (pod_volumes.py)."""
+    return _empty(source, ("diskName", "diskURI"), path) + azure_disk_findings(source, path, "persistent-volume")
 
 
 def _csi(source: dict, path: str, obj: dict) -> list[Finding]:

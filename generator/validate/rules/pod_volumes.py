@@ -84,7 +84,7 @@ def volume_field_findings(volume: dict, here: str) -> list[Finding]:
             message = f"flexVolume option {key!r}: the kubernetes.io and k8s.io prefixes are reserved"
             out.append(error(child(f"{here}.flexVolume.options", str(key)), "volume-source", message))
     if isinstance(volume.get("azureDisk"), dict):
-        out += _azure_disk_findings(volume["azureDisk"], f"{here}.azureDisk")
+        out += azure_disk_findings(volume["azureDisk"], f"{here}.azureDisk")
     csi = volume.get("csi")
     if isinstance(csi, dict):
         out += _csi_findings(csi, f"{here}.csi")
@@ -267,8 +267,9 @@ def _fc_findings(fc: dict, here: str) -> list[Finding]:
     return out
 
 
-def _azure_disk_findings(disk: dict, here: str) -> list[Finding]:
-    """validateAzureDisk: cachingMode, kind, and a diskURI of the kind's form."""
+def azure_disk_findings(disk: dict, here: str, rule: str = "volume-source") -> list[Finding]:
+    """validateAzureDisk (a pod's volume, and a PersistentVolume's source with ``rule``
+    persistent-volume): cachingMode, kind, and a diskURI of the kind's form."""
     out = []
     caching, kind, uri = disk.get("cachingMode"), disk.get("kind"), disk.get("diskURI")
     if isinstance(caching, str) and caching not in AZURE_CACHING_MODES:
@@ -281,10 +282,10 @@ def _azure_disk_findings(disk: dict, here: str) -> list[Finding]:
             message = (
                 f"a Managed disk's diskURI is /subscriptions/.../providers/microsoft.compute/disks/NAME, got {uri!r}"
             )
-            out.append(error(f"{here}.diskURI", "volume-source", message))
+            out.append(error(f"{here}.diskURI", rule, message))
         elif kind != "Managed" and not uri.startswith("https://"):
             message = f"a blob disk's diskURI is https://ACCOUNT.blob.core.windows.net/CONTAINER/NAME.vhd, got {uri!r}"
-            out.append(error(f"{here}.diskURI", "volume-source", message))
+            out.append(error(f"{here}.diskURI", rule, message))
     return out
 
 
