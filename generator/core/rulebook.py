@@ -226,19 +226,19 @@ _RULES = [
         "foregroundDeletion",
     ),
     # -- apps -------------------------------------------------------------------------------
-    Rule("deployment", "apps", ERROR, "a Deployment's strategy (maxSurge and maxUnavailable both 0), bounds"),
-    Rule("statefulset", "apps", ERROR, "a StatefulSet's podManagementPolicy, updateStrategy, bounds"),
-    Rule("daemonset", "apps", ERROR, "a DaemonSet's maxSurge with maxUnavailable (exactly one non-zero), bounds"),
+    Rule("deployment", "apps", ERROR, "a Deployment's strategy type and rolling update (maxSurge, maxUnavailable)"),
+    Rule("statefulset", "apps", ERROR, "a StatefulSet's updateStrategy, retention policy, ordinals, maxUnavailable"),
+    Rule("daemonset", "apps", ERROR, "a DaemonSet's strategy type, maxSurge with maxUnavailable (one non-zero)"),
     Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
     # -- batch ------------------------------------------------------------------------------
-    Rule("job", "batch", ERROR, "a Job's counts below 0, Indexed without completions, a selector it generates"),
+    Rule("job", "batch", ERROR, "a Job's counts, Indexed limits, failure and success policies, managedBy, selector"),
     Rule(
         "job-paddle-parallelism",
         "batch",
         WARNING,
         "a distributed Paddle job's Job with parallelism below completions: its pods wait for peers never started",
     ),
-    Rule("cronjob", "batch", ERROR, "a CronJob's schedule, timeZone, concurrencyPolicy, or a name over 52"),
+    Rule("cronjob", "batch", ERROR, "a CronJob's schedule (TZ), timeZone, concurrencyPolicy, a name over 52"),
     # -- networking -------------------------------------------------------------------------
     Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),
     Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
@@ -411,7 +411,7 @@ _RULES = [
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
     Rule("crd-default", "crd", ERROR, "`default` in a v1beta1 CRD"),
     Rule("crd-int-or-string", "crd", ERROR, "an x-kubernetes-int-or-string node with a type or other junctors"),
-    Rule("crd-list-set", "crd", ERROR, "a list-set of objects that are not atomic"),
+    Rule("crd-list-set", "crd", ERROR, "a list-set whose items are maps or lists that are not atomic"),
     Rule("crd-list-map", "crd", ERROR, "a list-map without keys, or keys that are not scalar properties (1.18+)"),
     Rule("crd-metadata", "crd", ERROR, "a root metadata schema restricting more than name and generateName"),
     Rule(
