@@ -33,7 +33,7 @@ OWNERS = {
     "rbac": "the apiserver's validation of RBAC roles and bindings",
     "storage": "the apiserver's validation of StorageClasses",
     "scheduling": "the apiserver's validation of PriorityClasses",
-    "admissionregistration": "the apiserver's validation of webhook configurations",
+    "admissionregistration": "the apiserver's validation of webhook configurations and ValidatingAdmissionPolicies",
     "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
     "volcano": "Volcano's admission webhooks (Job, Queue)",

@@ -481,8 +481,8 @@ def _container_claims(c: dict, here: str, group: str, ctx: PodContext) -> list[F
     claims = as_dict(c.get("resources")).get("claims")
     if not claims or not isinstance(claims, list) or not enforced(ctx.releases, since=RESOURCE_CLAIMS_SINCE):
         return []
-    names = {as_dict(claim).get("name") for claim in as_list(ctx.spec.get("resourceClaims"))}
-    names = {name for name in names if isinstance(name, str) and name}
+    pod_claims = [as_dict(claim).get("name") for claim in as_list(ctx.spec.get("resourceClaims"))]
+    names = {name for name in pod_claims if isinstance(name, str) and name}
     out, seen = [], set()
     for k, claim in enumerate(claims):
         name = as_dict(claim).get("name")
