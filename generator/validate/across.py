@@ -21,6 +21,9 @@ input stream after its documents (stream.py), `job` on what it renders.
 
 from __future__ import annotations
 
+import os
+import stat
+
 from generator.core.findings import Finding, child
 from generator.validate.rules.base import as_dict, as_list, error, warning
 from generator.validate.rules.pod import _templates as templates
@@ -69,18 +72,20 @@ def input_may_report(source) -> bool:
     if isinstance(source, bytes | bytearray | memoryview):
         return may_report(bytes(source))
     try:
-        if not source.seekable():
-            return True
+        info = os.fstat(source.fileno())
+        if not stat.S_ISREG(info.st_mode) or not source.seekable():
+            return True  # a pipe, a terminal, a device (/dev/zero never ends): it may hold anything
         start = source.tell()
     except (AttributeError, OSError, ValueError):
         return True
     try:
-        tail = b""
-        while block := source.read(1 << 20):
+        tail, left = b"", info.st_size - start  # what the reader will read of it, at most
+        while left > 0 and (block := source.read(min(1 << 20, left))):
             if may_report(tail + block):
                 return True
             tail = block[-(_LONGEST_TRIGGER - 1) :]  # a word may span two blocks
-        return False
+            left -= len(block)
+        return left > 0 or bool(source.read(1))  # a file that shrank or grew while it was scanned
     finally:
         source.seek(start)
 
