@@ -64,6 +64,10 @@ def test_the_source_is_pinned(path):
     assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
     assert re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
     assert source["url"].endswith(f"/blob/{source['tag']}/{source['path']}")
+    # verified: the SHA-256 is of the file at the tag; else the text says what copy was read and how
+    # it was judged to be the tag's, and the coverage table says so
+    assert isinstance(source["verified"], bool)
+    assert source["verified"] or len(source["text"]) > 200
 
 
 @pytest.mark.parametrize("path", LEDGERS, ids=lambda p: p.name)

@@ -159,6 +159,8 @@ def ledger_coverage() -> str:
         still = total - len(reasoned) - len(ported)
         source = ledger["source"]
         upstream = f"[`{ledger['root']}`]({source['url']}) at {source['tag']} (`{source['commit'][:12]}`)"
+        if not source.get("verified"):  # read from another copy of the file: the ledger's source says which
+            upstream += ", from a copy not verified against the tag"
         counts = f"{len(ported)} ({_percent(len(ported), total)}) | {len(reasoned)} ({_percent(len(reasoned), total)})"
         row = f"| `{ledger['ledger']}` | {ledger['kind']} | {upstream} | {total} | {counts} | {still}"
         lines.append(f"{row} | {_percent(total - still, total)} |")
