@@ -39,63 +39,88 @@ AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
 
 
 def volume_field_findings(volume: dict, here: str) -> list[Finding]:
-    """The per-source checks of one volume at ``here`` (volumes[i])."""
+    """The per-source checks of one volume at ``here`` (volumes[i]): those of the sources it has
+    (a volume has one, or two where the other check says so), looked up by their field."""
     out = []
-    size = as_dict(volume.get("emptyDir")).get("sizeLimit")
+    for source, value in volume.items():
+        check = _SOURCE_CHECKS.get(source)
+        if check is not None and isinstance(value, dict):
+            out += check(value, f"{here}.{source}", volume)
+    return out
+
+
+def _empty_dir(source: dict, here: str, volume: dict) -> list[Finding]:
+    size = source.get("sizeLimit")
     value = parse_quantity(size) if size is not None else None
     if value is not None and value < 0:
-        message = f"emptyDir sizeLimit {size!r} must not be negative"
-        out.append(error(f"{here}.emptyDir.sizeLimit", "volume-source", message))
-    for source in ("secret", "configMap", "downwardAPI", "projected"):
-        src = volume.get(source)
-        if not isinstance(src, dict):
-            continue
-        out += _mode_findings(src.get("defaultMode"), f"{here}.{source}.defaultMode")
-        for k, item in enumerate(as_list(src.get("items"))):
-            if isinstance(item, dict):
-                where = f"{here}.{source}.items[{k}]"
-                out += _item_findings(item, where, downward=source == "downwardAPI")
-    projected = volume.get("projected")
-    if isinstance(projected, dict):
-        out += _projected_findings(projected, f"{here}.projected")
-    for source in ("gcePersistentDisk", "awsElasticBlockStore"):
-        partition = as_int(as_dict(volume.get(source)).get("partition"))
-        if partition is not None and not 0 <= partition <= 255:
-            message = f"partition {partition} must be between 1 and 255 (0: the whole disk)"
-            out.append(error(f"{here}.{source}.partition", "volume-source", message))
-    nfs_path = as_dict(volume.get("nfs")).get("path")
+        return [error(f"{here}.sizeLimit", "volume-source", f"emptyDir sizeLimit {size!r} must not be negative")]
+    return []
+
+
+def _items(source: dict, here: str, volume: dict, downward: bool = False) -> list[Finding]:
+    """A secret's, configMap's, downwardAPI's or projected volume's defaultMode and items."""
+    out = _mode_findings(source.get("defaultMode"), f"{here}.defaultMode")
+    for k, item in enumerate(as_list(source.get("items"))):
+        if isinstance(item, dict):
+            out += _item_findings(item, f"{here}.items[{k}]", downward=downward)
+    return out
+
+
+def _downward(source: dict, here: str, volume: dict) -> list[Finding]:
+    return _items(source, here, volume, downward=True)
+
+
+def _projected(source: dict, here: str, volume: dict) -> list[Finding]:
+    return _items(source, here, volume) + _projected_findings(source, here)
+
+
+def _partition(source: dict, here: str, volume: dict) -> list[Finding]:
+    partition = as_int(source.get("partition"))
+    if partition is not None and not 0 <= partition <= 255:
+        message = f"partition {partition} must be between 1 and 255 (0: the whole disk)"
+        return [error(f"{here}.partition", "volume-source", message)]
+    return []
+
+
+def _nfs(source: dict, here: str, volume: dict) -> list[Finding]:
+    nfs_path = source.get("path")
     if isinstance(nfs_path, str) and nfs_path and not nfs_path.startswith("/"):
         message = f"nfs path {nfs_path!r} must be an absolute path on the server"
-        out.append(error(f"{here}.nfs.path", "volume-source", message))
-    if isinstance(volume.get("iscsi"), dict):
-        iscsi = volume["iscsi"]
-        out += _iscsi_findings(iscsi, f"{here}.iscsi")
-        joined = f"{volume.get('name')}:{iscsi.get('targetPortal') or ''}"
-        if iscsi.get("initiatorName") is not None and len(joined) > 64:
-            message = (
-                f"with initiatorName, NAME:targetPortal ({joined!r}) must be at most 64 characters; shorten the name"
-            )
-            out.append(error(f"{here}.name", "volume-source", message))
-    if isinstance(volume.get("fc"), dict):
-        out += _fc_findings(volume["fc"], f"{here}.fc")
-    for key in as_dict(as_dict(volume.get("flexVolume")).get("options")):
+        return [error(f"{here}.path", "volume-source", message)]
+    return []
+
+
+def _iscsi(source: dict, here: str, volume: dict) -> list[Finding]:
+    out = _iscsi_findings(source, here)
+    joined = f"{volume.get('name')}:{source.get('targetPortal') or ''}"
+    if source.get("initiatorName") is not None and len(joined) > 64:
+        message = f"with initiatorName, NAME:targetPortal ({joined!r}) must be at most 64 characters; shorten the name"
+        out.append(error(f"{here.rpartition('.')[0]}.name", "volume-source", message))
+    return out
+
+
+def _flex(source: dict, here: str, volume: dict) -> list[Finding]:
+    out = []
+    for key in as_dict(source.get("options")):
         namespace = str(key).split("/", 1)[0] if "/" in str(key) else str(key)
         if ("." + namespace.lower()).endswith((".kubernetes.io", ".k8s.io")):
             message = f"flexVolume option {key!r}: the kubernetes.io and k8s.io prefixes are reserved"
-            out.append(error(child(f"{here}.flexVolume.options", str(key)), "volume-source", message))
-    if isinstance(volume.get("azureDisk"), dict):
-        out += azure_disk_findings(volume["azureDisk"], f"{here}.azureDisk")
-    csi = volume.get("csi")
-    if isinstance(csi, dict):
-        out += _csi_findings(csi, f"{here}.csi")
-    secret = as_dict(volume.get("cinder")).get("secretRef")
-    if isinstance(secret, dict) and not secret.get("name"):  # validateCinderVolumeSource
-        out.append(error(f"{here}.cinder.secretRef.name", "required", "cinder's secretRef needs a name"))
-    ephemeral = volume.get("ephemeral")
-    if isinstance(ephemeral, dict) and ephemeral.get("volumeClaimTemplate") is None:  # validateEphemeralVolumeSource
-        message = "an ephemeral volume needs volumeClaimTemplate: the claim it creates"
-        out.append(error(f"{here}.ephemeral.volumeClaimTemplate", "required", message))
+            out.append(error(child(f"{here}.options", str(key)), "volume-source", message))
     return out
+
+
+def _cinder(source: dict, here: str, volume: dict) -> list[Finding]:
+    secret = source.get("secretRef")
+    if isinstance(secret, dict) and not secret.get("name"):  # validateCinderVolumeSource
+        return [error(f"{here}.secretRef.name", "required", "cinder's secretRef needs a name")]
+    return []
+
+
+def _ephemeral(source: dict, here: str, volume: dict) -> list[Finding]:
+    if source.get("volumeClaimTemplate") is None:  # validateEphemeralVolumeSource
+        message = "an ephemeral volume needs volumeClaimTemplate: the claim it creates"
+        return [error(f"{here}.volumeClaimTemplate", "required", message)]
+    return []
 
 
 def _mode_findings(mode, where: str) -> list[Finding]:
@@ -309,3 +334,23 @@ def _csi_findings(csi: dict, here: str) -> list[Finding]:
             message = f"nodePublishSecretRef name {name!r} is not a Secret name (DNS-1123 subdomain)"
             out.append(error(f"{here}.nodePublishSecretRef.name", "volume-source", message))
     return out
+
+
+# a volume source's field -> its checks (source, path of the source, the volume)
+_SOURCE_CHECKS = {
+    "emptyDir": _empty_dir,
+    "secret": _items,
+    "configMap": _items,
+    "downwardAPI": _downward,
+    "projected": _projected,
+    "gcePersistentDisk": _partition,
+    "awsElasticBlockStore": _partition,
+    "nfs": _nfs,
+    "iscsi": _iscsi,
+    "fc": lambda source, here, volume: _fc_findings(source, here),
+    "flexVolume": _flex,
+    "azureDisk": lambda source, here, volume: azure_disk_findings(source, here),
+    "csi": lambda source, here, volume: _csi_findings(source, here),
+    "cinder": _cinder,
+    "ephemeral": _ephemeral,
+}
