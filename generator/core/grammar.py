@@ -235,3 +235,14 @@ def port_name_problem(name: str) -> str | None:
     if name.isdigit():
         return f"port name {name!r} must contain a letter: digits alone would read as a port number"
     return None
+
+
+# CEL's reserved words (k8s.io/apiserver pkg/cel/escaping.go celReserved; admissionregistration
+# validation's celReserved is the same list): not a property name as a rule spells it, nor a
+# ValidatingAdmissionPolicy variable's name
+CEL_RESERVED_WORDS = frozenset(
+    {
+        "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
+        "import", "let", "loop", "package", "namespace", "return", "var", "void", "while",
+    }
+)  # fmt: skip

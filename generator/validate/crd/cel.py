@@ -10,41 +10,18 @@ import datetime
 import re
 
 from generator.core.findings import Finding, child
+from generator.core.grammar import CEL_RESERVED_WORDS
 from generator.validate.crd import kubecel
 from generator.validate.crd.formats import parse_datetime, parse_duration
 
 # k8s.io/apiserver/pkg/cel/escaping.go: how a property name is spelt in a rule
-_RESERVED = frozenset(
-    {
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    }
-)
+
 _ACCESSIBLE = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
 
 
 def escaped(name: str) -> str | None:
     """The name a rule reads a property by (None: no rule can read it)."""
-    if name in _RESERVED:
+    if name in CEL_RESERVED_WORDS:
         return f"__{name}__"
     if not _ACCESSIBLE.match(name):
         return None
@@ -82,7 +59,7 @@ def cel_value(schema: dict, value, root: bool = False):
                 continue  # no rule can read it
             converted = cel_value(sub, item)
             out[alias] = converted
-            if name in _RESERVED:
+            if name in CEL_RESERVED_WORDS:
                 # released CRDs read `metadata.namespace` unescaped (JobSet v0.12, Kueue v0.19),
                 # which the apiserver accepts: both spellings are there
                 out[name] = converted

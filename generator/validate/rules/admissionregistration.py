@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from generator.core.findings import Finding
 from generator.core.grammar import (
+    CEL_RESERVED_WORDS,
     DNS1035_LABEL,
     DNS1123_SUBDOMAIN,
     QUALIFIED_NAME,
@@ -326,31 +327,6 @@ NOT_FOUND_ACTIONS = ("Deny", "Allow")  # ParameterNotFoundAction
 MAX_AUDIT_ANNOTATIONS = 20  # maxAuditAnnotations
 MAX_VALUE_EXPRESSION_BYTES = 5 * 1024  # maxAuditAnnotationValueExpressionLength
 CEL_IDENTIFIER = re.compile(r"^[_a-zA-Z][_a-zA-Z0-9]*$")  # celIdentRegex
-CEL_RESERVED = frozenset(
-    [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)  # celReserved
 SCHEMA_REQUIRES_BINDING_FIELDS_SINCE = 36  # the v1 binding's OpenAPI schema lists them required
 # The oldest release whose CEL parser reads a policy's expressions: the kinds came in 1.26.
 POLICY_CEL_SINCE = 26
@@ -479,7 +455,7 @@ def _variable_findings(variable: dict, here: str, minor: int) -> list[Finding]:
     if isinstance(name, str):
         if not name.strip(GO_SPACE):
             out.append(error(f"{here}.name", POLICY_RULE, "a variable needs a name"))
-        elif not CEL_IDENTIFIER.fullmatch(name) or name in CEL_RESERVED:
+        elif not CEL_IDENTIFIER.fullmatch(name) or name in CEL_RESERVED_WORDS:
             out.append(error(f"{here}.name", POLICY_RULE, f"variable name {name!r} is not a valid CEL identifier"))
     out += _expression_findings(variable, "expression", here, minor, "a variable needs an expression")
     return out
