@@ -182,8 +182,9 @@ def label_value_problem(value, key) -> str | None:
     """Why ``value`` is not a label value (the one spelling of that rule: rules, flags, params)."""
     if isinstance(value, str) and len(value) <= 63 and LABEL_VALUE.match(value):
         return None
+    of = f" of {key!r}" if isinstance(key, str) else ""  # another key is the schema's finding
     return (
-        f"label value {value!r} of {key!r} must be at most 63 characters of letters, digits, '-', '_' "
+        f"label value {value!r}{of} must be at most 63 characters of letters, digits, '-', '_' "
         "or '.', starting and ending with a letter or digit"
     )
 

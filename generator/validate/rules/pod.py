@@ -574,6 +574,10 @@ def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
     return out
 
 
+def _is_str(value) -> bool:
+    return isinstance(value, str)
+
+
 def _file_key_findings(ref: dict, path: str, spec: dict) -> list[Finding]:
     """validateFileKeySelector (a key that is an env name, a volumeName that is a DNS-1123 label,
     a path without '..') and validateFileKeyRefVolumes (the volume is the pod's, an emptyDir)."""
@@ -589,7 +593,7 @@ def _file_key_findings(ref: dict, path: str, spec: dict) -> list[Finding]:
     if isinstance(volume, str) and volume:
         if not (len(volume) <= 63 and DNS1123_LABEL.match(volume)):
             out.append(error(f"{path}.volumeName", "env-value", f"volumeName {volume!r} is not a DNS-1123 label"))
-        sources = {v.get("name"): v for v in as_list(spec.get("volumes")) if isinstance(v, dict)}
+        sources = {v["name"]: v for v in as_list(spec.get("volumes")) if isinstance(v, dict) and _is_str(v.get("name"))}
         if volume not in sources:
             message = f"fileKeyRef names volume {volume!r}, which is not a volume of the pod"
             out.append(error(f"{path}.volumeName", "volume-mount", message))
