@@ -189,10 +189,6 @@ SOURCES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     ),
 }
 
-# Path parts that mark test data (often wrong on purpose) or non-manifest YAML.
-# The triage of every error `validate` reports on the corpus (and of the warnings other than
-# unknown-kind): each file's findings by rule, with why. "true_findings": the apiserver (or the
-# kubelet) refuses the document as stored; "known_false_positive": our model is wrong there.
 # Istio's TCP samples: a v1alpha2 TCPRoute, which the default (Gateway API 1.6's standard channel) does not serve
 _TCP_ROUTE_STANDARD = (
     "under the default, the standard channel of Gateway API 1.6, which does not serve "
@@ -201,6 +197,9 @@ _TCP_ROUTE_STANDARD = (
     "which it passes (--gateway-api-version experimental)"
 )
 
+# The triage of every error `validate` reports on the corpus (and of the warnings other than
+# unknown-kind): each file's findings by rule, with why. "true_findings": the apiserver (or the
+# kubelet) refuses the document as stored; "known_false_positive": our model is wrong there.
 TRIAGE: dict[str, dict] = {
     "gateway-api/examples/experimental/destination-port-matching-tcp.yaml": {
         "true_findings": {
@@ -589,6 +588,7 @@ TRIAGE: dict[str, dict] = {
     },
 }
 
+# Path parts that mark test data (often wrong on purpose) or non-manifest YAML.
 SKIP_PARTS = {
     "overlays",
     "conformance",
