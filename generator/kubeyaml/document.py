@@ -60,8 +60,6 @@ class Document:
         Without ``node`` (the YAML node at the path, for what a finding says of its text), a
         document rapidyaml read is placed from rapidyaml's tree (fast.Positions), which gives the
         position libyaml's node tree would, and composes that only where it cannot."""
-        from generator.kubeyaml.tree import locate
-
         if not node and self.node is None and self.text is not None:
             if self.positions is None:
                 from generator.kubeyaml.fast import Positions
@@ -72,6 +70,8 @@ class Document:
                 return (found[0] + self.line_offset, found[1]), None
         if self.tree() is None:
             return (self.line_offset + 1, 1), None
+        from generator.kubeyaml.tree import locate  # here: libyaml (PyYAML) only where its tree is needed
+
         (line, column), target = locate(self.node, path)
         return (line + self.line_offset, column), target
 

@@ -29,6 +29,7 @@ composes its libyaml tree only when a check finds something (Document.position).
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import os
 import re
@@ -408,28 +409,25 @@ def _sequence(data: list, levels: int, node: int, found: list) -> int:
 # key's start, a quote included; an item's start) or returns None where it cannot be sure.
 
 
-class _PyBuffer(__import__("ctypes").Structure):
+class _PyBuffer(ctypes.Structure):
     """Python's Py_buffer (Include/pybuffer.h), for the address of a read-only memoryview."""
 
-    _ctypes = __import__("ctypes")
     _fields_ = [
-        ("buf", _ctypes.c_void_p),
-        ("obj", _ctypes.py_object),
-        ("len", _ctypes.c_ssize_t),
-        ("itemsize", _ctypes.c_ssize_t),
-        ("readonly", _ctypes.c_int),
-        ("ndim", _ctypes.c_int),
-        ("format", _ctypes.c_char_p),
-        ("shape", _ctypes.c_void_p),
-        ("strides", _ctypes.c_void_p),
-        ("suboffsets", _ctypes.c_void_p),
-        ("internal", _ctypes.c_void_p),
+        ("buf", ctypes.c_void_p),
+        ("obj", ctypes.py_object),
+        ("len", ctypes.c_ssize_t),
+        ("itemsize", ctypes.c_ssize_t),
+        ("readonly", ctypes.c_int),
+        ("ndim", ctypes.c_int),
+        ("format", ctypes.c_char_p),
+        ("shape", ctypes.c_void_p),
+        ("strides", ctypes.c_void_p),
+        ("suboffsets", ctypes.c_void_p),
+        ("internal", ctypes.c_void_p),
     ]
 
 
 def _address(view) -> int:
-    import ctypes
-
     buffer = _PyBuffer()
     if ctypes.pythonapi.PyObject_GetBuffer(ctypes.py_object(view), ctypes.byref(buffer), 0) != 0:
         raise ValueError("no buffer")
