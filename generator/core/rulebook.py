@@ -210,6 +210,7 @@ _RULES = [
     Rule("dns-config", "pod", ERROR, "dnsConfig (dnsPolicy None needs nameservers, at most 3, searches), hostAliases"),
     Rule("readiness-gate", "pod", ERROR, "a readiness gate whose conditionType is no qualified name"),
     Rule("volume-device", "pod", ERROR, "a volumeDevice that is no claim of the pod, listed twice, or also mounted"),
+    Rule("service-account", "pod", ERROR, "a deprecated serviceAccount that is not the pod's serviceAccountName"),
     # -- core -------------------------------------------------------------------------------
     Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
     Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),

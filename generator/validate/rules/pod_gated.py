@@ -1,9 +1,14 @@
 """Owner `pod`: the apiserver's checks of pod spec fields behind feature gates that are off by
 default in v1.31.1 (the ledger's release: the fields are dropped before validation there) and on
-by default in a later release, applied from that release on (k8s.io/kubernetes v1.31.1
-pkg/apis/core/validation/validation.go: validateHostUsers, validateSupplementalGroupsPolicy,
-validateResizePolicy (with the pod's restartPolicy Never), validatePodResourceClaim,
-validateResourceClaimNames, ValidateProcMountType). pod.py calls the checks of `SPEC_CHECKS` and
+by default in a later release, and the checks later releases added to fields v1.31.1 already
+takes, each applied from the release that has it (k8s.io/kubernetes
+pkg/apis/core/validation/validation.go: ValidatePodSpec's serviceAccount alias,
+validateHostUsers, validateSupplementalGroupsPolicy, validateResizePolicy (with the pod's
+restartPolicy Never), validatePodResourceClaim, validateResourceClaimNames,
+ValidateProcMountType, validateSELinuxChangePolicy, ValidateAppArmorProfileField,
+validatePodHostName, validateContainerRestartPolicy, validatePodResources and
+validatePodResourceConsistency, validateProjectionSources' clusterTrustBundle and podCertificate
+sources with ValidateUserAnnotations). pod.py calls the checks of `SPEC_CHECKS` and
 `CONTAINER_CHECKS` for each pod spec (pod_plan.py)."""
 
 from __future__ import annotations
@@ -43,6 +48,10 @@ RESTART_RULE_LIMITS_SINCE = 37
 RESTART_RULE_OPERATORS = ("In", "NotIn")
 POD_LEVEL_RESOURCES_SINCE = 34  # PodLevelResources: alpha 1.32, beta and on from 1.34
 POD_LEVEL_RESOURCE_NAMES = ("cpu", "memory")  # and hugepages-<size> (resourcehelper.IsSupportedPodLevelResource)
+# ValidatePodSpec refuses a deprecated serviceAccount other than serviceAccountName in kubernetes
+# master from June 2026 (kubernetes#139856; before, serviceAccountName won in silence): applied
+# from 1.37, the first release sure to have it
+SERVICE_ACCOUNT_ALIAS_SINCE = 37
 
 PROC_MOUNT_TYPES = ("Default", "Unmasked")
 
@@ -67,6 +76,17 @@ def _host_users(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
                         message = "volumeDevices cannot be used with hostUsers: false (a user namespace)"
                         out.append(error(f"{path}.{group}[{i}].volumeDevices", "security-context", message))
     return out
+
+
+def _service_account_alias(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """ValidatePodSpec: the deprecated serviceAccount, where both it and serviceAccountName are
+    set, names the same ServiceAccount (defaulting fills whichever of the two is empty)."""
+    alias, name = spec.get("serviceAccount"), spec.get("serviceAccountName")
+    differ = isinstance(alias, str) and isinstance(name, str) and alias and name and alias != name
+    if differ and enforced(ctx.releases, since=SERVICE_ACCOUNT_ALIAS_SINCE):
+        message = f"serviceAccount {alias!r} must be the same as serviceAccountName {name!r} (or left out)"
+        return [error(f"{path}.serviceAccount", "service-account", message)]
+    return []
 
 
 def _supplemental_groups_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
@@ -502,6 +522,7 @@ def _container_claims(c: dict, here: str, group: str, ctx: PodContext) -> list[F
 
 # the checks of this module, each with the fields it reads (pod_plan.py)
 SPEC_CHECKS = (
+    SpecCheck(("serviceAccount",), _service_account_alias),
     SpecCheck(("hostUsers",), _host_users),
     SpecCheck(("securityContext",), _supplemental_groups_policy),
     SpecCheck(("resourceClaims",), _claims),
