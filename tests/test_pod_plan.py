@@ -112,10 +112,8 @@ def test_a_container_check_without_its_fields_finds_nothing():
 def test_a_plan_is_made_once_per_shape_and_the_plans_kept_are_bounded():
     planner = pod.PLANNER
     spec = {"containers": [{"name": "a", "image": "b"}]}
-    containers = planner.containers(spec)
-    assert planner.plan(spec, containers) is planner.plan({"containers": [{"image": "x", "name": "y"}]}, containers)
+    assert planner.prepare(spec)[1] is planner.prepare({"containers": [{"name": "y", "image": "x"}]})[1]
     small = type(planner)(planner.spec_checks, planner.container_checks, limit=3)
     for n in range(10):
-        shaped = {**spec, f"extra{n}": 1}
-        small.plan(shaped, small.containers(shaped))
+        small.prepare({**spec, f"extra{n}": 1})
     assert len(small._plans) <= 3

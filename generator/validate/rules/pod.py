@@ -70,8 +70,7 @@ def pod_spec_findings(
     if not isinstance(spec, dict):
         return []
     ctx = PodContext(spec, path, releases or (kube.newest(),), template, pod_name, claims)
-    containers = PLANNER.containers(spec)
-    plan = PLANNER.plan(spec, containers, everything)
+    containers, plan = PLANNER.prepare(spec, everything)
     out = []
     for check in plan.spec:
         out += check(spec, path, ctx)
@@ -272,8 +271,9 @@ def _mount_findings(mounts: list, here: str, volumes: set) -> list[Finding]:
 def _resource_findings(resources: dict, here: str) -> list[Finding]:
     """Quantities that parse, the extended resources' rules, and no request above its limit."""
     out = []
-    parsed = {}
-    for kind in ("requests", "limits"):
+    parsed: dict[str, dict] = {"requests": {}, "limits": {}}  # kind -> resource -> value (None: no quantity)
+    extended = False
+    for kind, values in parsed.items():
         amounts = resources.get(kind)
         if not isinstance(amounts, dict):
             continue
@@ -281,12 +281,13 @@ def _resource_findings(resources: dict, here: str) -> list[Finding]:
             value = parse_quantity(quantity)
             if value is None and isinstance(quantity, str):  # another type: the schema's finding
                 out.append(error(child(f"{here}.resources.{kind}", resource), "quantity", quantity_message(quantity)))
-            parsed[(kind, resource)] = value
-    out += _extended_resource_findings(resources, parsed, here)
-    for (kind, resource), value in parsed.items():
-        if kind != "requests" or value is None:
-            continue
-        limit = parsed.get(("limits", resource))
+            values[resource] = value
+            extended = extended or (isinstance(resource, str) and "/" in resource)  # "/": the quick test
+    if extended:
+        out += _extended_resource_findings(resources, parsed, here)
+    limits = parsed["limits"]
+    for resource, value in parsed["requests"].items():
+        limit = limits.get(resource) if value is not None else None
         if limit is not None and value > limit:
             out.append(
                 error(
@@ -307,15 +308,16 @@ def _is_extended(resource: str) -> bool:
 def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> list[Finding]:
     """The apiserver's rules for extended resources (GPUs): whole numbers, a limit, request = limit."""
     out = []
-    names = {r for (_, r) in parsed if isinstance(r, str) and "/" in r and _is_extended(r)}  # "/": the quick test
+    requests, limits = parsed["requests"], parsed["limits"]
+    names = {r for r in (*requests, *limits) if isinstance(r, str) and "/" in r and _is_extended(r)}
     for resource in sorted(names):
-        request, limit = parsed.get(("requests", resource)), parsed.get(("limits", resource))
+        request, limit = requests.get(resource), limits.get(resource)
         for kind, value in (("requests", request), ("limits", limit)):
             if value is not None and value != value.to_integral_value():
                 shown = resources[kind][resource]
                 message = f"{resource} must be a whole number, got {shown!r}: devices are not shared"
                 out.append(error(child(f"{here}.resources.{kind}", resource), "extended-resource", message))
-        if ("limits", resource) not in parsed:
+        if resource not in limits:
             message = (
                 f"{resource} must be set in limits (requests alone are refused: extended resources cannot overcommit)"
             )
@@ -496,20 +498,20 @@ def _probe_env_findings(
     container that is no sidecar), so whether they are validated; ``spec``: the pod spec, whose
     volumes a fileKeyRef names."""
     out = []
-    for probe_kind in ("livenessProbe", "readinessProbe", "startupProbe"):
-        probe = c.get(probe_kind)
-        if isinstance(probe, dict) and hooks:
-            out += _probe_findings(probe, f"{here}.{probe_kind}", probe_kind)
-    lifecycle = c.get("lifecycle")
-    if isinstance(lifecycle, dict) and hooks:
-        for hook in ("postStart", "preStop"):
-            handler = lifecycle.get(hook)
-            if isinstance(handler, dict):
-                out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
+    if hooks:
+        for probe_kind in _PROBES:
+            probe = c.get(probe_kind)
+            if isinstance(probe, dict):
+                out += _probe_findings(probe, f"{here}.{probe_kind}", probe_kind)
+        lifecycle = c.get("lifecycle")
+        if isinstance(lifecycle, dict):
+            for hook in ("postStart", "preStop"):
+                handler = lifecycle.get(hook)
+                if isinstance(handler, dict):
+                    out += _handler_findings(handler, f"{here}.lifecycle.{hook}", HOOK_HANDLERS, "lifecycle hook")
     env_list = c.get("env")
-    if isinstance(env_list, list):
-        names = _env_name_grammar(releases)
-        file_keys = not enforced(releases, until=ENV_FILES_SINCE - 1)  # before, fileKeyRef is dropped
+    if isinstance(env_list, list) and env_list:
+        names, file_keys = _env_grammar(releases)
         for j, env in enumerate(env_list):
             if isinstance(env, dict):
                 name = env.get("name")
@@ -522,7 +524,7 @@ def _probe_env_findings(
     for j, source in enumerate(as_list(c.get("envFrom"))):  # ValidateEnvFrom: a prefix is an env name
         prefix = source.get("prefix") if isinstance(source, dict) else None
         grammar = _env_name_grammar(releases)
-        if isinstance(prefix, str) and prefix and not grammar.match(prefix):
+        if prefix and isinstance(prefix, str) and not grammar.match(prefix):
             allowed = "letters, digits, '_', '-', '.', not a digit first" if grammar is _ENV_NAME else "no '='"
             message = f"envFrom prefix {prefix!r} starts every variable's name: it must be an env name ({allowed})"
             out.append(error(f"{here}.envFrom[{j}].prefix", "env-value", message))
@@ -533,6 +535,13 @@ def _probe_env_findings(
 def _env_name_grammar(releases: tuple[int, ...]) -> re.Pattern:
     """The env name grammar of the strictest targeted release."""
     return _ENV_NAME if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) else _RELAXED_ENV_NAME
+
+
+@functools.cache
+def _env_grammar(releases: tuple[int, ...]) -> tuple[re.Pattern, bool]:
+    """The env name grammar of the strictest targeted release, and whether fileKeyRef is an env
+    source in all of them (before 1.35 it is dropped)."""
+    return _env_name_grammar(releases), not enforced(releases, until=ENV_FILES_SINCE - 1)
 
 
 def _handler_findings(handler: dict, path: str, kinds: tuple, what: str) -> list[Finding]:

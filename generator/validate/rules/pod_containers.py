@@ -69,9 +69,11 @@ def _sub_paths(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]
 def _empty_required(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     out = []
     for field, fields in CONTAINER_REQUIRED.items():
-        for j, item in enumerate(as_list(c.get(field))):
-            if isinstance(item, dict) and "" in item.values():
-                out += _empty_findings(item, fields, f"{here}.{field}[{j}]", f"an item of {field}")
+        items = c.get(field)
+        if isinstance(items, list):
+            for j, item in enumerate(items):
+                if isinstance(item, dict) and "" in item.values():
+                    out += _empty_findings(item, fields, f"{here}.{field}[{j}]", f"an item of {field}")
     return out
 
 
@@ -203,6 +205,9 @@ def _empty_findings(obj: dict, fields: tuple[str, ...], here: str, what: str) ->
     return out
 
 
+_ITEM_SOURCES = ("secret", "configMap", "downwardAPI")  # the sources whose items need a key or path
+
+
 def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
     """The Required checks of each volume source: a field given as "" (missing is the schema's)."""
     out = []
@@ -213,9 +218,10 @@ def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
             listed = VOLUME_REQUIRED_LISTS.get(source)
             if listed and value.get(listed) == []:
                 out.append(error(f"{here}.{source}.{listed}", "required", f"a {source} volume needs {listed}"))
-    for source in ("secret", "configMap", "downwardAPI"):
-        items = as_dict(volume.get(source)).get("items")
-        for k, item in enumerate(as_list(items)):
+    for source in _ITEM_SOURCES:
+        value = volume.get(source)
+        items = value.get("items") if isinstance(value, dict) else None
+        for k, item in enumerate(items if isinstance(items, list) else ()):
             if isinstance(item, dict):
                 fields = ("path",) if source == "downwardAPI" else ("key", "path")
                 out += _empty_findings(item, fields, f"{here}.{source}.items[{k}]", "an item")
@@ -344,8 +350,9 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
             continue
         sources = [k for k, v in volume.items() if k != "name" and v is not None]
         if sources:
-            out += _empty_source_findings(volume, f"{path}[{i}]")
-            out += volume_field_findings(volume, f"{path}[{i}]")
+            here = f"{path}[{i}]"
+            out += _empty_source_findings(volume, here)
+            out += volume_field_findings(volume, here)
         if len(sources) > 1:
             message = (
                 f"volume {value_text(volume.get('name'))} has {len(sources)} sources ({', '.join(sources)}); a volume "
@@ -358,7 +365,8 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
             if isinstance(template, dict):
                 where = f"{path}[{i}].ephemeral.volumeClaimTemplate.spec"
                 out += pvc_spec_findings(template.get("spec"), where, releases)
-        for k, item in enumerate(as_list(as_dict(volume.get("downwardAPI")).get("items"))):
+        downward = volume.get("downwardAPI")
+        for k, item in enumerate(as_list(downward.get("items")) if isinstance(downward, dict) else ()):
             ref = as_dict(item).get("fieldRef")
             if isinstance(ref, dict):
                 where = f"{path}[{i}].downwardAPI.items[{k}].fieldRef"

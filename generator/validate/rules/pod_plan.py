@@ -78,30 +78,31 @@ class Planner:
         self.spec_checks, self.container_checks, self.limit = spec_checks, container_checks, limit
         self._plans: dict = {}
 
-    def containers(self, spec: dict) -> list[tuple[str, int, dict]]:
-        """(group, index, container) for every container of the spec that is a mapping."""
-        out = []
+    def prepare(self, spec: dict, everything: bool = False) -> tuple[list[tuple[str, int, dict]], Plan]:
+        """The spec's containers ((group, index, container) for each container that is a
+        mapping) and the checks for the spec and
+        each container; ``everything``: every check of each level, whatever the fields (what the
+        plan must equal in findings). The shape is the keys in their order (a tuple is quicker to
+        make than a set; the same keys in another order are another shape, planned alike), taken
+        in the same pass that gathers the containers."""
+        containers, shapes = [], []
         for group in GROUPS:
             items = spec.get(group)
             if isinstance(items, list):
-                out += [(group, i, c) for i, c in enumerate(items) if isinstance(c, dict)]
-        return out
-
-    def plan(self, spec: dict, containers: list[tuple[str, int, dict]], everything: bool = False) -> Plan:
-        """The checks for this spec and its containers; ``everything``: every check of each
-        level, whatever the fields (what the plan must equal in findings). The shape is the keys
-        in their order (a tuple is quicker to make than a set; the same keys in another order are
-        another shape, planned alike)."""
-        shape = (tuple(spec), tuple([(group, tuple(c)) for group, _, c in containers]))
+                for i, c in enumerate(items):
+                    if isinstance(c, dict):
+                        containers.append((group, i, c))
+                        shapes.append((group, tuple(c)))
+        shape = (tuple(spec), tuple(shapes))
         if everything:
-            return self._make(shape, everything=True)
+            return containers, self._make(shape, everything=True)
         plan = self._plans.get(shape)
         if plan is None:
             plan = self._make(shape)
             if len(self._plans) >= self.limit:
                 self._plans.clear()
             self._plans[shape] = plan
-        return plan
+        return containers, plan
 
     def _make(self, shape, everything: bool = False) -> Plan:
         spec_keys = frozenset(shape[0])
