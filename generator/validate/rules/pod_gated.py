@@ -48,6 +48,10 @@ RESTART_RULE_LIMITS_SINCE = 37
 RESTART_RULE_OPERATORS = ("In", "NotIn")
 POD_LEVEL_RESOURCES_SINCE = 34  # PodLevelResources: alpha 1.32, beta and on from 1.34
 POD_LEVEL_RESOURCE_NAMES = ("cpu", "memory")  # and hugepages-<size> (resourcehelper.IsSupportedPodLevelResource)
+# validatePodResourceConsistency compares pod-level hugepages limits with the containers' from
+# kubernetes#131089, merged in July 2025 about the 1.34 code freeze and in master of the 1.35
+# cycle: applied from 1.35, the first release sure to have it
+POD_HUGEPAGES_LIMITS_SINCE = 35
 # ValidatePodSpec refuses a deprecated serviceAccount other than serviceAccountName in kubernetes
 # master from June 2026 (kubernetes#139856; before, serviceAccountName won in silence): applied
 # from 1.37, the first release sure to have it
@@ -242,9 +246,7 @@ def _restart_rules(c: dict, here: str, group: str, ctx: PodContext) -> list[Find
 def _pod_resources(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     """validatePodResources, from 1.34: not in a windows pod, no claims, only cpu, memory and
     hugepages (validatePodResourceName), a request at most its limit (validateResourceRequirements),
-    no container limit above the pod's, the pod's request at least the sum of its regular
-    containers' (validatePodResourceConsistency aggregates init containers and sidecars too: the
-    sum of the regular ones is the least it can be)."""
+    and what the containers take within the pod's amounts (_pod_resource_consistency)."""
     resources = spec.get("resources")
     if not isinstance(resources, dict) or not enforced(ctx.releases, since=POD_LEVEL_RESOURCES_SINCE):
         return []
@@ -265,24 +267,87 @@ def _pod_resources(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
         if value is not None and limit is not None and value > limit:
             message = f"pod-level {name} request {request} must be less than or equal to its limit {limits[name]}"
             out.append(error(child(f"{here}.requests", name), "resources", message))
-    totals: dict = {}
+    return out + _pod_resource_consistency(spec, path, ctx, requests, limits)
+
+
+def _pod_resource_consistency(spec: dict, path: str, ctx: PodContext, requests: dict, limits: dict) -> list[Finding]:
+    """validatePodResourceConsistency: each pod-level request at least what the containers
+    request together (AggregateContainerRequests; a resource the pod does not request is not
+    compared, kubernetes#132551 in 1.34), from 1.35 each pod-level hugepages limit at least what
+    they may use together (AggregateContainerLimits), no regular container's limit above the
+    pod's."""
+    out, here = [], f"{path}.resources"
+    if requests:
+        for name, total in _aggregate(spec, "requests", ctx.template).items():
+            value = parse_quantity(requests[name]) if name in requests else None
+            if value is not None and total > value:
+                message = (
+                    f"pod-level {name} request {requests[name]} is below what its containers request together "
+                    f"({_plain(total)}: the regular containers and sidecars, or an init container's peak)"
+                )
+                out.append(error(child(f"{here}.requests", name), "resources", message))
+    hugepages = [name for name in limits if isinstance(name, str) and name.startswith("hugepages-")]
+    if hugepages and enforced(ctx.releases, since=POD_HUGEPAGES_LIMITS_SINCE):
+        totals = _aggregate(spec, "limits", ctx.template)
+        for name in hugepages:
+            value = parse_quantity(limits[name])
+            if name in totals and value is not None and totals[name] > value:
+                message = f"pod-level {name} limit {limits[name]} is below its containers' limits together"
+                out.append(error(child(f"{here}.limits", name), "resources", message + f" ({_plain(totals[name])})"))
     for i, c in enumerate(as_list(spec.get("containers"))):
-        container = as_dict(as_dict(c).get("resources"))
-        for name, amount in as_dict(container.get("requests")).items():
-            value = parse_quantity(amount)
-            if value is not None and name in requests:
-                totals[name] = totals.get(name, 0) + value
-        for name, amount in as_dict(container.get("limits")).items():
+        for name, amount in as_dict(as_dict(as_dict(c).get("resources")).get("limits")).items():
             value, pod_limit = parse_quantity(amount), parse_quantity(limits.get(name))
             if value is not None and pod_limit is not None and value > pod_limit:
                 message = f"container limit {name} {amount} is above the pod's limit {limits[name]}"
                 out.append(error(child(f"{path}.containers[{i}].resources.limits", name), "resources", message))
-    for name, total in totals.items():
-        value = parse_quantity(requests[name])
-        if value is not None and total > value:
-            message = f"pod-level {name} request {requests[name]} is below the sum of its containers' requests"
-            out.append(error(child(f"{here}.requests", name), "resources", message))
     return out
+
+
+def _aggregate(spec: dict, kind: str, template: bool) -> dict:
+    """AggregateContainerRequests or AggregateContainerLimits (k8s.io/component-helpers resource,
+    ``kind`` requests or limits): the sum over the regular containers and the sidecars (init
+    containers with restartPolicy Always), or an init container's peak where higher (its own
+    amounts and those of the sidecars started before it). A Pod's container requests default to
+    its limits first (SetDefaults_Pod); a template's do not."""
+    total, sidecars, peak = {}, {}, {}
+    for c in as_list(spec.get("containers")):
+        _add(total, _amounts(c, kind, template))
+    for c in as_list(spec.get("initContainers")):
+        amounts = _amounts(c, kind, template)
+        if as_dict(c).get("restartPolicy") == "Always":
+            _add(total, amounts)
+            _add(sidecars, amounts)
+            amounts = sidecars
+        else:
+            _add(amounts, sidecars)
+        for name, value in amounts.items():
+            peak[name] = max(peak.get(name, value), value)
+    for name, value in peak.items():
+        total[name] = max(total.get(name, value), value)
+    return total
+
+
+def _amounts(c, kind: str, template: bool) -> dict:
+    """A container's ``kind`` (requests or limits) as numbers; in a Pod, a limit stands for a
+    request left out."""
+    resources = as_dict(as_dict(c).get("resources"))
+    given = as_dict(resources.get(kind))
+    amounts = {name: value for name, value in ((n, parse_quantity(a)) for n, a in given.items()) if value is not None}
+    if kind == "requests" and not template:
+        for name, amount in as_dict(resources.get("limits")).items():
+            if name not in given and (value := parse_quantity(amount)) is not None:
+                amounts[name] = value
+    return amounts
+
+
+def _add(totals: dict, amounts: dict) -> None:
+    for name, value in amounts.items():
+        totals[name] = totals.get(name, 0) + value
+
+
+def _plain(value) -> str:
+    """A quantity's number written out (bytes for memory, cores for cpu)."""
+    return format(value.normalize(), "f")
 
 
 def _trust_bundles(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
