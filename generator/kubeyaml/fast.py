@@ -230,8 +230,13 @@ def screen(text: str) -> list[int] | None:
 # this stays on the fast path only if it was quoted. Flow indicators (`,[]{}`) are fine in a
 # plain scalar of a block collection, not of a flow one; a `:` before one (or `?`) is read three
 # ways (`[a:?b]`: rapidyaml a string, libyaml an error, go-yaml an error; `[a::]`: go-yaml "a::").
-_ODD_PLAIN = re.compile(r"\A(?:[,\[\]{}#&*!|>'\"%@`?:]|-(?: |\Z))|: |:\Z|:[,?\[\]{}]| #|\A\s|\s\Z")
+# The first and last characters are tested in _classify (`-` first: followed by a space or
+# nothing); _ODD_INSIDE is what is left, and a string with none of _MAYBE_ODD needs neither it
+# nor _FLOW_INDICATOR (most do not: one scan of a character class answers for them).
+_ODD_FIRST = frozenset(",[]{}#&*!|>'\"%@`?:")
+_ODD_INSIDE = re.compile(r": |:\Z|:[,?\[\]{}]| #")
 _FLOW_INDICATOR = re.compile(r"[,\[\]{}]")
+_MAYBE_ODD = re.compile(r"[:#,\[\]{}]")
 # The first characters of a plain scalar go-yaml v2 may resolve to something else than a
 # string (its resolve table: digits, signs and dot for numbers and timestamps, the letters of
 # y/yes/n/no/true/false/on/off/null, and ~); any other string is a string under both readings.
@@ -239,25 +244,47 @@ _HINTS = frozenset("0123456789+-.yYnNtTfFoO~")
 
 
 # What a string needs (cached: manifests repeat their strings): nothing, to have been quoted,
-# or to have been quoted if it is in a flow collection.
+# or to have been quoted if it is in a flow collection. The plain ones, most of them, are a set
+# of their own: the walk asks `in` of each string and the keys of a mapping all at once.
 _PLAIN, _MUST_QUOTE, _FLOW_PLAIN = "plain", "must quote", "flow plain"
-_STRING_KINDS: dict[str, str] = {}
-_CACHED_STRINGS = 8192
+_PLAIN_STRINGS: set[str] = set()
+_OTHER_KINDS: dict[str, str] = {}
+_CACHED_STRINGS = 8192  # of each
 
 
 def _string_kind(value: str) -> str:
-    resolves = (not value or value[0] in _HINTS) and kubeyaml.resolve_plain(value)[0] != kubeyaml.STR
-    if resolves or _ODD_PLAIN.search(value):
-        kind = _MUST_QUOTE
-    elif _FLOW_INDICATOR.search(value):
-        kind = _FLOW_PLAIN
-    else:
-        kind = _PLAIN
-    if len(value) <= kubeyaml.CACHED_LENGTH:
-        if len(_STRING_KINDS) >= _CACHED_STRINGS:
-            _STRING_KINDS.clear()
-        _STRING_KINDS[value] = kind
+    """The kind of a string not in _PLAIN_STRINGS; cached if short."""
+    kind = _OTHER_KINDS.get(value)
+    if kind is None:
+        kind = _classify(value)
+        if len(value) <= kubeyaml.CACHED_LENGTH:
+            cache = _PLAIN_STRINGS if kind is _PLAIN else _OTHER_KINDS
+            if len(cache) >= _CACHED_STRINGS:
+                cache.clear()
+            if kind is _PLAIN:
+                _PLAIN_STRINGS.add(value)
+            else:
+                _OTHER_KINDS[value] = kind
     return kind
+
+
+def _classify(value: str) -> str:
+    if not value:
+        return _MUST_QUOTE  # a null
+    first = value[0]
+    if (
+        (first in _HINTS and not kubeyaml.plain_is_string(value))
+        or first in _ODD_FIRST
+        or (first == "-" and value[1:2] in ("", " "))
+        or first.isspace()  # what `\s` matches: str.isspace's characters
+        or value[-1].isspace()
+    ):
+        return _MUST_QUOTE
+    if _MAYBE_ODD.search(value) is None:
+        return _PLAIN
+    if _ODD_INSIDE.search(value):
+        return _MUST_QUOTE
+    return _FLOW_PLAIN if _FLOW_INDICATOR.search(value) else _PLAIN
 
 
 class _Unsure(Exception):
@@ -353,55 +380,69 @@ def _mapping(data: dict, levels: int, node: int, found: list) -> int:
     the tree, and (None, node, None) for each null. ``levels``: how many more levels may nest."""
     if levels < 0:  # nested deeper than allowed
         raise _Unsure
-    kinds = _STRING_KINDS
-    for key, value in data.items():
-        if kinds.get(key) is not _PLAIN and (len(key) > _LONGEST_KEY or _string_kind(key) is not _PLAIN):
-            raise _Unsure  # a key kubectl may rename (`y:` is "true"), or an odd one: libyaml knows
+    plain = _PLAIN_STRINGS
+    if not plain.issuperset(data):  # the keys, all at once: most are known plain
+        _keys(data)
+    floats = False
+    for value in data.values():
         cls = value.__class__
         if cls is str:
-            kind = kinds.get(value) or _string_kind(value)
-            if kind is not _PLAIN:
-                found.append((kind, node, value))
-            node += 1
+            if value not in plain:
+                kind = _string_kind(value)
+                if kind is not _PLAIN:
+                    found.append((kind, node, value))
         elif cls is dict:
-            node = _mapping(value, levels - 1, node + 1, found)
+            node = _mapping(value, levels - 1, node + 1, found) - 1
         elif cls is list:
-            node = _sequence(value, levels - 1, node + 1, found)
-        else:
-            if cls is float:
+            node = _sequence(value, levels - 1, node + 1, found) - 1
+        elif cls is float:
+            floats = True
+        elif value is None:
+            found.append((None, node, None))
+        elif cls is int and not -_INT64 <= value < _INT64:
+            raise _Unsure  # go-yaml's uint64 and float readings: libyaml's path has them
+        node += 1
+    if floats:  # rare: a second pass, so that the common walk need not carry the keys
+        for key, value in data.items():
+            if value.__class__ is float:
                 data[key] = kubeyaml.json_number(value)
-            elif value is None:
-                found.append((None, node, None))
-            elif cls is int and not -_INT64 <= value < _INT64:
-                raise _Unsure  # go-yaml's uint64 and float readings: libyaml's path has them
-            node += 1
     return node
+
+
+def _keys(data: dict) -> None:
+    """_Unsure unless every key of ``data`` is a string kubectl keeps as it is (`y:` is "true")
+    and libyaml reads (an odd one, or one longer than it allows)."""
+    for key in data:
+        if key not in _PLAIN_STRINGS and (len(key) > _LONGEST_KEY or _string_kind(key) is not _PLAIN):
+            raise _Unsure
 
 
 def _sequence(data: list, levels: int, node: int, found: list) -> int:
     """_mapping for a list."""
     if levels < 0:  # nested deeper than allowed
         raise _Unsure
-    kinds = _STRING_KINDS
-    for i, value in enumerate(data):
+    plain = _PLAIN_STRINGS
+    floats = False
+    for value in data:
         cls = value.__class__
         if cls is str:
-            kind = kinds.get(value) or _string_kind(value)
-            if kind is not _PLAIN:
-                found.append((kind, node, value))
-            node += 1
+            if value not in plain:
+                kind = _string_kind(value)
+                if kind is not _PLAIN:
+                    found.append((kind, node, value))
         elif cls is dict:
-            node = _mapping(value, levels - 1, node + 1, found)
+            node = _mapping(value, levels - 1, node + 1, found) - 1
         elif cls is list:
-            node = _sequence(value, levels - 1, node + 1, found)
-        else:
-            if cls is float:
-                data[i] = kubeyaml.json_number(value)
-            elif value is None:
-                found.append((None, node, None))
-            elif cls is int and not -_INT64 <= value < _INT64:
-                raise _Unsure
-            node += 1
+            node = _sequence(value, levels - 1, node + 1, found) - 1
+        elif cls is float:
+            floats = True
+        elif value is None:
+            found.append((None, node, None))
+        elif cls is int and not -_INT64 <= value < _INT64:
+            raise _Unsure
+        node += 1
+    if floats:
+        data[:] = [kubeyaml.json_number(value) if value.__class__ is float else value for value in data]
     return node
 
 

@@ -66,7 +66,7 @@ def _go_parse_int(text: str, unsigned: bool) -> int | None:
     if len(body) > 1 and body[0] == "0":
         prefix = body[1].lower()
         base, body = {"x": (16, body[2:]), "o": (8, body[2:]), "b": (2, body[2:])}.get(prefix, (8, body[1:]))
-    if not body or len(body) > 70 or any(c not in _DIGITS[base] for c in body):
+    if not body or len(body) > 70 or body.strip(_DIGITS[base]):  # a character that is no digit is left
         return None
     value = sign * int(body, base)
     if unsigned:
@@ -102,6 +102,12 @@ def resolve_plain(text: str) -> tuple[str, object]:
 @functools.lru_cache(maxsize=8192)  # bounded in entries, and short keys only: bounded in memory
 def _resolve_cached(text: str) -> tuple[str, object]:
     return _resolve(text)
+
+
+def plain_is_string(text: str) -> bool:
+    """Whether go-yaml v2 resolves a plain scalar to a string. Not cached: the fast reader keeps
+    its own answers, and most strings it asks about are new ones (a name, a number per object)."""
+    return _resolve(text)[0] == STR
 
 
 def _resolve(text: str) -> tuple[str, object]:
