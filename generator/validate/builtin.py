@@ -42,6 +42,8 @@ class KubeValidator:
     def validate_as(self, value, definition: str, minor: int, prefix: str) -> list[Finding]:
         """Findings for ``value`` checked as the Kubernetes type ``definition`` (e.g. ObjectMeta)."""
         validator = self._validator(minor, definition)
+        if validator.is_valid(value):  # it stops at the first error, and most values have none
+            return []
         out = []
         for error in validator.iter_errors(value):
             for path, rule, message in describe(error):

@@ -89,6 +89,9 @@ def _no_containers(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
 
 
 def _container_names_once(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    init, regular = spec.get("initContainers"), spec.get("containers")
+    if not init and (not isinstance(regular, list) or len(regular) < 2):
+        return []  # one container at most: no name twice
     out, seen = [], {}  # container name -> the path of the first container with it
     for group in ("initContainers", "containers"):
         for i, c in enumerate(as_list(spec.get(group))):

@@ -379,11 +379,13 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
 
 def _env_field_findings(env_list: list, here: str, releases: tuple[int, ...]) -> list[Finding]:
     out = []
-    refused = () if not enforced(releases, until=HOST_IPS_SINCE - 1) else ("status.hostIPs",)
     for j, env in enumerate(env_list):
-        source = as_dict(as_dict(env).get("valueFrom"))
+        source = env.get("valueFrom") if isinstance(env, dict) else None
+        if not isinstance(source, dict):
+            continue  # most variables: a literal value
         ref = source.get("fieldRef")
         if isinstance(ref, dict):
+            refused = () if not enforced(releases, until=HOST_IPS_SINCE - 1) else ("status.hostIPs",)
             out += _field_ref_findings(ref, f"{here}.env[{j}].valueFrom.fieldRef", ENV_FIELD_PATHS, refused, "env")
         ref = source.get("resourceFieldRef")
         if isinstance(ref, dict):
@@ -448,7 +450,7 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
         for name, quantity in amounts.items():
             if not isinstance(name, str):
                 continue
-            problem = resource_name_problem(name, container=True)
+            problem = resource_name_problem(name, True)  # positional: the cache's quickest key
             if problem:
                 out.append(error(child(f"{here}.{kind}", name), "resource-name", problem))
             value = parse_quantity(quantity)

@@ -4,6 +4,8 @@ and the gang rule PaddleJobs share."""
 
 from __future__ import annotations
 
+import functools
+
 from generator.core.findings import Finding, child
 from generator.core.grammar import parse_quantity, quantity_message
 from generator.validate.rules.base import (
@@ -89,9 +91,10 @@ _PLUGINS_SINCE = {
 }
 
 
-def plugins_of(release: tuple[int, int]) -> list[str]:
+@functools.cache  # one release a run
+def plugins_of(release: tuple[int, int]) -> tuple[str, ...]:
     """The job plugins Volcano ``release`` knows (1.6 and later)."""
-    return sorted(name for since, names in _PLUGINS_SINCE.items() if since <= release for name in names)
+    return tuple(sorted(name for since, names in _PLUGINS_SINCE.items() if since <= release for name in names))
 
 
 def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
@@ -135,18 +138,19 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     out += _policy_findings(spec.get("policies"), "spec.policies")
     if any(isinstance(task, dict) and task.get("dependsOn") is not None for task in tasks):
         out += _depends_on_findings(tasks)
-    out += collective_gang_findings(spec)
-    out += elastic_restart_findings(spec)
+    elastic = _elastic_fewest([as_dict(t) for t in tasks])
+    out += collective_gang_findings(spec, elastic)
+    if elastic is not None:
+        out += elastic_restart_findings(spec)
     return out
 
 
 def elastic_restart_findings(spec: dict) -> list[Finding]:
-    """An elastic Paddle job whose policies restart the whole job when a pod fails or is evicted:
-    Volcano's job controller then kills every pod (state/running.go RestartJob), the survivors'
-    launchers with them, where the launcher alone would have gone on without the failed pod."""
+    """For an elastic Paddle job (one _elastic_fewest finds a fewest for): policies that restart
+    the whole job when a pod fails or is evicted: Volcano's job controller then kills every pod
+    (state/running.go RestartJob), the survivors' launchers with them, where the launcher alone
+    would have gone on without the failed pod."""
     tasks = [as_dict(t) for t in as_list(spec.get("tasks"))]
-    if _elastic_fewest(tasks) is None:
-        return []
     out = []
     places = [("spec.policies", spec.get("policies"))] + [
         (f"spec.tasks[{i}].policies", t.get("policies")) for i, t in enumerate(tasks)
@@ -203,18 +207,18 @@ def _elastic_fewest(tasks: list[dict]) -> int | None:
     return min(found) if found else None
 
 
-def collective_gang_findings(spec: dict) -> list[Finding]:
+def collective_gang_findings(spec: dict, elastic: int | None) -> list[Finding]:
     """A collective Paddle job (trainer tasks only) whose gang is smaller than its peers: Paddle's
     launcher waits until every peer has joined (PADDLE_NNODES, or the PADDLE_TRAINER_ENDPOINTS list),
     and a gang of fewer pods lets Volcano start some of them without the others (the gang plugin
     admits a job once minAvailable pods can run: mutate_job.go patchDefaultMinAvailable makes the sum
-    of the tasks' replicas the default): they hold their resources and wait, or time out."""
+    of the tasks' replicas the default): they hold their resources and wait, or time out.
+    ``elastic``: the fewest nodes its elastic launchers train with (_elastic_fewest), or None."""
     tasks = [as_dict(t) for t in as_list(spec.get("tasks"))]
     kinds = [_task_kind(t) for t in tasks]
     if not tasks or "server" in kinds or "peer" not in kinds:
         return []
     peers = sum(as_int(t.get("replicas")) or 0 for t, k in zip(tasks, kinds, strict=True) if k == "peer")
-    elastic = _elastic_fewest(tasks)
     if elastic is not None:  # an elastic job trains with its fewest: a gang of those is enough
         peers = min(peers, elastic)
     given = as_int(spec.get("minAvailable"))
