@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -155,7 +155,7 @@ def _derive_form(openapi_schema: dict, strict: bool) -> dict:
     props.setdefault("apiVersion", {"type": "string"})
     props.setdefault("kind", {"type": "string"})
     # A pattern in RE2 syntax that is no ECMA regex (`^(?i)[a-z]+$`, Kueue's) would stop
-    # jsonschema-rs: such patterns are checked by format_findings with Python's re instead.
+    # jsonschema-rs: such patterns are checked by _format_findings with Python's re instead.
     foreign = _drop_foreign_patterns(root)
     return {
         "jsonSchema": _shared_subschemas(root),
@@ -279,10 +279,21 @@ class CustomResourceValidator:
         self._list_types = marks.marked("x-kubernetes-list-type")
         self._embedded = marks.marked("x-kubernetes-embedded-resource")
         # Defaults change a verdict through the rules, a required field, or an object's property
-        # count (list-map keys take their defaults in list_type_findings); else they are skipped.
+        # count (list-map keys take their defaults in _repeats); else they are skipped.
         self._defaults_matter = form["defaultsMayMatter"] and self._defaults(openapi_schema)
         self._formats = marks.marked("format") if not self._re2_patterns else _everything
+        # which walks a document needs is a fact of the schema: asked once, not per document
+        self._has_embedded = self._embedded(openapi_schema)
+        self._has_rules = self._rules(openapi_schema)
         self.minor = minor
+
+    @functools.cached_property
+    def _format_walk(self) -> _Walk | None:
+        return _Walk.of(self.schema, self._formats, _format_test, _format_findings)
+
+    @functools.cached_property
+    def _list_walk(self) -> _Walk | None:
+        return _Walk.of(self.schema, self._list_types, _list_test, _duplicates)
 
     def findings(self, obj: dict) -> list[Finding]:
         if self._defaults_matter:
@@ -295,133 +306,260 @@ class CustomResourceValidator:
             # before validation (strategy.go); its unknown fields were found when decoding.
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
-        if self._formats(self.schema):
-            found += format_findings(self.schema, obj, (), self._formats)
-        if self._embedded(self.schema):
+        if self._format_walk is not None:
+            self._format_walk.add(obj, found)
+        if self._has_embedded:
             found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
-        if self._list_types(self.schema):
-            found += list_type_findings(self.schema, obj, (), self._list_types)
-        rules_apply = self.minor is None or self.minor >= RULES_SINCE
-        if rules_apply and self._rules(self.schema) and not any(_blocking(f) for f in found):
+        if self._list_walk is not None:
+            self._list_walk.add(obj, found)
+        if self._has_rules and (self.minor is None or self.minor >= RULES_SINCE) and not any(map(_blocking, found)):
             from generator.validate.crd.cel import RuleRunner  # here: CEL (and its engine) only for schemas with rules
 
             found += RuleRunner(self.minor, self._rules).run(self.schema, obj)
-        return sorted(found, key=lambda f: (f.path, f.message))
+        return sorted(found, key=_sort_key) if len(found) > 1 else found
 
 
-def list_type_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
-    """Duplicates in list-sets and list-maps (structurallisttype.ValidateListSetsAndMaps: the
-    apiserver's Duplicate value error). The walk follows a plan of the schema made once (the
-    nodes on the way to a list-set or list-map, nothing else), not the schema itself."""
-    out: list[Finding] = []
-    plan = _list_plan(schema, marked)
-    if plan is not None:
-        _check_lists(plan, value, path, out)
-    return out
+def _sort_key(finding: Finding) -> tuple[str, str]:
+    return finding.path, finding.message
 
 
-class _ListPlan(NamedTuple):
+class _Plan(NamedTuple):
+    """The nodes of a schema that one walk visits (the ones on the way to a node with its mark),
+    made once per validator: a document then costs only the paths of the plan it has."""
+
     schema: dict
-    kind: str | None  # "set", "map", or None: a node on the way
-    keys: list | None  # a list-map's keys
-    items: _ListPlan | None
-    properties: tuple  # ((name, plan), ...) of the properties on the way
-    extra: _ListPlan | None  # additionalProperties
+    test: Callable[[object], bool] | None  # the node's own check of a value: False if it has a finding
+    properties: dict[str, _Plan]  # the properties on the way, in the schema's order
+    extra: _Plan | None  # additionalProperties
+    items: _Plan | None
 
 
-def _list_plan(schema, marked) -> _ListPlan | None:
-    """The part of ``schema`` that leads to a list-set or list-map, or None; made once per node
-    of a validator's schema (kept by its Marked)."""
+def _plan(schema, marked, test_of: Callable) -> _Plan | None:
+    """The plan of ``schema`` for the nodes ``marked`` (at or below which a mark is);
+    ``test_of``: the check of a node's own value, or None where the node has nothing to check."""
     if not isinstance(schema, dict) or not marked(schema):
         return None
-    memo = marked.plans if isinstance(marked, Marked) else {}
-    plan = memo.get(id(schema), False)
-    if plan is not False:
-        return plan
-    kind = schema.get("x-kubernetes-list-type")
-    keys = schema.get("x-kubernetes-list-map-keys")
-    extra = schema.get("additionalProperties")
-    plan = _ListPlan(
+    properties = {}
+    for name, sub in marked.properties(schema):
+        if (found := _plan(sub, marked, test_of)) is not None:
+            properties[name] = found
+    return _Plan(
         schema,
-        kind if kind in ("set", "map") else None,
-        keys if isinstance(keys, list) else None,
-        _list_plan(schema.get("items"), marked),
-        tuple((name, sub) for name, value in marked.properties(schema) if (sub := _list_plan(value, marked))),
-        _list_plan(extra, marked) if isinstance(extra, dict) else None,
+        test_of(schema),
+        properties,
+        _plan(schema.get("additionalProperties"), marked, test_of),
+        _plan(schema.get("items"), marked, test_of),
     )
-    memo[id(schema)] = plan
-    return plan
 
 
-def _check_lists(plan: _ListPlan, value, path: tuple, out: list[Finding]) -> None:
-    if isinstance(value, list):
-        kind = plan.kind
-        if kind is not None and len(value) > 1:
-            _duplicates(plan, value, path, out)
-        if plan.items is not None:
-            for i, item in enumerate(value):
-                _check_lists(plan.items, item, (*path, i), out)
-    elif isinstance(value, dict):
-        for name, sub in plan.properties:
+def _cleaner(plan: _Plan) -> Callable[[object], bool]:
+    """``plan`` as a function of a value: whether it has nothing for the walk to report. It
+    builds no path and stops at the first finding: most objects have none, and the ones that
+    do are walked again by _report for the findings' paths and messages. One closure per node,
+    of the node's shape (a leaf's test, an object's, a list's), as a document's cost is in the
+    calls; every one is true of None, so that an object's null field is passed over."""
+    names = []
+    while plan.test is None and plan.extra is None and plan.items is None and len(plan.properties) == 1:
+        ((name, plan),) = plan.properties.items()
+        names.append(name)
+    if names:
+        return _path_cleaner(tuple(names), _cleaner(plan))
+    test = plan.test
+    properties = {name: _cleaner(sub) for name, sub in plan.properties.items()}
+    extra = _cleaner(plan.extra) if plan.extra is not None else None
+    items = _cleaner(plan.items) if plan.items is not None else None
+    if properties or extra is not None:
+        fields = _object_cleaner(properties, extra)
+        if test is None and items is None:
+            return fields
+        rest = _list_cleaner(test, items)
+        return lambda value: fields(value) and rest(value)
+    if items is not None:
+        return _list_cleaner(test, items)
+    return test if test is not None else _nothing
+
+
+def _path_cleaner(names: tuple[str, ...], sub: Callable) -> Callable[[object], bool]:
+    """A chain of objects of one field each (spec.template.spec on the way to a pod's lists)."""
+
+    def clean(value) -> bool:
+        for name in names:
+            if not isinstance(value, dict):
+                return True
+            value = value.get(name)
+            if value is None:
+                return True
+        return sub(value)
+
+    return clean
+
+
+def _nothing(_value) -> bool:
+    return True
+
+
+def _object_cleaner(properties: dict[str, Callable], extra: Callable | None) -> Callable[[object], bool]:
+    """An object's fields on the way: looked up from the shorter side (a pod spec plans ten
+    fields, has two)."""
+    count = len(properties)
+
+    def clean(value) -> bool:
+        if not isinstance(value, dict):
+            return True
+        if len(value) < count:
+            for name, item in value.items():
+                sub = properties.get(name)
+                if sub is not None and not sub(item):
+                    return False
+        else:
+            for name, sub in properties.items():
+                item = value.get(name)
+                if item is not None and not sub(item):
+                    return False
+        if extra is not None:
+            for item in value.values():
+                if not extra(item):
+                    return False
+        return True
+
+    return clean
+
+
+def _list_cleaner(test: Callable | None, items: Callable | None) -> Callable[[object], bool]:
+    """A node's own test, then a list's items."""
+
+    def clean(value) -> bool:
+        if test is not None and not test(value):
+            return False
+        if items is not None and isinstance(value, list):
+            for item in value:
+                if not items(item):
+                    return False
+        return True
+
+    return clean
+
+
+def _report(plan: _Plan, value, path: tuple, found_at: Callable, out: list[Finding]) -> None:
+    """The findings of ``value`` along ``plan``: ``found_at(schema, value, path, out)`` adds a
+    node's own, in the schema's order of properties, then additionalProperties, then items."""
+    found_at(plan.schema, value, path, out)
+    if isinstance(value, dict):
+        for name, sub in plan.properties.items():
             if name in value:
-                _check_lists(sub, value[name], (*path, name), out)
+                _report(sub, value[name], (*path, name), found_at, out)
         if plan.extra is not None:
             for name, item in value.items():
-                _check_lists(plan.extra, item, (*path, name), out)
+                _report(plan.extra, item, (*path, name), found_at, out)
+    elif isinstance(value, list) and plan.items is not None:
+        for i, item in enumerate(value):
+            _report(plan.items, item, (*path, i), found_at, out)
 
 
-def _duplicates(plan: _ListPlan, value: list, path: tuple, out: list[Finding]) -> None:
-    kind, keys = plan.kind, plan.keys
+class _Walk(NamedTuple):
+    """A walk of documents along a schema's plan: its _cleaner for every document, _report only
+    for one with a finding."""
+
+    plan: _Plan
+    clean: Callable[[object], bool]
+    found_at: Callable
+
+    @classmethod
+    def of(cls, schema: dict, marked, test_of: Callable, found_at: Callable) -> _Walk | None:
+        """The walk, or None when no node of ``schema`` is ``marked``."""
+        plan = _plan(schema, marked, test_of)
+        return cls(plan, _cleaner(plan), found_at) if plan is not None else None
+
+    def add(self, value, out: list[Finding]) -> None:
+        """Adds the findings of ``value`` to ``out``."""
+        if not self.clean(value):
+            _report(self.plan, value, (), self.found_at, out)
+
+
+_LIST_KINDS = ("set", "map")  # the list types whose items are compared (atomic: none)
+
+
+def _list_test(schema: dict) -> Callable[[object], bool] | None:
+    """The check of a list-set's or list-map's value (structurallisttype.ValidateListSetsAndMaps):
+    no item repeats an earlier one."""
+    if schema.get("x-kubernetes-list-type") not in _LIST_KINDS:
+        return None
+    return lambda value: not isinstance(value, list) or len(value) < 2 or next(_repeats(schema, value), None) is None
+
+
+def _repeats(schema: dict, value: list) -> Iterator[tuple[int, int]]:
+    """(i, j) for each item i of a list-set (list-map) the same as (with the same keys as) an
+    earlier item j."""
+    kind, keys = schema.get("x-kubernetes-list-type"), schema.get("x-kubernetes-list-map-keys")
+    keys = keys if isinstance(keys, list) else None
     seen: dict = {}
     for i, item in enumerate(value):
         if kind == "set":
             key = _hashable(item)
         elif keys is not None and isinstance(item, dict):
-            key = tuple(_hashable(item[k] if k in item else _key_default(plan.schema, k)) for k in keys)
+            key = tuple(_hashable(item[k] if k in item else _key_default(schema, k)) for k in keys)
         else:
             continue
         if key not in seen:
             seen[key] = i
-            continue
-        if kind == "set":
+        else:
+            yield i, seen[key]
+
+
+def _duplicates(schema: dict, value, path: tuple, out: list[Finding]) -> None:
+    """Duplicates in a list-set or list-map: the apiserver's Duplicate value error."""
+    if schema.get("x-kubernetes-list-type") not in _LIST_KINDS or not isinstance(value, list) or len(value) < 2:
+        return
+    keys = schema.get("x-kubernetes-list-map-keys")
+    for i, first in _repeats(schema, value):
+        item = value[i]
+        if schema["x-kubernetes-list-type"] == "set":
             what = f"{_short(item)} is in the list-set twice"
         else:
             same = ", ".join(f"{k}={_short(item.get(k))}" for k in keys)
             what = f"two items of the list-map have the same {same}"
-        message = f"Duplicate value: {what} (see [{seen[key]}])"
+        message = f"Duplicate value: {what} (see [{first}])"
         out.append(Finding("error", dotted([*path, i]), "schema", message))
 
 
-def format_findings(schema, value, path: tuple, marked=_everything) -> list[Finding]:
+def _format_check(schema: dict) -> Callable[[str], bool] | None:
+    """The check of a node's `format`, if kube-openapi checks it (CHECKED_FORMATS)."""
+    fmt = schema.get("format")
+    return CHECKED_FORMATS.get(fmt) if isinstance(fmt, str) else None
+
+
+def _foreign_pattern(schema: dict) -> str | None:
+    """A node's `pattern` that jsonschema-rs refuses (_drop_foreign_patterns), checked here."""
+    pattern = schema.get("pattern")
+    return pattern if isinstance(pattern, str) and not _ecma_ok(pattern) else None
+
+
+def _format_test(schema: dict) -> Callable[[object], bool] | None:
+    """The check of a string of a node with a checked `format` or a foreign `pattern`. A string
+    under a foreign pattern always takes _report: its match runs under a time limit, once."""
+    if _foreign_pattern(schema) is not None:
+        return lambda value: not isinstance(value, str)
+    check = _format_check(schema)
+    if check is None:
+        return None
+    return lambda value: not isinstance(value, str) or check(value)
+
+
+def _format_findings(schema: dict, value, path: tuple, out: list[Finding]) -> None:
     """Strings that are not of their schema's `format` (CHECKED_FORMATS: the ones kube-openapi checks),
     or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
-    if not isinstance(schema, dict) or not marked(schema):
-        return []
-    out: list[Finding] = []
-    if isinstance(value, str):
-        fmt = schema.get("format")
-        check = CHECKED_FORMATS.get(fmt) if isinstance(fmt, str) else None
-        if check is not None and not check(value):
-            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {fmt!r}"))
-        pattern = schema.get("pattern")
-        if isinstance(pattern, str) and not _ecma_ok(pattern):
-            matched = _re2_matches(pattern, value)
-            if matched is None:
-                out.append(Finding("warning", dotted(path), "pattern-unchecked", _unchecked(pattern)))
-            elif not matched:
-                out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
-    elif isinstance(value, dict):
-        for name, sub in marked.properties(schema):
-            if name in value:
-                out += format_findings(sub, value[name], (*path, name), marked)
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, dict) and marked(extra):
-            for name, item in value.items():
-                out += format_findings(extra, item, (*path, name), marked)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            out += format_findings(schema["items"], item, (*path, i), marked)
-    return out
+    if not isinstance(value, str):
+        return
+    check = _format_check(schema)
+    if check is not None and not check(value):
+        out.append(Finding("error", dotted(path), "schema", f"{_short(value)} is not a valid {schema['format']!r}"))
+    pattern = _foreign_pattern(schema)
+    if pattern is not None:
+        matched = _re2_matches(pattern, value)
+        if matched is None:
+            out.append(Finding("warning", dotted(path), "pattern-unchecked", _unchecked(pattern)))
+        elif not matched:
+            out.append(Finding("error", dotted(path), "schema", f"{_short(value)} does not match {pattern!r}"))
 
 
 @functools.cache
@@ -665,7 +803,6 @@ class Marked:
     def __init__(self, marks: SchemaMarks, bit: int):
         self._marks, self._bit = marks, bit
         self._properties: dict[int, list] = {}
-        self.plans: dict[int, object] = {}  # what a walk made of a node, by id (list_type_findings)
 
     def __call__(self, node) -> bool:
         return bool(self._marks.mask(node) & self._bit)
