@@ -14,7 +14,7 @@ sources with ValidateUserAnnotations). pod.py calls the checks of `SPEC_CHECKS` 
 from __future__ import annotations
 
 from generator.core.findings import Finding, child
-from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, parse_quantity
+from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_list, enforced, error
 from generator.validate.rules.pod_plan import GROUPS, ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import path_findings
@@ -429,12 +429,19 @@ def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
 
 POD_CERTIFICATE_KEY_TYPES = ("RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519")
 POD_CERTIFICATE_PATHS = ("credentialBundlePath", "keyPath", "certificateChainPath")
+# certificates.MinMaxExpirationSeconds, MaxMaxExpirationSeconds (91 days) and
+# KubernetesMaxMaxExpirationSeconds (a day, for a kubernetes.io signer)
+POD_CERTIFICATE_MIN_EXPIRATION = 3600
+POD_CERTIFICATE_MAX_EXPIRATION = 91 * 24 * 3600
+POD_CERTIFICATE_KUBERNETES_MAX_EXPIRATION = 24 * 3600
+USER_ANNOTATIONS_SIZE_LIMIT = 256 * 1024  # apimachinery TotalAnnotationSizeLimitB
 
 
 def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: set) -> list[Finding]:
     """validateProjectionSources' podCertificate source (PodCertificateRequest, GA and on from
-    1.37): the signer's form, a key type, maxExpirationSeconds at least 3600, one path at least,
-    each relative and written by no other source."""
+    1.37): the signer's form, a key type, maxExpirationSeconds from an hour to 91 days (a day for
+    a kubernetes.io signer, IsKubernetesSignerName), userAnnotations (ValidateUserAnnotations),
+    one path at least, each relative and written by no other source."""
     out = []
     signer = certificate.get("signerName")
     if signer == "":
@@ -446,9 +453,11 @@ def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: s
         message = f"keyType {key_type!r} is not one of {', '.join(POD_CERTIFICATE_KEY_TYPES)}"
         out.append(error(f"{where}.keyType", "enum", message))
     seconds = certificate.get("maxExpirationSeconds")
-    if isinstance(seconds, int) and not isinstance(seconds, bool) and seconds < 3600:
-        message = f"maxExpirationSeconds {seconds} must be at least 3600 (an hour)"
-        out.append(error(f"{where}.maxExpirationSeconds", "volume-source", message))
+    if isinstance(seconds, int) and not isinstance(seconds, bool):
+        out += _expiration_findings(seconds, signer, f"{where}.maxExpirationSeconds")
+    annotations = certificate.get("userAnnotations")
+    if isinstance(annotations, dict):
+        out += _user_annotation_findings(annotations, f"{where}.userAnnotations")
     given = [field for field in POD_CERTIFICATE_PATHS if isinstance(certificate.get(field), str) and certificate[field]]
     if not given:
         message = "a podCertificate source needs credentialBundlePath, keyPath or certificateChainPath"
@@ -460,6 +469,43 @@ def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: s
             message = f"path {value!r} is written twice into this projected volume; rename one"
             out.append(error(here, "volume-source", message))
         paths.add(value)
+    return out
+
+
+def _expiration_findings(seconds: int, signer, where: str) -> list[Finding]:
+    """A podCertificate's maxExpirationSeconds: at least an hour, at most 91 days, or a day where
+    the signer's domain is kubernetes.io or under it (IsKubernetesSignerName)."""
+    if seconds < POD_CERTIFICATE_MIN_EXPIRATION:
+        message = f"maxExpirationSeconds {seconds} must be at least {POD_CERTIFICATE_MIN_EXPIRATION} (an hour)"
+        return [error(where, "volume-source", message)]
+    domain = signer.partition("/")[0] if isinstance(signer, str) else ""
+    if domain == "kubernetes.io" or domain.endswith(".kubernetes.io"):
+        ceiling, what = POD_CERTIFICATE_KUBERNETES_MAX_EXPIRATION, "a day, for a kubernetes.io signer"
+    else:
+        ceiling, what = POD_CERTIFICATE_MAX_EXPIRATION, "91 days"
+    if seconds > ceiling:
+        return [error(where, "volume-source", f"maxExpirationSeconds {seconds} must be at most {ceiling} ({what})")]
+    return []
+
+
+def _user_annotation_findings(annotations: dict, where: str) -> list[Finding]:
+    """ValidateUserAnnotations: each key, lowercased, a domain-prefixed key (IsDomainPrefixedKey:
+    PREFIX/NAME, a label key with its prefix); keys and values 256 KiB at most together
+    (ValidateAnnotationsSize). Reported at userAnnotations, as the apiserver does."""
+    out, size = [], 0
+    for key, value in annotations.items():
+        if not isinstance(key, str):
+            continue
+        size += len(key.encode()) + (len(value.encode()) if isinstance(value, str) else 0)
+        lowered = key.lower()
+        problem = label_key_problem(lowered, "userAnnotations")
+        if problem is None and lowered.count("/") != 1:
+            problem = f"userAnnotations key {key!r} must be a domain-prefixed key (such as 'example.com/team')"
+        if problem:
+            out.append(error(where, "volume-source", problem))
+    if size > USER_ANNOTATIONS_SIZE_LIMIT:
+        message = f"userAnnotations are {size} bytes, more than {USER_ANNOTATIONS_SIZE_LIMIT} (256 KiB)"
+        out.append(error(where, "volume-source", message))
     return out
 
 
