@@ -1,7 +1,8 @@
-"""The custom resource validator's walks for list types and formats follow a plan of the schema
-made once per validator (validator.py _plan, _cleaner, _report): an object without a finding is
-checked without building a path, one with a finding walked again for paths and messages. These
-tests pin the findings of both sides: the paths, the messages, their order."""
+"""The custom resource validator's walks follow plans of the schema made once per validator
+(validator.py): the defaults (_defaults_plan), the list types and formats (_plan, _cleaner,
+_report: an object without a finding is checked without building a path, one with a finding
+walked again for paths and messages). These tests pin what they give: the defaulted object and
+its keys' order, the findings' paths, messages and order."""
 
 from __future__ import annotations
 
@@ -191,3 +192,80 @@ def test_a_value_of_another_type_on_the_way_is_the_schemas_finding_only(validato
         ("spec.schedule.at", "type"),
         ("spec.template.spec", "type"),
     ]
+
+
+DEFAULTED = {
+    "type": "object",
+    "required": ["spec"],
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["mode"],
+            "properties": {
+                "mode": {"type": "string", "default": "fast"},
+                "limit": {"type": "integer", "nullable": True, "default": 3},
+                "tags": {"type": "array", "items": {"type": "string"}, "default": ["a"]},
+                "workers": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "port": {"type": "integer", "default": 80}},
+                    },
+                },
+                "pools": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "object",
+                        "properties": {"size": {"type": "integer", "default": 1}},
+                    },
+                },
+                **{
+                    f"unused{i}": {"type": "object", "properties": {"x": {"type": "integer", "default": i}}}
+                    for i in range(4)
+                },
+            },
+        }
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def defaults():
+    """The defaults the validator applies (apply_defaults along its plan) to an object."""
+    from generator.validate.crd.validator import apply_defaults
+
+    validator = CustomResourceValidator(DEFAULTED, strict=False, minor=35)
+    return lambda obj: apply_defaults(validator._defaults_plan, obj)
+
+
+def test_defaults_are_added_in_the_schemas_order_and_the_object_is_not_changed(defaults):
+    spec = {
+        "workers": [{"name": "w"}, {"name": "v", "port": 8080}],
+        "limit": None,
+        "pools": {"p": {}, "q": {"size": 2}},
+    }
+    obj = {"spec": spec}
+    out = defaults(obj)
+    assert out["spec"] == {
+        "workers": [{"name": "w", "port": 80}, {"name": "v", "port": 8080}],
+        "limit": None,  # nullable: a null stays
+        "pools": {"p": {"size": 1}, "q": {"size": 2}},
+        "mode": "fast",
+        "tags": ["a"],
+    }
+    assert list(out["spec"]) == ["workers", "limit", "pools", "mode", "tags"]
+    assert obj == {"spec": spec} and spec["workers"][0] == {"name": "w"} and spec["pools"]["p"] == {}
+    assert out["spec"]["workers"][1] is spec["workers"][1]  # what takes no default is not copied
+
+
+def test_a_default_is_a_copy_and_an_object_with_every_default_is_itself(defaults):
+    first, second = defaults({"spec": {}}), defaults({"spec": {}})
+    assert first["spec"]["tags"] == ["a"] and first["spec"]["tags"] is not second["spec"]["tags"]
+    full = {"spec": {"mode": "slow", "limit": 1, "tags": [], "unused2": {"x": 5}, "workers": [{"port": 1}]}}
+    assert defaults(full) is full
+    assert defaults({"spec": {"mode": None, "unused3": {}}})["spec"] == {
+        "mode": "fast",
+        "unused3": {"x": 3},
+        "tags": ["a"],
+        "limit": 3,
+    }

@@ -53,6 +53,9 @@ class _Everything:
 
 _everything = _Everything()
 
+# a mapping or a list (a tuple for isinstance: `dict | list` is a new union each time it is run)
+_CONTAINERS = (dict, list)
+
 
 _MARKERS_TO_DROP = (
     "x-kubernetes-int-or-string",
@@ -288,6 +291,10 @@ class CustomResourceValidator:
         self.minor = minor
 
     @functools.cached_property
+    def _defaults_plan(self) -> _DefaultsPlan | None:
+        return _defaults_plan(self.schema, self._defaults) if self._defaults_matter else None
+
+    @functools.cached_property
     def _format_walk(self) -> _Walk | None:
         return _Walk.of(self.schema, self._formats, _format_test, _format_findings)
 
@@ -296,8 +303,8 @@ class CustomResourceValidator:
         return _Walk.of(self.schema, self._list_types, _list_test, _duplicates)
 
     def findings(self, obj: dict) -> list[Finding]:
-        if self._defaults_matter:
-            obj = apply_defaults(self.schema, obj, self._defaults)
+        if self._defaults_plan is not None:
+            obj = apply_defaults(self._defaults_plan, obj)
         # is_valid first: it stops at the first error, and most objects have none
         errors = () if self._validator.is_valid(obj) else self._validator.iter_errors(obj)
         found = [Finding("error", *problem) for error in errors for problem in describe(error)]
@@ -772,7 +779,7 @@ class SchemaMarks:
 
     def mask(self, node, names: bool = False) -> int:
         """The marks at or below ``node``; ``names``: ``node`` maps names to schemas (NAME_MAPS)."""
-        if not isinstance(node, dict | list):
+        if not isinstance(node, _CONTAINERS):
             return 0
         found = self._masks.get(id(node))
         if found is None:
@@ -787,11 +794,11 @@ class SchemaMarks:
                     if key in node and (accept is None or accept(node[key])):
                         found |= bit
                 for key, value in node.items():
-                    if key not in ("default", "enum") and isinstance(value, dict | list):
+                    if key not in ("default", "enum") and isinstance(value, _CONTAINERS):
                         found |= self.mask(value, key in NAME_MAPS)
             else:
                 for value in node:
-                    if isinstance(value, dict | list):
+                    if isinstance(value, _CONTAINERS):
                         found |= self.mask(value)
             self._masks[id(node)] = found
         return found
@@ -831,38 +838,97 @@ def _blocking(finding: Finding) -> bool:
 # -- defaults ----------------------------------------------------------------------------------
 
 
-def apply_defaults(schema: dict, value, marked=_everything):
+class _DefaultField(NamedTuple):
+    name: str
+    plan: _DefaultsPlan  # the property's own
+    default: object
+    atomic: bool  # the default is a str, number, bool or null: neither copied nor walked
+    nullable: bool
+
+
+_ATOMIC = (str, int, float, bool, type(None))  # what copy.deepcopy gives back as it is
+
+
+class _DefaultsPlan(NamedTuple):
+    """The nodes of a schema with a default at or below them, made once per validator: what
+    apply_defaults visits, with no mark to look up per node and document."""
+
+    defaulted: tuple[_DefaultField, ...]  # the properties with a default of their own
+    below: dict[str, _DefaultsPlan]  # the others with a default below them, in the schema's order
+    extra: _DefaultsPlan | None  # additionalProperties
+    items: _DefaultsPlan | None
+
+
+def _defaults_plan(schema, marked) -> _DefaultsPlan | None:
+    """The plan of ``schema`` for apply_defaults; ``marked``: the nodes with a default at or
+    below them. None when ``schema`` has none."""
+    if not isinstance(schema, dict) or not marked(schema):
+        return None
+    defaulted, below = [], {}
+    for name, sub in marked.properties(schema):
+        plan = _defaults_plan(sub, marked)
+        if "default" in sub:
+            default, nullable = sub["default"], bool(sub.get("nullable"))
+            defaulted.append(_DefaultField(name, plan, default, default.__class__ in _ATOMIC, nullable))
+        else:
+            below[name] = plan
+    return _DefaultsPlan(
+        tuple(defaulted),
+        below,
+        _defaults_plan(schema.get("additionalProperties"), marked),
+        _defaults_plan(schema.get("items"), marked),
+    )
+
+
+def apply_defaults(plan: _DefaultsPlan, value):
     """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
     property that is absent (or null where the schema is not nullable) takes its default, in
     objects, in list items and in map values. ``value`` is not changed: the mappings and lists
-    a default goes into are copied."""
-    if not isinstance(schema, dict) or not marked(schema):
-        return value
+    a default goes into are copied. A property without a default of its own matters only when
+    the object has it (as a mapping or list): those are looked up from the shorter side, and
+    they only replace values, so the defaults added come in the schema's order all the same."""
     if isinstance(value, dict):
         out = value
-        for name, sub in marked.properties(schema):
+        for name, sub, default, atomic, nullable in plan.defaulted:
             current = value.get(name)
-            if name not in value or (current is None and not sub.get("nullable")):
-                if "default" not in sub:
-                    continue
-                new = apply_defaults(sub, copy.deepcopy(sub["default"]), marked)
-            else:
-                new = apply_defaults(sub, current, marked)
+            if current is None and (not nullable or name not in value):
+                new = default if atomic else apply_defaults(sub, copy.deepcopy(default))
+            elif isinstance(current, _CONTAINERS):
+                new = apply_defaults(sub, current)
                 if new is current:
                     continue
+            else:
+                continue
             if out is value:
                 out = dict(value)
             out[name] = new
-        extra = schema.get("additionalProperties")
-        if isinstance(extra, dict) and marked(extra):
+        below = plan.below
+        if below:
+            for name in value if len(value) < len(below) else below:
+                sub, current = below.get(name), value.get(name)
+                if sub is not None and isinstance(current, _CONTAINERS):
+                    new = apply_defaults(sub, current)
+                    if new is not current:
+                        if out is value:
+                            out = dict(value)
+                        out[name] = new
+        extra = plan.extra
+        if extra is not None:
             for name, current in value.items():
-                new = apply_defaults(extra, current, marked)
+                new = apply_defaults(extra, current) if isinstance(current, _CONTAINERS) else current
                 if new is not current:
                     if out is value:
                         out = dict(value)
                     out[name] = new
         return out
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        items = [apply_defaults(schema["items"], item, marked) for item in value]
-        return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
+    if isinstance(value, list) and plan.items is not None:
+        out = value
+        for i, item in enumerate(value):
+            if isinstance(item, _CONTAINERS):
+                new = apply_defaults(plan.items, item)
+                if new is not item:
+                    if out is value:
+                        out = list(value)
+                    out[i] = new
+        return out
     return value
