@@ -293,7 +293,7 @@ def _pod_resource_consistency(spec: dict, path: str, ctx: PodContext, requests: 
             value = parse_quantity(limits[name])
             if name in totals and value is not None and totals[name] > value:
                 message = f"pod-level {name} limit {limits[name]} is below its containers' limits together"
-                out.append(error(child(f"{here}.limits", name), "resources", message + f" ({_plain(totals[name])})"))
+                out.append(error(child(f"{here}.limits", name), "resources", f"{message} ({_plain(totals[name])})"))
     for i, c in enumerate(as_list(spec.get("containers"))):
         for name, amount in as_dict(as_dict(as_dict(c).get("resources")).get("limits")).items():
             value, pod_limit = parse_quantity(amount), parse_quantity(limits.get(name))
@@ -496,7 +496,7 @@ def _user_annotation_findings(annotations: dict, where: str) -> list[Finding]:
     for key, value in annotations.items():
         if not isinstance(key, str):
             continue
-        size += len(key.encode()) + (len(value.encode()) if isinstance(value, str) else 0)
+        size += _byte_length(key) + (_byte_length(value) if isinstance(value, str) else 0)
         lowered = key.lower()
         problem = label_key_problem(lowered, "userAnnotations")
         if problem is None and lowered.count("/") != 1:
@@ -507,6 +507,12 @@ def _user_annotation_findings(annotations: dict, where: str) -> list[Finding]:
         message = f"userAnnotations are {size} bytes, more than {USER_ANNOTATIONS_SIZE_LIMIT} (256 KiB)"
         out.append(error(where, "volume-source", message))
     return out
+
+
+def _byte_length(text: str) -> int:
+    """Go's len() of the string the apiserver decodes (a lone surrogate, which JSON may escape,
+    becomes a 3-byte U+FFFD there: 3 bytes here too)."""
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _subdomain(value: str) -> bool:
