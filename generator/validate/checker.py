@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import NamedTuple
 
 from generator.core import kinds as registry
 from generator.core.findings import Finding, dotted, joined
@@ -82,6 +83,7 @@ class ObjectChecker:
         self.project_releases = {p: chosen.get(p) or thirdparty.newest(p) for p in thirdparty.VALIDATED}
         self.kube = KubeValidator()
         self.crds = crds
+        self._routes: dict[tuple[str, str], _Route] = {}  # (apiVersion, kind) -> _Route
 
     @functools.cached_property
     def schemas(self) -> schemasource.Schemas:
@@ -130,11 +132,11 @@ class ObjectChecker:
             return [error("apiVersion", "required", "apiVersion is required (e.g. apps/v1)")]
         if not isinstance(kind, str) or not kind:
             return [error("kind", "required", "kind is required (e.g. Deployment)")]
-        if kind in self.skip_kinds or f"{api_version}/{kind}" in self.skip_kinds:
-            return []
-        if api_version == KUSTOMIZE_BUILTIN:
-            severity = "error" if self.strict_kinds else "warning"
-            return [Finding(severity, "apiVersion", "unknown-kind", _kustomize_builtin_message(kind))]
+        route = self._routes.get((api_version, kind))
+        if route is None:
+            route = self._route(api_version, kind)
+        if route.before_items is not None:
+            return list(route.before_items)
         if kind.endswith("List") and isinstance(obj.get("items"), list):
             out = []
             for i, item in enumerate(obj["items"]):
@@ -143,17 +145,7 @@ class ObjectChecker:
                     continue
                 out += [_prefixed(f, f"items[{i}]") for f in self._check(item, nulls)]
             return out
-        if (api_version, kind) in LEGACY:
-            return [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
-        project = thirdparty.all_kinds().get((api_version, kind))
-        theirs = self.crds is not None and self.crds.lookup(api_version, kind) is not None
-        served = project is None or (api_version, kind) in thirdparty.kinds(project, self.project_releases[project])
-        if not (served or theirs):
-            return [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
-        custom = self.schemas.lookup(api_version, kind)
-        if custom is not None and not custom.served:
-            return [error("apiVersion", "api-not-served", f"{api_version} {kind} is not served ({custom.origin})")]
-        if custom is not None and not custom.builtin:
+        if route.way is _CUSTOM:
             # the apiserver prunes a custom resource's declared non-nullable nulls from 1.20
             # (crvalidate.prune_nulls); before, a null fails the schema; a null of an undeclared
             # field is an unknown field. Its metadata is ObjectMeta, where null is absent.
@@ -162,10 +154,7 @@ class ObjectChecker:
             if nulls and isinstance(obj.get("metadata"), dict):
                 obj = {**obj, "metadata": without_nulls(obj["metadata"])}
             return self._custom(obj, api_version, kind)
-        if (api_version, kind) in kube.kinds(self.minor):
-            off = _off_by_default(api_version, kind, tuple(self.releases))
-            if off:
-                return [error("apiVersion", "api-not-served", off)]
+        if route.way is _BUILTIN:
             if not nulls:
                 return self._builtin(obj)
             # Go's JSON decoding: a null is the zero value. A null field is absent; a null list
@@ -174,21 +163,61 @@ class ObjectChecker:
             zeroed: set[str] = set()
             found = self._builtin(_go_zero_values(obj, [], zeroed))
             return [f for f in found if not (f.rule in ("type", "type-string") and f.path in zeroed)]
+        return list(route.found)
+
+    def _route(self, api_version: str, kind: str) -> _Route:
+        """What becomes of every object of ``api_version`` and ``kind`` (_Route), decided once per
+        checker (the routes kept are bounded: a stream of ever new kinds is routed each time)."""
+        if kind in self.skip_kinds or f"{api_version}/{kind}" in self.skip_kinds:
+            route = _Route(before_items=())
+        elif api_version == KUSTOMIZE_BUILTIN:
+            severity = "error" if self.strict_kinds else "warning"
+            route = _Route(
+                before_items=(Finding(severity, "apiVersion", "unknown-kind", _kustomize_builtin_message(kind)),)
+            )
+        else:
+            way, found = self._way(api_version, kind)
+            route = _Route(way=way, found=tuple(found))
+        if len(self._routes) >= _ROUTES_KEPT:
+            self._routes.clear()
+        self._routes[(api_version, kind)] = route
+        return route
+
+    def _way(self, api_version: str, kind: str) -> tuple[str | None, list[Finding]]:
+        """(_CUSTOM or _BUILTIN: the object is checked by its schema and rules, []) or (None, the
+        findings of every object of this apiVersion and kind: one not served, or of no known schema)."""
+        if (api_version, kind) in LEGACY:
+            return None, [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
+        project = thirdparty.all_kinds().get((api_version, kind))
+        theirs = self.crds is not None and self.crds.lookup(api_version, kind) is not None
+        served = project is None or (api_version, kind) in thirdparty.kinds(project, self.project_releases[project])
+        if not (served or theirs):
+            return None, [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
+        custom = self.schemas.lookup(api_version, kind)
+        if custom is not None and not custom.served:
+            return None, [
+                error("apiVersion", "api-not-served", f"{api_version} {kind} is not served ({custom.origin})")
+            ]
+        if custom is not None and not custom.builtin:
+            return _CUSTOM, []
+        if (api_version, kind) in kube.kinds(self.minor):
+            off = _off_by_default(api_version, kind, tuple(self.releases))
+            return (None, [error("apiVersion", "api-not-served", off)]) if off else (_BUILTIN, [])
         served = _served_elsewhere(api_version, kind, self.minor)
         if served:
-            return [error("apiVersion", "api-not-served", served)]
+            return None, [error("apiVersion", "api-not-served", served)]
         if self.crds is not None and self.crds.versions_of(api_version, kind):
             versions = ", ".join(self.crds.versions_of(api_version, kind))
-            return [
+            return None, [
                 error("apiVersion", "api-not-served", f"{api_version} has no kind {kind}: its CRD serves {versions}")
             ]
         mistake = _known_group_mistake(api_version, kind, self.minor)
         if mistake and mistake.is_error:
-            return [mistake]
+            return None, [mistake]
         severity = "error" if self.strict_kinds else "warning"
         hint = f" ({mistake.message})" if mistake else ""
         message = f"no schema is known for {api_version} {kind}: it was not checked{hint}"
-        return [Finding(severity, "kind", "unknown-kind", message)]
+        return None, [Finding(severity, "kind", "unknown-kind", message)]
 
     def _not_in_release(self, api_version: str, kind: str, project: str) -> str:
         """A kind of a project's CRDs that the chosen release of the project does not serve."""
@@ -233,6 +262,21 @@ class ObjectChecker:
 
 
 NULLS_PRUNED_SINCE = 20
+
+_CUSTOM, _BUILTIN = "custom", "built-in"  # the ways of a _Route
+_ROUTES_KEPT = 4096
+
+
+class _Route(NamedTuple):
+    """What a checker does with every object of one apiVersion and kind: ``before_items``, the
+    findings that stand before a List's items are looked at (a skipped kind: none), or else
+    ``way`` (_CUSTOM, _BUILTIN: its schema and rules check it) or ``found``, the findings of
+    every such object."""
+
+    before_items: tuple[Finding, ...] | None = None
+    way: str | None = None
+    found: tuple[Finding, ...] = ()
+
 
 # kubectl (cli-runtime's resource.FlattenListVisitor, 1.32) flattens a List once: an item that is
 # a list itself (items as a list, whatever its kind) goes to meta.ExtractList as an Unstructured,

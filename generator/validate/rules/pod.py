@@ -333,43 +333,73 @@ def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> lis
 
 def _templates(obj: dict) -> list[tuple[str, dict]]:
     """(path, pod template) for every pod template a workload or job holds; a Pod is its own
-    template (path "")."""
-    kind, spec = obj.get("kind"), as_dict(obj.get("spec"))
-    api = str(obj.get("apiVersion", ""))
+    template (path ""). Where a kind keeps them is looked up once per apiVersion and kind."""
+    kind = obj.get("kind")
+    where = _template_places(str(obj.get("apiVersion", "")), kind if isinstance(kind, str) else None)
+    return where(obj, as_dict(obj.get("spec")))
+
+
+@functools.lru_cache(maxsize=1024)  # the kinds of a run are few; odd ones only push others out
+def _template_places(api: str, kind: str | None):
+    """The function that finds the pod templates of an object of ``api`` and ``kind``."""
     if kind == "Pod":
-        return [("", obj)]
+        return lambda obj, spec: [("", obj)]
     if kind == "PodTemplate" and api == "v1":  # ValidatePodTemplate: its template is a pod's
-        return [("template", as_dict(obj.get("template")))]
+        return lambda obj, spec: [("template", as_dict(obj.get("template")))]
     if kind == "CronJob":
-        job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
-        return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
+        return _cron_job_template
     if api.startswith("batch.paddlepaddle.org/"):
-        return [
-            (f"spec.{r}.template", as_dict(role.get("template")))
-            for r in PADDLE_ROLES
-            if isinstance(role := spec.get(r), dict)
-        ]
+        return _paddle_templates
     if api.startswith("batch.volcano.sh/"):
-        return [
-            (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
-            for i, t in enumerate(as_list(spec.get("tasks")))
-        ]
+        return _volcano_templates
     if api.startswith("kubeflow.org/"):  # every training-operator job: <framework>ReplicaSpecs
-        return [
-            (child(f"spec.{field}", r) + ".template", as_dict(as_dict(s).get("template")))
-            for field, specs in spec.items()
-            if field.endswith("ReplicaSpecs")
-            for r, s in as_dict(specs).items()
-        ]
+        return _replica_spec_templates
     if api.startswith("jobset.x-k8s.io/"):  # each replicated Job's pod template
-        return _replicated_job_templates("spec", spec)
+        return lambda obj, spec: _replicated_job_templates("spec", spec)
     if api.startswith("trainer.kubeflow.org/") and kind in ("ClusterTrainingRuntime", "TrainingRuntime"):
-        return _replicated_job_templates("spec.template.spec", as_dict(as_dict(spec.get("template")).get("spec")))
+        return _runtime_templates
     if api.startswith("trainer.kubeflow.org/"):  # a TrainJob holds no whole pod template
-        return []
-    if isinstance(spec.get("template"), dict):
-        return [("spec.template", spec["template"])]
-    return []
+        return lambda obj, spec: []
+    return _spec_template
+
+
+def _cron_job_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
+    return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
+
+
+def _paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    return [
+        (f"spec.{r}.template", as_dict(role.get("template")))
+        for r in PADDLE_ROLES
+        if isinstance(role := spec.get(r), dict)
+    ]
+
+
+def _volcano_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    return [
+        (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
+        for i, t in enumerate(as_list(spec.get("tasks")))
+    ]
+
+
+def _replica_spec_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    return [
+        (child(f"spec.{field}", r) + ".template", as_dict(as_dict(s).get("template")))
+        for field, specs in spec.items()
+        if field.endswith("ReplicaSpecs")
+        for r, s in as_dict(specs).items()
+    ]
+
+
+def _runtime_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    return _replicated_job_templates("spec.template.spec", as_dict(as_dict(spec.get("template")).get("spec")))
+
+
+def _spec_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    """Any other kind: a pod template at spec.template (Deployment, Job, ReplicaSet, ...)."""
+    template = spec.get("template")
+    return [("spec.template", template)] if isinstance(template, dict) else []
 
 
 def _claim_templates(obj: dict) -> list:
@@ -449,13 +479,16 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
     """The pod rules for every pod template of ``obj`` (the pod its controller will create, as the
     apiserver will judge it), at the template's own lines; ``releases``: the targeted releases."""
     out = _controller_findings(obj)
+    templates = _templates(obj)
+    if not templates:
+        return out
     releases = releases or (kube.newest(),)
     claims = frozenset(
         name for t in _claim_templates(obj) if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
     )
     kind = obj.get("kind")
     builtin = kind in _CONTROLLER_KINDS and _is_builtin(obj)
-    for path, template in _templates(obj):
+    for path, template in templates:
         spec_path = joined(path, "spec")
         if kind == "Pod" and not isinstance(template.get("spec"), dict):
             # `spec:` left empty: the apiserver's Required spec.containers (ValidatePodSpec)
