@@ -243,7 +243,10 @@ def _yaml_document(chunk: _Chunk, index: int, fast: bool = True) -> Document | N
     text, offset = chunk.text, chunk.first_line
     if not text.strip(" \n"):  # nothing before a file's first `---`, or between two: no document
         return None
-    deep = text.count("[") + text.count("{") > _COMPOSE_SAFE or _DEEP_BLOCK.search(text)
+    # a text of at most _COMPOSE_SAFE characters holds neither that many brackets nor such a run
+    deep = len(text) > _COMPOSE_SAFE and (
+        text.count("[") + text.count("{") > _COMPOSE_SAFE or _DEEP_BLOCK.search(text) is not None
+    )
     # A big text that may hold too many values is counted by libyaml's parser (rapidyaml's tree of
     # 1.5 million values is 300 MB); a text of fewer than MAX_NODES / 2 characters cannot.
     crowded = len(text) * 2 > MAX_NODES and _node_bound(text) > MAX_NODES
