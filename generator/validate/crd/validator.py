@@ -809,10 +809,14 @@ class Marked:
 
     def __init__(self, marks: SchemaMarks, bit: int):
         self._marks, self._bit = marks, bit
+        self._masks = marks._masks  # looked up here first: the walks ask once per node and document
         self._properties: dict[int, list] = {}
 
     def __call__(self, node) -> bool:
-        return bool(self._marks.mask(node) & self._bit)
+        found = self._masks.get(id(node)) if isinstance(node, _CONTAINERS) else 0
+        if found is None:
+            found = self._marks.mask(node)
+        return bool(found & self._bit)
 
     def properties(self, node: dict) -> list[tuple[str, dict]]:
         """The properties of ``node`` that are marked (the ones a walk must visit)."""
