@@ -290,6 +290,8 @@ class CustomResourceValidator:
         self._has_rules = self._rules(openapi_schema)
         self.minor = minor
 
+    # The walks' plans of the schema: made for the first document, kept while the validator
+    # lives (one node of a plan per node of the schema on the way to a mark, at most).
     @functools.cached_property
     def _defaults_plan(self) -> _DefaultsPlan | None:
         return _defaults_plan(self.schema, self._defaults) if self._defaults_matter else None
