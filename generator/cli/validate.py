@@ -203,7 +203,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     )
     roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
     kube_version = kube.version_name(minor or newest)
-    built, refused, notes = _builder().build_all(found.builds, tools, roots, kube_version, args.build_timeout)
+    # with nothing to build, build.py (and subprocess, shutil, tempfile) is never loaded
+    built, refused, notes = (
+        _builder().build_all(found.builds, tools, roots, kube_version, args.build_timeout)
+        if found.builds
+        else ([], [], [])
+    )
     for path, why in notes:
         print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
     covered = frozenset().union(*(b.inputs for b in built))
@@ -217,7 +222,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         report = validate.validate_files(files, checker, args.max_errors, skip_rules, args.jobs or None)
         for item in refused:
             report.add(item)
-        _builder().check(built, checker, report)
+        if built:
+            _builder().check(built, checker, report)
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
         raise cliargs.InputError(f"--crd: {err}") from None
     files += [b.target.file for b in built]
