@@ -143,6 +143,25 @@ def is_domain_prefixed_path(value: str) -> bool:
     return bool(slash and path and DNS1123_SUBDOMAIN.match(host) and _DOMAIN_PATH().match(path))
 
 
+_BINARY_SUFFIXES = (("Ei", 1024**6), ("Pi", 1024**5), ("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+
+
+def quantity_text(value: Decimal) -> str:
+    """A parsed quantity written as a quantity: a whole number of the largest binary unit that
+    divides it (2684354560 -> 2560Mi, as apimachinery's Quantity.String writes a sum of memory),
+    else a whole number, else millis (1.1 -> 1100m), else the decimal."""
+    if value == value.to_integral_value():
+        whole = int(value)
+        for suffix, size in _BINARY_SUFFIXES:
+            if whole and whole % size == 0:
+                return f"{whole // size}{suffix}"
+        return str(whole)
+    millis = value * 1000
+    if millis == millis.to_integral_value():
+        return f"{int(millis)}m"
+    return format(value.normalize(), "f")
+
+
 def quantity_message(value) -> str:
     return f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)"
 

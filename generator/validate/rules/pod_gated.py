@@ -14,7 +14,7 @@ sources with ValidateUserAnnotations). pod.py calls the checks of `SPEC_CHECKS` 
 from __future__ import annotations
 
 from generator.core.findings import Finding, child
-from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
+from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, parse_quantity, quantity_text
 from generator.validate.rules.base import as_dict, as_list, enforced, error
 from generator.validate.rules.pod_plan import GROUPS, ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import path_findings
@@ -283,7 +283,7 @@ def _pod_resource_consistency(spec: dict, path: str, ctx: PodContext, requests: 
             if value is not None and total > value:
                 message = (
                     f"pod-level {name} request {requests[name]} is below what its containers request together "
-                    f"({_plain(total)}: the regular containers and sidecars, or an init container's peak)"
+                    f"({quantity_text(total)}: the regular containers and sidecars, or an init container's peak)"
                 )
                 out.append(error(child(f"{here}.requests", name), "resources", message))
     hugepages = [name for name in limits if isinstance(name, str) and name.startswith("hugepages-")]
@@ -293,7 +293,9 @@ def _pod_resource_consistency(spec: dict, path: str, ctx: PodContext, requests: 
             value = parse_quantity(limits[name])
             if name in totals and value is not None and totals[name] > value:
                 message = f"pod-level {name} limit {limits[name]} is below its containers' limits together"
-                out.append(error(child(f"{here}.limits", name), "resources", f"{message} ({_plain(totals[name])})"))
+                out.append(
+                    error(child(f"{here}.limits", name), "resources", f"{message} ({quantity_text(totals[name])})")
+                )
     for i, c in enumerate(as_list(spec.get("containers"))):
         for name, amount in as_dict(as_dict(as_dict(c).get("resources")).get("limits")).items():
             value, pod_limit = parse_quantity(amount), parse_quantity(limits.get(name))
@@ -343,11 +345,6 @@ def _amounts(c, kind: str, template: bool) -> dict:
 def _add(totals: dict, amounts: dict) -> None:
     for name, value in amounts.items():
         totals[name] = totals.get(name, 0) + value
-
-
-def _plain(value) -> str:
-    """A quantity's number written out (bytes for memory, cores for cpu)."""
-    return format(value.normalize(), "f")
 
 
 def _trust_bundles(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
