@@ -77,13 +77,16 @@ _SINGLE_QUOTED_THEN = re.compile(r"'(?<![^ \[{,\n].)[^'\n]*'" + _THEN)
 # Each pattern above starts with one fixed character, which the regex engine skips to with a
 # fast scan; a pattern that starts with a choice of characters (`["']`) is tried at every
 # position instead, five to ten times slower.
-# a flow end after a newline, a colon or a space (screen: _flow_ends)
+# a flow end after a newline, a colon or a space (screen: _flow_ends); a comma after a colon
+_COLON_COMMA = re.compile(r",(?<=:,)")
 _FLOW_END_AFTER = {end: re.compile(rf"\{end}(?<=[\n: ]\{end})") for end in "]}"}
 # libyaml and go-yaml refuse a key longer than 1,024 characters (yaml_parser_save_simple_key),
 # rapidyaml does not: a longer key is libyaml's to read
 _LONGEST_KEY = 1000
-# The ASCII characters _SLOW_CHARS does not match: deleting them from a text leaves the ones it does
-_CLEAN_ASCII = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)))
+# The ASCII characters _SLOW_CHARS does not match: deleting them from a text leaves the ones it
+# does; screen keeps the ones it counts too (_COUNTED), and counts them in what is left.
+_COUNTED = frozenset(b"]}|>")
+_CLEAN_UNCOUNTED = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)) and c not in _COUNTED)
 
 
 def _slow_path(text: str) -> bool:
@@ -201,15 +204,19 @@ def screen(text: str) -> list[int] | None:
     of `&`, a flood of NUL bytes) would cost a Python object per character."""
     limit = _hit_limit(text)
     hits: list[int] = []
+    # what is left of the UTF-8 bytes: the slow ASCII characters, the counted ones and the bytes
+    # of other characters, none of which is an ASCII byte (a str given whole may hold surrogates)
+    kept = text.encode("utf-8", "surrogatepass").translate(None, _CLEAN_UNCOUNTED)
     try:
         if not text.isascii():
             _bounded((m.start() for m in _SLOW_CHARS.finditer(text)), hits, limit)
         else:
-            for char in set(text.encode().translate(None, _CLEAN_ASCII)):
+            for char in set(kept) - _COUNTED:
                 if len(hits) + text.count(chr(char)) > limit:
                     raise _TooMany
                 hits += _found(text, chr(char))
-        needles = ["?", ":,", "\n..."] + (["<<"] if "<" in text else [])
+        # `:,` is looked for from its comma, far rarer than colons (a pattern that looks behind)
+        needles = ["?", "\n..."] + (["<<"] if "<" in text else []) + ([":,"] if _COLON_COMMA.search(text) else [])
         for needle in needles:
             if needle in text:
                 if len(hits) + text.count(needle) > limit:
@@ -218,12 +225,13 @@ def screen(text: str) -> list[int] | None:
         if text.startswith("..."):
             hits.append(0)
         for flow_end in "]}":
-            if flow_end in text:
-                if text.count(flow_end) > 4 * limit:
+            count = kept.count(ord(flow_end))
+            if count:
+                if count > 4 * limit:
                     raise _TooMany  # mostly after a value (`{a: b}`), so a few times the limit are looked at
                 _bounded(_flow_ends(text, flow_end), hits, limit)
-        if _many_indicators(text):
-            raise _TooMany
+        if kept.count(ord("|")) + kept.count(ord(">")) > limit:
+            raise _TooMany  # what _many_indicators says, from the counts
         _bounded(_block_headers(text), hits, limit)
         if '"' in text:
             _bounded((m.start() for m in _DOUBLE_QUOTED_THEN.finditer(text)), hits, limit)
