@@ -18,7 +18,8 @@ A document is read here only if:
   (`y`, `on`, `0777`, `~`, `12:30`, `True`) or one that YAML 1.1 does not allow unquoted
   (`a: b: c`, `]x`): such a string value is looked up in the tree, and the document is read by
   libyaml unless it was quoted there. Numbers, `true`, `false` and `null` that rapidyaml
-  writes unquoted mean the same under both resolutions.
+  writes unquoted mean the same under both resolutions; and as it writes them unquoted
+  whenever they were plain, such a string (`"80"`) was quoted, with no look at the tree.
 
 tests/test_yaml_fast.py holds this to the libyaml reader on every fixture, corpus file and
 thousands of fuzzed inputs: same data, problems and positions.
@@ -266,7 +267,13 @@ _HINTS = frozenset("0123456789+-.yYnNtTfFoO~")
 # What a string needs (cached: manifests repeat their strings): nothing, to have been quoted,
 # or to have been quoted if it is in a flow collection. The plain ones, most of them, are a set
 # of their own: the walk asks `in` of each string and the keys of a mapping all at once.
-_PLAIN, _MUST_QUOTE, _FLOW_PLAIN = "plain", "must quote", "flow plain"
+# _QUOTED: a string that must have been quoted and that rapidyaml's JSON holds as a string
+# only if it was: nothing to look up for a value (a key must be plain all the same).
+_PLAIN, _MUST_QUOTE, _FLOW_PLAIN, _QUOTED = "plain", "must quote", "flow plain", "quoted"
+# What rapidyaml 0.15's JSON emitter writes unquoted when it was a plain scalar (Emitter::
+# _json_writev: unless the node is quoted, scalar_style_choose_json's plain numbers, leading
+# zeros aside, and true, false, null): as a JSON string, it was quoted or a block scalar.
+_JSON_PLAIN = re.compile(r"(?:0|[1-9][0-9]*|true|false|null)\Z")
 _PLAIN_STRINGS: set[str] = set()
 _OTHER_KINDS: dict[str, str] = {}
 _CACHED_STRINGS = 8192  # of each
@@ -292,9 +299,10 @@ def _classify(value: str) -> str:
     if not value:
         return _MUST_QUOTE  # a null
     first = value[0]
+    if first in _HINTS and not kubeyaml.plain_is_string(value):
+        return _QUOTED if _JSON_PLAIN.match(value) else _MUST_QUOTE
     if (
-        (first in _HINTS and not kubeyaml.plain_is_string(value))
-        or first in _ODD_FIRST
+        first in _ODD_FIRST
         or (first == "-" and value[1:2] in ("", " "))
         or first.isspace()  # what `\s` matches: str.isspace's characters
         or value[-1].isspace()
@@ -409,7 +417,7 @@ def _mapping(data: dict, levels: int, node: int, found: list) -> int:
         if cls is str:
             if value not in plain:
                 kind = _string_kind(value)
-                if kind is not _PLAIN:
+                if kind is _MUST_QUOTE or kind is _FLOW_PLAIN:
                     found.append((kind, node, value))
         elif cls is dict:
             node = _mapping(value, levels - 1, node + 1, found) - 1
@@ -448,7 +456,7 @@ def _sequence(data: list, levels: int, node: int, found: list) -> int:
         if cls is str:
             if value not in plain:
                 kind = _string_kind(value)
-                if kind is not _PLAIN:
+                if kind is _MUST_QUOTE or kind is _FLOW_PLAIN:
                     found.append((kind, node, value))
         elif cls is dict:
             node = _mapping(value, levels - 1, node + 1, found) - 1
