@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import base64
 import datetime
+import functools
 import re
+import weakref
+from typing import NamedTuple
 
-from generator.core.findings import Finding, child
+from generator.core.findings import Finding, child, dotted
 from generator.core.grammar import CEL_RESERVED_WORDS
 from generator.validate.crd import kubecel
 from generator.validate.crd.formats import parse_datetime, parse_duration
@@ -19,6 +22,7 @@ from generator.validate.crd.formats import parse_datetime, parse_duration
 _ACCESSIBLE = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
 
 
+@functools.lru_cache(maxsize=4096)
 def escaped(name: str) -> str | None:
     """The name a rule reads a property by (None: no rule can read it)."""
     if name in CEL_RESERVED_WORDS:
@@ -30,60 +34,143 @@ def escaped(name: str) -> str | None:
     )
 
 
-def cel_value(schema: dict, value, root: bool = False):
-    """``value`` as the apiserver hands it to CEL (UnstructuredToVal in k8s.io/apiserver/pkg/cel/
-    common/values.go): numbers are doubles, date-time and date strings timestamps, durations
-    durations, bytes bytes; an object's properties under their escaped names, without the fields
-    its schema prunes; the metadata of the root (and of an embedded resource) holds only name and
-    generateName."""
-    if not isinstance(schema, dict):  # no schema (preserved unknown fields, metadata): as it is
-        return value
-    if isinstance(value, dict):
+class _Converter:
+    """A schema node's values as the apiserver hands them to CEL (UnstructuredToVal in
+    k8s.io/apiserver/pkg/cel/common/values.go): numbers are doubles, date-time and date strings
+    timestamps, durations durations, bytes bytes; an object's properties under their escaped
+    names, without the fields its schema prunes; the metadata of the root (and of an embedded
+    resource) holds only name and generateName. ``schema`` None (preserved unknown fields,
+    metadata): values as they are. What a node's properties are called in CEL is found on its
+    first object, once per schema: a document then costs a lookup per field."""
+
+    __slots__ = ("schema", "scalar", "_root", "_ready", "_fields", "_each", "_keeps", "_always", "_meta", "_items")
+
+    def __init__(self, schema, root: bool = False):
+        self.schema = schema if isinstance(schema, dict) else None
+        self.scalar = _scalar_conversion(self.schema) if self.schema is not None else None
+        self._root = root
+        self._ready = False
+
+    def _prepare(self) -> None:
+        """The node's facts for objects and lists, looked up on its first one."""
+        schema = self.schema
         props = schema.get("properties") if isinstance(schema.get("properties"), dict) else None
         extra = schema.get("additionalProperties")
-        if props is None and isinstance(extra, dict):
-            return {k: cel_value(extra, v) for k, v in value.items()}
-        props = props or {}
-        keeps = schema.get("x-kubernetes-preserve-unknown-fields") is True
-        always = ("apiVersion", "kind", "metadata") if root or schema.get("x-kubernetes-embedded-resource") else ()
-        out = {}
-        for name, item in value.items():
-            if name not in props and not keeps and name not in always:
-                continue  # pruned before the rules run
-            sub = props.get(name)
-            if (root or schema.get("x-kubernetes-embedded-resource")) and name == "metadata" and isinstance(item, dict):
+        self._each = _Converter(extra) if props is None and isinstance(extra, dict) else None
+        embedded = self._root or bool(schema.get("x-kubernetes-embedded-resource"))
+        # the metadata of the root and of an embedded resource: only name and generateName (_other)
+        self._meta = props.get("metadata") if embedded and props is not None else None
+        self._fields = {
+            name: (escaped(name), _Converter(sub), name in CEL_RESERVED_WORDS)
+            for name, sub in (props or {}).items()
+            if not (embedded and name == "metadata")
+        }
+        self._keeps = schema.get("x-kubernetes-preserve-unknown-fields") is True
+        self._always = _ALWAYS if embedded else ()
+        items = schema.get("items")
+        self._items = _Converter(items) if isinstance(items, dict) else None
+        self._ready = True
+
+    def convert(self, value):
+        if self.schema is None:
+            return value
+        if not self._ready:
+            self._prepare()
+        if isinstance(value, dict):
+            if self._each is not None:
+                return {k: self._each.convert(v) for k, v in value.items()}
+            fields, out = self._fields, {}
+            for name, item in value.items():
+                entry = fields.get(name)
+                if entry is None:
+                    self._other(name, item, out)
+                    continue
+                alias, sub, reserved = entry
+                if alias is None:
+                    continue  # no rule can read it
+                if item.__class__ not in _PLAIN or sub.scalar is not None:
+                    item = sub.convert(item)
+                out[alias] = item
+                if reserved:
+                    # released CRDs read `metadata.namespace` unescaped (JobSet v0.12, Kueue v0.19),
+                    # which the apiserver accepts: both spellings are there
+                    out[name] = item
+            return out
+        if isinstance(value, list):
+            sub = self._items
+            if sub is None:
+                return list(value)
+            if sub.scalar is None:
+                return [item if item.__class__ in _PLAIN else sub.convert(item) for item in value]
+            return [sub.convert(item) for item in value]
+        return self.scalar(value) if self.scalar is not None else value
+
+    def _other(self, name: str, item, out: dict) -> None:
+        """A field of an object that its schema does not name (or the metadata of the root or of
+        an embedded resource): kept as it is where the schema keeps unknown fields, else pruned
+        before the rules run."""
+        if name == "metadata" and self._always:
+            if isinstance(item, dict):
                 item = {k: item[k] for k in ("name", "generateName") if k in item}
-                sub = None
-            alias = escaped(name)
-            if alias is None:
-                continue  # no rule can read it
-            converted = cel_value(sub, item)
-            out[alias] = converted
-            if name in CEL_RESERVED_WORDS:
-                # released CRDs read `metadata.namespace` unescaped (JobSet v0.12, Kueue v0.19),
-                # which the apiserver accepts: both spellings are there
-                out[name] = converted
-        return out
-    if isinstance(value, list):
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else None
-        return [cel_value(items, item) for item in value]
+            elif self._meta is not None:
+                item = _Converter(self._meta).convert(item)
+        elif not self._keeps and name not in self._always:
+            return
+        alias = escaped(name)
+        if alias is None:
+            return
+        out[alias] = item
+        if name in CEL_RESERVED_WORDS:
+            out[name] = item
+
+
+_ALWAYS = ("apiVersion", "kind", "metadata")  # what the root and an embedded resource always keep
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # values a node without a scalar conversion keeps
+
+
+def _scalar_conversion(schema: dict):
+    """How a node turns a number or a string into CEL's (None: it keeps them as they are)."""
     kind = schema.get("type")
-    if kind == "number" and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if kind == "string" and isinstance(value, str):
-        fmt = schema.get("format")
-        if fmt in ("date-time", "datetime", "date"):
-            moment = parse_datetime(value if fmt != "date" else value + "T00:00:00Z")
-            return _timestamp(moment) if moment is not None else value
-        if fmt == "duration":
-            span = parse_duration(value)
-            return _duration(span) if span is not None else value
-        if fmt == "byte":
-            try:
-                return base64.b64decode(value, validate=True)
-            except ValueError:
-                return value
-    return value
+    if kind == "number":
+        return _double
+    fmt = schema.get("format") if kind == "string" else None
+    if fmt in ("date-time", "datetime"):
+        return _moment
+    if fmt == "date":
+        return _day
+    if fmt == "duration":
+        return _span
+    if fmt == "byte":
+        return _bytes
+    return None
+
+
+def _double(value):
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _moment(value):
+    moment = parse_datetime(value) if isinstance(value, str) else None
+    return _timestamp(moment) if moment is not None else value
+
+
+def _day(value):
+    moment = parse_datetime(value + "T00:00:00Z") if isinstance(value, str) else None
+    return _timestamp(moment) if moment is not None else value
+
+
+def _span(value):
+    span = parse_duration(value) if isinstance(value, str) else None
+    return _duration(span) if span is not None else value
+
+
+def _bytes(value):
+    if not isinstance(value, str):
+        return value
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        return value
 
 
 def _timestamp(moment: datetime.datetime):
@@ -106,6 +193,84 @@ def _duration(span: datetime.timedelta):
     return duration_pb2.Duration(seconds=whole, nanos=micros * 1000)
 
 
+# A node's path while the rules are run: (the parent's, key), None at the root; made into text
+# (_path_text) only for a finding, as most documents have none.
+_Path = tuple | None
+
+
+def _path_text(path: _Path) -> str:
+    keys = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    return dotted(reversed(keys))
+
+
+class _Rule(NamedTuple):
+    """One x-kubernetes-validations rule of a node, compiled once per schema and environment."""
+
+    rule: dict
+    text: str
+    program: kubecel.Program | None  # None: the rule is not checked (``problem`` says why)
+    problem: str | None
+    field_path: object
+
+
+class _Node(NamedTuple):
+    """A schema node on the way to rules: what RuleRunner visits, in Validator.Validate's order
+    (the node's rules, its properties in the schema's order, additionalProperties, items)."""
+
+    rules: tuple[_Rule, ...]
+    converter: _Converter | None  # the node's value as `self`, when a rule runs
+    properties: tuple[tuple[str, _Node], ...]
+    extra: _Node | None
+    items: _Node | None
+
+
+def _plan(schema, marked, env: kubecel.Environment, root: bool = False) -> _Node | None:
+    """The plan of ``schema``'s nodes with rules at or below them (``marked``; None: found
+    here), None when there are none. The root's metadata is the apiserver's, not the CRD's."""
+    if not isinstance(schema, dict) or (marked is not None and not marked(schema)):
+        return None
+    rules = schema.get("x-kubernetes-validations")
+    prepared = _prepared(rules, env) if isinstance(rules, list) else ()
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    below = ((name, _plan(sub, marked, env)) for name, sub in props.items() if not (root and name == "metadata"))
+    properties = tuple((name, sub) for name, sub in below if sub is not None)
+    extra = _plan(schema.get("additionalProperties"), marked, env)
+    items = _plan(schema.get("items"), marked, env)
+    if not prepared and not properties and extra is None and items is None:
+        return None
+    converter = _Converter(schema, root) if any(rule.program is not None for rule in prepared) else None
+    return _Node(prepared, converter, properties, extra, items)
+
+
+def _prepared(rules: list, env: kubecel.Environment) -> tuple[_Rule, ...]:
+    """A node's rules that run on a create: a transition rule (oldSelf) runs on update only,
+    one with optionalOldSelf would run with oldSelf none, which is not checked here."""
+    out = []
+    for rule in rules:
+        if not isinstance(rule, dict) or not isinstance(rule.get("rule"), str):
+            continue
+        text = rule["rule"]
+        if re.search(r"\boldSelf\b", text):
+            if rule.get("optionalOldSelf") is True:
+                out.append(_Rule(rule, text, None, "optionalOldSelf (oldSelf as optional.none() on create)", None))
+            continue
+        try:
+            program = env.compile(text)
+        except kubecel.CelProblem as problem:
+            out.append(_Rule(rule, text, None, str(problem), None))
+            continue
+        out.append(_Rule(rule, text, program, None, rule.get("fieldPath")))
+    return tuple(out)
+
+
+# The plans of each schema, per CEL environment, by the marks of the validator that holds both
+# (a runner without marks keeps its own): made once, gone with the validator.
+_PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class RuleRunner:
     """Runs the x-kubernetes-validations rules of a schema over an object (cel/validation.go's
     Validator.Validate, for a create: no oldSelf)."""
@@ -118,54 +283,57 @@ class RuleRunner:
 
     def run(self, schema: dict, obj: dict) -> list[Finding]:
         out: list[Finding] = []
-        self._node(schema, obj, "", out, root=True)
+        plan = self._plan(schema)
+        if plan is not None and obj is not None:
+            self._node(plan, obj, None, out)
         return out
 
-    def _node(self, schema, value, path: str, out: list[Finding], root: bool = False) -> None:
-        if not isinstance(schema, dict) or value is None or (self.marked is not None and not self.marked(schema)):
-            return
-        rules = schema.get("x-kubernetes-validations")
-        if isinstance(rules, list) and rules:
-            self._rules(rules, schema, value, path, out, root)
-        if isinstance(value, dict):
-            props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-            for name, sub in props.items():
-                if name in value and not (root and name == "metadata"):
-                    self._node(sub, value[name], child(path, name), out)
-            extra = schema.get("additionalProperties")
-            if isinstance(extra, dict):
-                for name, item in value.items():
-                    self._node(extra, item, child(path, name), out)
-        elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-            for i, item in enumerate(value):
-                self._node(schema["items"], item, child(path, i), out)
+    def _plan(self, schema: dict) -> _Node | None:
+        """The plan of ``schema`` for this runner's CEL environment: made on the first document,
+        kept while the marks it came from live (a runner without marks keeps its own)."""
+        plans = _PLANS.setdefault(self.marked if self.marked is not None else self, {})
+        found = plans.get((self.env.minor, id(schema)))
+        if found is None or found[0] is not schema:
+            found = plans[self.env.minor, id(schema)] = (schema, _plan(schema, self.marked, self.env, root=True))
+        return found[1]
 
-    def _rules(self, rules: list, schema: dict, value, path: str, out: list[Finding], root: bool) -> None:
+    def _node(self, node: _Node, value, path: _Path, out: list[Finding]) -> None:
+        if node.rules:
+            self._rules(node, value, path, out)
+        if isinstance(value, dict):
+            for name, sub in node.properties:
+                item = value.get(name)
+                if item is not None:
+                    self._node(sub, item, (path, name), out)
+            if node.extra is not None:
+                for name, item in value.items():
+                    if item is not None:
+                        self._node(node.extra, item, (path, name), out)
+        elif isinstance(value, list) and node.items is not None:
+            for i, item in enumerate(value):
+                if item is not None:
+                    self._node(node.items, item, (path, i), out)
+
+    def _rules(self, node: _Node, value, path: _Path, out: list[Finding]) -> None:
         self_value = None
-        for rule in rules:
-            if not isinstance(rule, dict) or not isinstance(rule.get("rule"), str):
-                continue
-            text = rule["rule"]
-            if re.search(r"\boldSelf\b", text):
-                if rule.get("optionalOldSelf") is True:  # runs on create too, with oldSelf none
-                    out.append(_unsupported(path, text, "optionalOldSelf (oldSelf as optional.none() on create)"))
-                continue  # a transition rule: the apiserver runs it on update only
-            try:
-                program = self.env.compile(text)
-            except kubecel.CelProblem as problem:
-                out.append(_unsupported(path, text, str(problem)))
+        for rule in node.rules:
+            if rule.program is None:
+                out.append(_unsupported(_path_text(path), rule.text, rule.problem))
                 continue
             if self_value is None:
-                self_value = cel_value(schema, value, root=root)
-            result, error = program.run({"self": self_value})
-            where = _field_path(path, rule.get("fieldPath"))
+                self_value = node.converter.convert(value)
+            result, error = rule.program.run({"self": self_value})
             if error is not None:
+                where = _field_path(_path_text(path), rule.field_path)
                 if error.split(":", 1)[0] in ("UNIMPLEMENTED",):
-                    out.append(_unsupported(where, text, error))
+                    out.append(_unsupported(where, rule.text, error))
                 else:
-                    out.append(Finding("error", where, "cel-rule", f"{error} evaluating rule: {_shown_rule(text)}"))
+                    out.append(
+                        Finding("error", where, "cel-rule", f"{error} evaluating rule: {_shown_rule(rule.text)}")
+                    )
             elif result is not True:
-                out.append(Finding("error", where, "cel-rule", self._message(rule, self_value)))
+                where = _field_path(_path_text(path), rule.field_path)
+                out.append(Finding("error", where, "cel-rule", self._message(rule.rule, self_value)))
 
     def _message(self, rule: dict, self_value) -> str:
         """messageExpression's result, else message, else "failed rule: RULE" (validation.go)."""
