@@ -495,6 +495,9 @@ def served_defaults(
 # release tags: "tag" stays empty until a tag's file is read. A tag's file lives at
 # pkg/master/master.go before 1.20, pkg/controlplane/instance.go after (SERVED_PATHS); a copy of a
 # source is kept as <folder>/<tag, or the commit while there is none>/<path> (served_copy_path).
+# A tag's file is also read where a repository vendors k8s.io/kubernetes at that tag (its
+# vendor/modules.txt names the tag and no other module replaces it): "repository" and "commit"
+# are then the vendoring repository's, and "text" says where in it the file is.
 SERVED_SOURCES = (
     {
         # the 1.19 line: it names certificates/v1 and events/v1 (new in 1.19), not yet
@@ -504,6 +507,56 @@ SERVED_SOURCES = (
         "commit": "15e0e3e90eb9dfcde0e540a325cee5786eff0cd4",
         "release": "1.19",
         "tag": None,
+    },
+    {
+        # the 1.21 line: it names discovery/v1 and policy/v1 (new in 1.21); the v1.21.4 patch
+        # release's text
+        "repository": "https://github.com/kubernetes-sigs/scheduler-plugins",
+        "path": "pkg/controlplane/instance.go",
+        "commit": "4d7c53f5b44f732ff73654edc5cc8912f25c8a24",
+        "release": "1.21",
+        "tag": "v1.21.4",
+        "text": "k8s.io/kubernetes v1.21.4 as vendored by kubernetes-sigs/scheduler-plugins at 4d7c53f5 "
+        "(vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob 9bba2ebd; vendor/modules.txt: "
+        "'# k8s.io/kubernetes v1.21.4 => k8s.io/kubernetes v1.21.4', the upstream module replaced by itself; "
+        "that commit's go.mod asks for v1.22.3, while its vendor/ tree holds k8s.io/kubernetes and its staging "
+        "modules at v1.21.4 and v0.21.4)",
+    },
+    {
+        # the 1.22 line: the group-versions of the 1.21 text (the 1.22 document adds none)
+        "repository": "https://github.com/kubernetes-sigs/kube-scheduler-simulator",
+        "path": "pkg/controlplane/instance.go",
+        "commit": "8ae1cdb9ae03eee6226960b865f76dcfb57322b5",
+        "release": "1.22",
+        "tag": "v1.22.0",
+        "text": "k8s.io/kubernetes v1.22.0 as vendored by kubernetes-sigs/kube-scheduler-simulator at 8ae1cdb9 "
+        "(simulator/vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob 606ccb92; "
+        "simulator/vendor/modules.txt: '# k8s.io/kubernetes v1.22.0', no replacement); v1.22.3 as vendored by "
+        "kubernetes-sigs/scheduler-plugins at 20e1f72e is the same blob",
+    },
+    {
+        # the 1.24 line: KEP-3136's lists (betaAPIGroupVersionsDisabledByDefault,
+        # legacyBetaEnabledByDefaultResources) begin here; the v1.24.3 patch release's text
+        "repository": "https://github.com/kubernetes-sigs/kube-scheduler-simulator",
+        "path": "pkg/controlplane/instance.go",
+        "commit": "e4c9c4f8fcbb37d271164fb232988ae2df4bf3f8",
+        "release": "1.24",
+        "tag": "v1.24.3",
+        "text": "k8s.io/kubernetes v1.24.3 as vendored by kubernetes-sigs/kube-scheduler-simulator at e4c9c4f8 "
+        "(simulator/vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob d82dbd5a; "
+        "simulator/vendor/modules.txt: '# k8s.io/kubernetes v1.24.3', no replacement)",
+    },
+    {
+        # the 1.26 line: it names admissionregistration/v1alpha1, authentication/v1alpha1,
+        # flowcontrol/v1beta3 and resource/v1alpha1 (new in 1.26); the v1.26.1 patch release's text
+        "repository": "https://github.com/openshift/microshift",
+        "path": "pkg/controlplane/instance.go",
+        "commit": "cbcfd9060f5ffe5194c082a660d57abee6b14680",
+        "release": "1.26",
+        "tag": "v1.26.1",
+        "text": "k8s.io/kubernetes v1.26.1 as vendored by openshift/microshift's etcd module at cbcfd906 "
+        "(etcd/vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob 8936ceea; "
+        "etcd/vendor/modules.txt: '# k8s.io/kubernetes v1.26.1', no replacement: upstream, not the OpenShift fork)",
     },
     {
         # the 1.30 line: it names resource/v1alpha2 and storagemigration/v1alpha1 (new in 1.30),
