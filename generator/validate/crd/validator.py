@@ -119,22 +119,41 @@ def prune_nulls(data, schema: dict | None):
     of a field the schema declares, not nullable and without a default, is dropped. A null
     field the schema does not declare stays: pruning (schema/pruning/algorithm.go prune)
     removes an undeclared field whatever its value, and strict field validation reports it
-    as unknown (`creationTimestamp: null` in a pod template's metadata)."""
+    as unknown (`creationTimestamp: null` in a pod template's metadata). ``data`` is not
+    changed: only the mappings and lists on the way to a dropped null are copied."""
     schema = schema if isinstance(schema, dict) else {}
     if isinstance(data, dict):
         properties = schema.get("properties") or {}
         extra = schema.get("additionalProperties")
-        out = {}
+        extra = extra if isinstance(extra, dict) else None
+        changed = {}  # key -> the value pruned, or _DROPPED
         for key, value in data.items():
-            declared = properties.get(key, extra if isinstance(extra, dict) else None)
-            if value is None and declared is not None and not declared.get("nullable") and "default" not in declared:
-                continue
-            out[key] = prune_nulls(value, declared)
-        return out
+            if value is None:
+                declared = properties.get(key, extra)
+                if declared is not None and not declared.get("nullable") and "default" not in declared:
+                    changed[key] = _DROPPED
+            elif isinstance(value, _CONTAINERS):
+                pruned = prune_nulls(value, properties.get(key, extra))
+                if pruned is not value:
+                    changed[key] = pruned
+        if not changed:
+            return data
+        return {key: changed.get(key, value) for key, value in data.items() if changed.get(key) is not _DROPPED}
     if isinstance(data, list):
         items = schema.get("items")
-        return [prune_nulls(item, items if isinstance(items, dict) else None) for item in data]
+        items = items if isinstance(items, dict) else None
+        out = data
+        for i, item in enumerate(data):
+            pruned = prune_nulls(item, items) if isinstance(item, _CONTAINERS) else item
+            if pruned is not item:
+                if out is data:
+                    out = list(data)
+                out[i] = pruned
+        return out
     return data
+
+
+_DROPPED = object()  # prune_nulls: a null that is dropped
 
 
 def compiled_form(openapi_schema: dict, strict: bool) -> dict:
