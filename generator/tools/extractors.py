@@ -511,16 +511,15 @@ SERVED_SOURCES = (
     {
         # the 1.21 line: it names discovery/v1 and policy/v1 (new in 1.21); the v1.21.4 patch
         # release's text
-        "repository": "https://github.com/kubernetes-sigs/scheduler-plugins",
+        "repository": "https://github.com/openshift-kni/scheduler-plugins",
         "path": "pkg/controlplane/instance.go",
-        "commit": "4d7c53f5b44f732ff73654edc5cc8912f25c8a24",
+        "commit": "4e29d42b47b5f55b6ac46ea99162054fd3cd7a69",
         "release": "1.21",
         "tag": "v1.21.4",
-        "text": "k8s.io/kubernetes v1.21.4 as vendored by kubernetes-sigs/scheduler-plugins at 4d7c53f5 "
-        "(vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob 9bba2ebd; vendor/modules.txt: "
-        "'# k8s.io/kubernetes v1.21.4 => k8s.io/kubernetes v1.21.4', the upstream module replaced by itself; "
-        "that commit's go.mod asks for v1.22.3, while its vendor/ tree holds k8s.io/kubernetes and its staging "
-        "modules at v1.21.4 and v0.21.4)",
+        "text": "k8s.io/kubernetes v1.21.4 as vendored by openshift-kni/scheduler-plugins at 4e29d42b "
+        "(vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob 9bba2ebd; go.mod requires v1.21.4 and "
+        "vendor/modules.txt says '# k8s.io/kubernetes v1.21.4 => k8s.io/kubernetes v1.21.4', the upstream module "
+        "replaced by itself); kubernetes-sigs/scheduler-plugins 4d7c53f5 vendors the same blob",
     },
     {
         # the 1.22 line: the group-versions of the 1.21 text (the 1.22 document adds none)
