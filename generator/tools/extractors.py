@@ -534,6 +534,19 @@ SERVED_SOURCES = (
         "kubernetes-sigs/scheduler-plugins at 20e1f72e is the same blob",
     },
     {
+        # the 1.23 line: it names autoscaling/v2 and flowcontrol/v1beta2 (new in 1.23); the v1.23.1
+        # patch release's text
+        "repository": "https://github.com/openshift/microshift",
+        "path": "pkg/controlplane/instance.go",
+        "commit": "69a166cf2ed1b1e45ebf2e57da6ba8e591ab7bae",
+        "release": "1.23",
+        "tag": "v1.23.1",
+        "text": "k8s.io/kubernetes v1.23.1 as vendored by openshift/microshift at 69a166cf "
+        "(vendor/k8s.io/kubernetes/pkg/controlplane/instance.go, git blob 75a67a81; vendor/modules.txt: "
+        "'# k8s.io/kubernetes v1.23.1', no replacement: upstream, while other k8s.io modules there are "
+        "OpenShift's); k3s-io/kubernetes v1.23.5-k3s1, as vendored by kubegc/liteKube, holds the same blob",
+    },
+    {
         # the 1.24 line: KEP-3136's lists (betaAPIGroupVersionsDisabledByDefault,
         # legacyBetaEnabledByDefaultResources) begin here; the v1.24.3 patch release's text
         "repository": "https://github.com/kubernetes-sigs/kube-scheduler-simulator",
