@@ -71,16 +71,20 @@ class _Converter:
         self._items = _Converter(items) if isinstance(items, dict) else None
         self._ready = True
 
-    def convert(self, value):
+    def convert(self, value, only: frozenset | None = None):
+        """``value`` for CEL; ``only``: of an object, the fields of these names in CEL are enough
+        (all that a rule reads of it, _reads)."""
         if self.schema is None:
             return value
         if not self._ready:
             self._prepare()
         if isinstance(value, dict):
             if self._each is not None:
-                return {k: self._each.convert(v) for k, v in value.items()}
+                return {k: self._each.convert(v) for k, v in value.items() if only is None or k in only}
             fields, out = self._fields, {}
             for name, item in value.items():
+                if only is not None and name not in only and escaped(name) not in only:
+                    continue  # no CEL name of the field is read
                 entry = fields.get(name)
                 if entry is None:
                     self._other(name, item, out)
@@ -214,6 +218,7 @@ class _Rule(NamedTuple):
     program: kubecel.Program | None  # None: the rule is not checked (``problem`` says why)
     problem: str | None
     field_path: object
+    reads: frozenset | None  # the fields of `self` the rule reads, if it reads nothing else (_reads)
 
 
 class _Node(NamedTuple):
@@ -255,15 +260,67 @@ def _prepared(rules: list, env: kubecel.Environment) -> tuple[_Rule, ...]:
         text = rule["rule"]
         if re.search(r"\boldSelf\b", text):
             if rule.get("optionalOldSelf") is True:
-                out.append(_Rule(rule, text, None, "optionalOldSelf (oldSelf as optional.none() on create)", None))
+                out.append(
+                    _Rule(rule, text, None, "optionalOldSelf (oldSelf as optional.none() on create)", None, None)
+                )
             continue
         try:
             program = env.compile(text)
         except kubecel.CelProblem as problem:
-            out.append(_Rule(rule, text, None, str(problem), None))
+            out.append(_Rule(rule, text, None, str(problem), None, None))
             continue
-        out.append(_Rule(rule, text, program, None, rule.get("fieldPath")))
+        out.append(_Rule(rule, text, program, None, rule.get("fieldPath"), _reads(text)))
     return tuple(out)
+
+
+# CEL's tokens (cel-spec's lexis), enough to tell where a rule names `self`: comments, string and
+# bytes literals (raw or not, quoted once or three times), numbers, identifiers, and one
+# character of an operator or a bracket. Anything else (a backquoted field name) is not read.
+_TOKEN = re.compile(
+    r"(?P<space>\s+|//[^\n]*)"
+    r"|(?P<long_raw>[bB]?[rR][bB]?(?:'''.*?'''|"
+    r'""".*?"""))'
+    r"|(?P<long>[bB]?(?:'''(?:\\.|[^\\])*?'''|"
+    r'"""(?:\\.|[^\\])*?"""))'
+    r"|(?P<raw>[bB]?[rR][bB]?(?:'[^'\n]*'|"
+    r'"[^"\n]*"))'
+    r"|(?P<quoted>[bB]?(?:'(?:\\.|[^'\\\n])*'|"
+    r'"(?:\\.|[^"\\\n])*"))'
+    r"|(?P<number>0[xX][0-9a-fA-F]+[uU]?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[uU]?)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<sign>[-+*/%!<>=&|?:.,()\[\]{}])",
+    re.DOTALL,
+)
+
+
+def _reads(text: str) -> frozenset | None:
+    """The names of the fields of `self` that ``text`` reads, when it reads `self` only as
+    `self.name` (a field selection, not a method call): then `self` needs no other field. None
+    when the rule reads `self` otherwise (`self.size()`, `self[k]`, `self.?name`, `k in self`,
+    `self` as a macro's variable) or is not tokenized here."""
+    tokens, position = [], 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None:
+            return None
+        if match.lastgroup != "space":
+            tokens.append((match.lastgroup, match.group()))
+        position = match.end()
+    names = set()
+    for i, token in enumerate(tokens):
+        if token != ("name", "self"):
+            continue
+        after = tokens[i + 1 : i + 4]
+        if (
+            (i > 0 and tokens[i - 1] == ("sign", "."))  # a field called self, or `.self` (the variable)
+            or len(after) < 2
+            or after[0] != ("sign", ".")
+            or after[1][0] != "name"
+            or after[2:] == [("sign", "(")]
+        ):
+            return None
+        names.add(after[1][1])
+    return frozenset(names)
 
 
 # The plans of each schema, per CEL environment, by the marks of the validator that holds both
@@ -320,9 +377,12 @@ class RuleRunner:
             if rule.program is None:
                 out.append(_unsupported(_path_text(path), rule.text, rule.problem))
                 continue
-            if self_value is None:
-                self_value = node.converter.convert(value)
-            result, error = rule.program.run({"self": self_value})
+            if rule.reads is not None and self_value is None:
+                result, error = rule.program.run({"self": node.converter.convert(value, rule.reads)})
+            else:
+                if self_value is None:
+                    self_value = node.converter.convert(value)
+                result, error = rule.program.run({"self": self_value})
             if error is not None:
                 where = _field_path(_path_text(path), rule.field_path)
                 if error.split(":", 1)[0] in ("UNIMPLEMENTED",):
@@ -332,6 +392,8 @@ class RuleRunner:
                         Finding("error", where, "cel-rule", f"{error} evaluating rule: {_shown_rule(rule.text)}")
                     )
             elif result is not True:
+                if self_value is None:  # a messageExpression may read any field
+                    self_value = node.converter.convert(value)
                 where = _field_path(_path_text(path), rule.field_path)
                 out.append(Finding("error", where, "cel-rule", self._message(rule.rule, self_value)))
 
