@@ -152,6 +152,8 @@ def test_the_environment_chooses_libyaml_alone():
         "a: {b: c, ?d: e}\n",  # `?` starts an explicit key in a flow collection
         "a: {b:}\n",
         "a:\n  >  - b: c\n",  # text after a block scalar's header
+        "a:\n  - {b: c}  - {d: e}\n",  # text after a flow collection: libyaml fails, rapidyaml reads two items
+        "a: [b, {c: d}  x]\n",
         "a: " + "x" * 1100 + ": 1\n",  # a key over 1,024 characters
         "a: &x 1\nb: *x\n",
         "a: !!str 1\n",

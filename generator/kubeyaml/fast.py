@@ -78,6 +78,11 @@ _SINGLE_QUOTED_THEN = re.compile(r"'(?<![^ \[{,\n].)[^'\n]*'" + _THEN)
 # Each pattern above starts with one fixed character, which the regex engine skips to with a
 # fast scan; a pattern that starts with a choice of characters (`["']`) is tried at every
 # position instead, five to ten times slower.
+# a flow end followed on its line by spaces and more than a comment or another flow indicator
+# (`- {b: c}  - {d: e}` in a block sequence: libyaml fails, "block sequence entries are not
+# allowed in this context"; rapidyaml reads two items). A plain scalar's `}` (`echo ${A} ${B}`)
+# is a false alarm, which only sends its document to libyaml.
+_FLOW_END_THEN = {end: re.compile(rf"\{end}(?=[ ]+[^ \n#,\]}}])") for end in "]}"}
 # a flow end after a newline, a colon or a space (screen: _flow_ends); a comma after a colon
 _COLON_COMMA = re.compile(r",(?<=:,)")
 _FLOW_END_AFTER = {end: re.compile(rf"\{end}(?<=[\n: ]\{end})") for end in "]}"}
@@ -93,7 +98,7 @@ _CLEAN_UNCOUNTED = bytes(c for c in range(128) if not _SLOW_CHARS.match(chr(c)) 
 def _slow_path(text: str) -> bool:
     """Whether the text has something only libyaml's path reads as kubectl does: besides the
     above, `<<` merge keys, `? ` explicit keys, a `:` before a flow end or comma (`{a:}`:
-    libyaml fails, rapidyaml reads a key)."""
+    libyaml fails, rapidyaml reads a key), text after a flow end (_FLOW_END_THEN)."""
     return bool(
         _SLOW_CHARS.search(text)
         or "<<" in text
@@ -107,6 +112,7 @@ def _slow_path(text: str) -> bool:
         or _many_indicators(text)
         or next(_block_headers(text), None) is not None
         or _after_quoted(text)
+        or _after_flow_end(text)
     )
 
 
@@ -126,6 +132,10 @@ def _after_quoted(text: str) -> bool:
     return ('"' in text and _DOUBLE_QUOTED_THEN.search(text) is not None) or (
         "'" in text and _SINGLE_QUOTED_THEN.search(text) is not None
     )
+
+
+def _after_flow_end(text: str) -> bool:
+    return any(end in text and _FLOW_END_THEN[end].search(text) is not None for end in "]}")
 
 
 def _block_headers(text: str) -> Iterator[int]:
@@ -231,6 +241,7 @@ def screen(text: str) -> list[int] | None:
                 if count > 4 * limit:
                     raise _TooMany  # mostly after a value (`{a: b}`), so a few times the limit are looked at
                 _bounded(_flow_ends(text, flow_end), hits, limit)
+                _bounded((m.start() for m in _FLOW_END_THEN[flow_end].finditer(text)), hits, limit)
         if kept.count(ord("|")) + kept.count(ord(">")) > limit:
             raise _TooMany  # what _many_indicators says, from the counts
         _bounded(_block_headers(text), hits, limit)
