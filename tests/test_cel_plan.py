@@ -102,13 +102,26 @@ def test_the_plan_is_made_once_per_schema_and_leaves_out_what_has_no_rule():
 @pytest.mark.parametrize(
     ("text", "reads"),
     [
-        ("self.metadata.name.matches('^a')", {"metadata"}),
-        ("has(self.a) && self.b.all(x, x > 0)", {"a", "b"}),
-        ("[has(self.torch), has(self.mpi)].filter(x, x).size() <= 1", {"torch", "mpi"}),
-        ("'self' == self.x // self.size()", {"x"}),  # in a string and a comment: no read
-        ("'''it\\''' self''' == self.q", {"q"}),
-        ("r'\\' == self.z", {"z"}),
-        ("self.__namespace__ == 'a'", {"__namespace__"}),
+        ("self.metadata.name.matches('^a')", {"metadata": None}),
+        ("has(self.a) && self.b.size() > 0", {"a": None, "b": None}),
+        ("[has(self.torch), has(self.mpi)].filter(x, x).size() <= 1", {"torch": None, "mpi": None}),
+        ("'self' == self.x // self.size()", {"x": None}),  # in a string and a comment: no read
+        ("'''it\\''' self''' == self.q", {"q": None}),
+        ("r'\\' == self.z", {"z": None}),
+        ("self.__namespace__ == 'a'", {"__namespace__": None}),
+        # JobSet's: of each replicated job, only dependsOn
+        (
+            "!(has(self.startupPolicy) && self.startupPolicy.startupPolicyOrder == 'InOrder' && "
+            "self.replicatedJobs.exists(x, has(x.dependsOn)))",
+            {"startupPolicy": None, "replicatedJobs": {"dependsOn": None}},
+        ),
+        ("self.a.all(x, x.b > 0 && self.c.exists(y, y.d == x.e))", {"a": {"b": None, "e": None}, "c": {"d": None}}),
+        ("self.a.exists(x, x.b) && self.a.all(y, y.c)", {"a": {"b": None, "c": None}}),
+        ("self.a.exists(x, x.b) && self.a.size() > 1", {"a": None}),
+        ("self.a.all(x, x > 0)", {"a": None}),
+        ("self.a.all(x, x.b.all(x, x > 0))", {"a": None}),
+        ("self.a.map(x, x.b).size() > 0", {"a": None}),
+        ("self.a.all(x, y.x)", {"a": None}),
         ("self == 1", None),
         ("self.size() > 0", None),
         ("self.startsWith ('a')", None),
@@ -123,7 +136,7 @@ def test_the_plan_is_made_once_per_schema_and_leaves_out_what_has_no_rule():
     ],
 )
 def test_reads_names_the_fields_a_rule_reads_of_self(text, reads):
-    assert cel._reads(text) == (frozenset(reads) if reads is not None else None)
+    assert cel._reads(text) == reads
 
 
 def test_self_is_built_as_the_apiserver_builds_it():
@@ -185,7 +198,7 @@ def test_self_is_built_as_the_apiserver_builds_it():
         "map",
         "inner",
     ]
-    assert cel._Converter(schema, root=True).convert(value, frozenset({"namespace"})) == {
+    assert cel._Converter(schema, root=True).convert(value, {"namespace": None}) == {
         "__namespace__": "ns",
         "namespace": "ns",
     }
@@ -221,3 +234,12 @@ def test_prune_nulls_copies_only_the_way_to_a_dropped_null():
     assert list(pruned["spec"]) == ["list", "b", "c", "d"]
     assert pruned["status"] is obj["status"] and pruned["spec"]["list"][0] is obj["spec"]["list"][0]
     assert prune_nulls(before, {}) is before  # nothing declared, nothing dropped: no copy
+
+
+def test_a_list_a_macro_runs_over_keeps_only_the_fields_its_items_are_read_by():
+    spec = cel._Converter(SCHEMA["properties"]["spec"])
+    value = {"mode": "on", "items": [{"name": "a", "size": 1}, "odd"], "labels": {"a": "x"}}
+    assert spec.convert(value, {"items": {"name": None}}) == {"items": [{"name": "a"}, "odd"]}
+    assert spec.convert(value, {"items": None}) == {"items": [{"name": "a", "size": 1}, "odd"]}
+    # a macro over a map runs over its keys: the map is whole
+    assert spec.convert(value, {"labels": {"b": None}}) == {"labels": {"a": "x"}}

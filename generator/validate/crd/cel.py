@@ -71,9 +71,10 @@ class _Converter:
         self._items = _Converter(items) if isinstance(items, dict) else None
         self._ready = True
 
-    def convert(self, value, only: frozenset | None = None):
+    def convert(self, value, only: dict | None = None):
         """``value`` for CEL; ``only``: of an object, the fields of these names in CEL are enough
-        (all that a rule reads of it, _reads)."""
+        (all that a rule reads of it, _reads), of a field that holds a list, maybe only some
+        fields of its items."""
         if self.schema is None:
             return value
         if not self._ready:
@@ -92,7 +93,10 @@ class _Converter:
                 alias, sub, reserved = entry
                 if alias is None:
                     continue  # no rule can read it
-                if item.__class__ not in _PLAIN or sub.scalar is not None:
+                below = only.get(name) if only is not None and alias == name else None
+                if below is not None and isinstance(item, list):
+                    item = sub.convert_items(item, below)
+                elif item.__class__ not in _PLAIN or sub.scalar is not None:
                     item = sub.convert(item)
                 out[alias] = item
                 if reserved:
@@ -108,6 +112,17 @@ class _Converter:
                 return [item if item.__class__ in _PLAIN else sub.convert(item) for item in value]
             return [sub.convert(item) for item in value]
         return self.scalar(value) if self.scalar is not None else value
+
+    def convert_items(self, value: list, only: dict):
+        """A list for CEL, of its items (of objects) only the fields of these names in CEL."""
+        if self.schema is None:
+            return list(value)
+        if not self._ready:
+            self._prepare()
+        items = self._items
+        if items is None:
+            return list(value)
+        return [items.convert(item, only) if isinstance(item, dict) else items.convert(item) for item in value]
 
     def _other(self, name: str, item, out: dict) -> None:
         """A field of an object that its schema does not name (or the metadata of the root or of
@@ -218,7 +233,7 @@ class _Rule(NamedTuple):
     program: kubecel.Program | None  # None: the rule is not checked (``problem`` says why)
     problem: str | None
     field_path: object
-    reads: frozenset | None  # the fields of `self` the rule reads, if it reads nothing else (_reads)
+    reads: dict | None  # the fields of `self` the rule reads, if it reads nothing else (_reads)
 
 
 class _Node(NamedTuple):
@@ -293,11 +308,34 @@ _TOKEN = re.compile(
 )
 
 
-def _reads(text: str) -> frozenset | None:
-    """The names of the fields of `self` that ``text`` reads, when it reads `self` only as
-    `self.name` (a field selection, not a method call): then `self` needs no other field. None
-    when the rule reads `self` otherwise (`self.size()`, `self[k]`, `self.?name`, `k in self`,
-    `self` as a macro's variable) or is not tokenized here."""
+def _reads(text: str) -> dict | None:
+    """What ``text`` reads of `self`, when it reads `self` only as `self.name` (a field
+    selection, not a method call): the names of those fields, each to None (all of it) or, when
+    the rule reads the field only as the list of an all, exists or exists_one macro whose
+    variable it reads only as `x.name` (JobSet's `self.replicatedJobs.exists(x, has(x.dependsOn))`),
+    to the names its items need. None when the rule reads `self` otherwise (`self.size()`,
+    `self[k]`, `self.?name`, `k in self`, `self` as a macro's variable) or is not tokenized here."""
+    tokens = _tokens(text)
+    if tokens is None:
+        return None
+    reads: dict = {}
+    for i, token in enumerate(tokens):
+        if token != ("name", "self"):
+            continue
+        name = _selected(tokens, i)
+        if name is None:
+            return None
+        items = _items_read(tokens, i + 3)
+        if name not in reads:
+            reads[name] = items
+        elif reads[name] is not None:
+            reads[name] = reads[name] | items if items is not None else None
+    return {name: dict.fromkeys(items) if items is not None else None for name, items in reads.items()}
+
+
+def _tokens(text: str) -> list[tuple[str, str]] | None:
+    """``text``'s tokens without spaces and comments, each (kind, text); None if some part is
+    no token of _TOKEN."""
     tokens, position = [], 0
     while position < len(text):
         match = _TOKEN.match(text, position)
@@ -306,21 +344,59 @@ def _reads(text: str) -> frozenset | None:
         if match.lastgroup != "space":
             tokens.append((match.lastgroup, match.group()))
         position = match.end()
-    names = set()
-    for i, token in enumerate(tokens):
-        if token != ("name", "self"):
-            continue
-        after = tokens[i + 1 : i + 4]
-        if (
-            (i > 0 and tokens[i - 1] == ("sign", "."))  # a field called self, or `.self` (the variable)
-            or len(after) < 2
-            or after[0] != ("sign", ".")
-            or after[1][0] != "name"
-            or after[2:] == [("sign", "(")]
-        ):
-            return None
-        names.add(after[1][1])
-    return frozenset(names)
+    return tokens
+
+
+def _selected(tokens: list, i: int) -> str | None:
+    """The name of the field that the variable at ``tokens[i]`` is read by, if it is read as
+    `x.name` and not `x.name(` (a method) nor `.x` (a field called x, or the variable)."""
+    after = tokens[i + 1 : i + 4]
+    if (
+        (i > 0 and tokens[i - 1] == ("sign", "."))
+        or len(after) < 2
+        or after[0] != ("sign", ".")
+        or after[1][0] != "name"
+        or after[2:] == [("sign", "(")]
+    ):
+        return None
+    return after[1][1]
+
+
+_BOOLEAN_MACROS = frozenset({"all", "exists", "exists_one"})  # they give a bool, not the items
+
+
+def _items_read(tokens: list, i: int) -> frozenset | None:
+    """The names the items of a list need when ``tokens[i:]`` is `.all(x, body)` (exists,
+    exists_one) and the body reads `x` only as `x.name`; None (all of them) otherwise."""
+    head = tokens[i : i + 5]
+    if (
+        len(head) < 5
+        or head[0] != ("sign", ".")
+        or head[1][0] != "name"
+        or head[1][1] not in _BOOLEAN_MACROS
+        or head[2] != ("sign", "(")
+        or head[3][0] != "name"
+        or head[3][1] == "self"
+        or head[4] != ("sign", ",")
+    ):
+        return None
+    variable, names, depth = head[3], set(), 0
+    for k in range(i + 5, len(tokens)):
+        token = tokens[k]
+        if token[0] == "sign" and token[1] in "([{":
+            depth += 1
+        elif token[0] == "sign" and token[1] in ")]}":
+            depth -= 1
+            if depth < 0:
+                return frozenset(names)  # the macro's closing parenthesis
+        elif token == ("sign", ",") and depth == 0:
+            return None  # a third argument: not one of these macros
+        elif token == variable:
+            name = _selected(tokens, k)
+            if name is None:
+                return None
+            names.add(name)
+    return None
 
 
 # The plans of each schema, per CEL environment, by the marks of the validator that holds both
