@@ -46,7 +46,7 @@ def _pod_specs() -> list[tuple[str, dict, bool]]:
     real-world and the corpus files)."""
     specs = []
     for doc in _documents():
-        for path, template in pod._templates(doc):
+        for path, template in pod.pod_templates(doc):
             spec = template.get("spec") if isinstance(template, dict) else None
             if isinstance(spec, dict):
                 specs.append((f"{path}.spec" if path else "spec", spec, doc.get("kind") != "Pod"))

@@ -26,7 +26,7 @@ import stat
 
 from generator.core.findings import Finding, child
 from generator.validate.rules.base import as_dict, as_list, error, warning
-from generator.validate.rules.pod import _templates as templates
+from generator.validate.rules.pod import pod_templates as templates
 from generator.validate.rules.trainer import paddle_runtimes
 
 GROUP_ANNOTATIONS = ("scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name")

@@ -27,7 +27,7 @@ from generator.validate.rules.base import error, warning
 from generator.validate.rules.builtin import builtin_findings
 from generator.validate.rules.kueue import queue_findings
 from generator.validate.rules.meta import metadata_findings
-from generator.validate.rules.pod import workload_findings
+from generator.validate.rules.pod import pod_templates, workload_findings
 from generator.validate.rules.volumes import in_tree_volume_findings
 
 EXTENSIONS = discover.EXTENSIONS
@@ -232,9 +232,10 @@ class ObjectChecker:
     def _builtin(self, obj: dict) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
         out += metadata_findings(obj, releases=self.releases)
-        out += workload_findings(obj, tuple(self.releases))
+        templates = pod_templates(obj)
+        out += workload_findings(obj, tuple(self.releases), templates)
         out += builtin_findings(obj, tuple(self.releases))
-        out += in_tree_volume_findings(obj, self.releases)
+        out += in_tree_volume_findings(obj, self.releases, templates)
         out += queue_findings(obj)
         if obj["kind"] == "CustomResourceDefinition":
             from generator.validate.crd import structural  # here: only a CRD needs the structural-schema rules
@@ -248,8 +249,9 @@ class ObjectChecker:
         if isinstance(meta, dict):
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
         out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
-        out += workload_findings(obj, tuple(self.releases))
-        out += in_tree_volume_findings(obj, self.releases)
+        templates = pod_templates(obj)
+        out += workload_findings(obj, tuple(self.releases), templates)
+        out += in_tree_volume_findings(obj, self.releases, templates)
         out += queue_findings(obj)
         source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs

@@ -56,7 +56,8 @@ def launcher_findings(template: dict, path: str, api_version: str) -> list[Findi
     out = []
     containers = as_list(as_dict(as_dict(template).get("spec")).get("containers"))
     for i, container in enumerate(containers):
-        container = as_dict(container)
+        if not isinstance(container, dict) or not container.get("env"):
+            continue  # no variable: no etcd master
         env = literal_env(container)
         nodes = elastic_nodes(env)
         if nodes is None:

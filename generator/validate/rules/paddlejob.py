@@ -221,7 +221,8 @@ def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]
                 )
             )
         most = max(replicas, high or 0)
-        if job_name and most >= 1:
+        # the longest pod name, JOB-ROLE-INDEX, measured before it is written (most are short)
+        if job_name and most >= 1 and len(job_name) + len(role) + len(str(most - 1)) + 2 > 63:
             pod = f"{job_name}-{role}-{most - 1}"
             if len(pod) > 63:
                 out.append(

@@ -331,7 +331,7 @@ def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> lis
     return out
 
 
-def _templates(obj: dict) -> list[tuple[str, dict]]:
+def pod_templates(obj: dict) -> list[tuple[str, dict]]:
     """(path, pod template) for every pod template a workload or job holds; a Pod is its own
     template (path ""). Where a kind keeps them is looked up once per apiVersion and kind."""
     kind = obj.get("kind")
@@ -370,10 +370,13 @@ def _cron_job_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
 
 def _paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     return [
-        (f"spec.{r}.template", as_dict(role.get("template")))
+        (_PADDLE_TEMPLATE_PATHS[r], as_dict(role.get("template")))
         for r in PADDLE_ROLES
         if isinstance(role := spec.get(r), dict)
     ]
+
+
+_PADDLE_TEMPLATE_PATHS = {r: f"spec.{r}.template" for r in PADDLE_ROLES}
 
 
 def _volcano_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
@@ -475,18 +478,25 @@ def _controller_findings(obj: dict) -> list[Finding]:
     return out
 
 
-def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding]:
+def workload_findings(obj: dict, releases: tuple[int, ...] = (), templates: list | None = None) -> list[Finding]:
     """The pod rules for every pod template of ``obj`` (the pod its controller will create, as the
-    apiserver will judge it), at the template's own lines; ``releases``: the targeted releases."""
+    apiserver will judge it), at the template's own lines; ``releases``: the targeted releases;
+    ``templates``: pod_templates(obj), where the caller has them."""
     out = _controller_findings(obj)
-    templates = _templates(obj)
+    templates = pod_templates(obj) if templates is None else templates
     if not templates:
         return out
     releases = releases or (kube.newest(),)
-    claims = frozenset(
-        name for t in _claim_templates(obj) if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
+    claim_templates = _claim_templates(obj)
+    claims = (
+        frozenset(
+            name for t in claim_templates if isinstance(name := as_dict(as_dict(t).get("metadata")).get("name"), str)
+        )
+        if claim_templates
+        else _NO_CLAIMS
     )
     kind = obj.get("kind")
+    api = str(obj.get("apiVersion", ""))
     builtin = kind in _CONTROLLER_KINDS and _is_builtin(obj)
     for path, template in templates:
         spec_path = joined(path, "spec")
@@ -505,8 +515,11 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = ()) -> list[Finding
         spec = template.get("spec")
         name = as_dict(obj.get("metadata")).get("name") if kind == "Pod" else None
         out += pod_spec_findings(spec, spec_path, kind != "Pod", claims, releases, name)
-        out += launcher_findings(template, path, str(obj.get("apiVersion", "")))
+        out += launcher_findings(template, path, api)
     return out
+
+
+_NO_CLAIMS: frozenset = frozenset()
 
 
 # -- probes, lifecycle hooks, environment (validateProbe, validateLifecycle, validateEnv) ---------

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_dict, as_list, warning
-from generator.validate.rules.pod import _templates as templates
+from generator.validate.rules.pod import pod_templates as templates
 
 LEVELS = ("privileged", "baseline", "restricted")
 ENFORCE = "pod-security.kubernetes.io/enforce"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from generator.core.findings import Finding, child, joined
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, error, warning
-from generator.validate.rules.pod import _templates as templates  # every pod template a kind holds
+from generator.validate.rules.pod import pod_templates  # every pod template a kind holds
 
 # volume field -> (deprecated since, non-functional since): the minors of warnings.go's messages
 IN_TREE = {
@@ -50,12 +50,14 @@ def _source_findings(source: dict, path: str, releases: list[int]) -> list[Findi
     return out
 
 
-def in_tree_volume_findings(obj: dict, releases: list[int]) -> list[Finding]:
-    """Removed in-tree volume types in every pod template of ``obj`` and in a PersistentVolume."""
+def in_tree_volume_findings(obj: dict, releases: list[int], templates: list | None = None) -> list[Finding]:
+    """Removed in-tree volume types in every pod template of ``obj`` (``templates``: pod_templates(obj),
+    where the caller has them) and in a PersistentVolume."""
     out = []
     if obj.get("kind") == "PersistentVolume" and obj.get("apiVersion") == "v1":
         out += _source_findings(as_dict(obj.get("spec")), "spec", releases)
-    for path, template in templates(obj):  # (path of the template, the template: metadata and spec)
+    # (path of the template, the template: metadata and spec)
+    for path, template in pod_templates(obj) if templates is None else templates:
         volumes = as_dict(template.get("spec")).get("volumes")
         if not isinstance(volumes, list):
             continue
