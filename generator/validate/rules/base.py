@@ -50,6 +50,12 @@ def literal_env(container) -> dict:
     return {e["name"]: e.get("value") for e in env if isinstance(e, dict) and isinstance(e.get("name"), str)}
 
 
+def byte_length(text: str) -> int:
+    """Go's len() of a string: its UTF-8 bytes (a lone surrogate, which the readers turn into
+    U+FFFD as Go's decoder does, counts the 3 bytes of one here too, rather than failing)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def value_text(value) -> str:
     """A value as a message shows it: a string quoted, anything else as YAML writes it (true, null, 3)."""
     if isinstance(value, str):

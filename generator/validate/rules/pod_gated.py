@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, parse_quantity, quantity_text
-from generator.validate.rules.base import as_dict, as_list, enforced, error
+from generator.validate.rules.base import as_dict, as_list, byte_length, enforced, error
 from generator.validate.rules.pod_plan import GROUPS, ContainerCheck, PodContext, SpecCheck
 from generator.validate.rules.pod_volumes import path_findings
 from generator.validate.rules.selector import selector_findings
@@ -493,7 +493,7 @@ def _user_annotation_findings(annotations: dict, where: str) -> list[Finding]:
     for key, value in annotations.items():
         if not isinstance(key, str):
             continue
-        size += _byte_length(key) + (_byte_length(value) if isinstance(value, str) else 0)
+        size += byte_length(key) + (byte_length(value) if isinstance(value, str) else 0)
         lowered = key.lower()
         problem = label_key_problem(lowered, "userAnnotations")
         if problem is None and lowered.count("/") != 1:
@@ -504,12 +504,6 @@ def _user_annotation_findings(annotations: dict, where: str) -> list[Finding]:
         message = f"userAnnotations are {size} bytes, more than {USER_ANNOTATIONS_SIZE_LIMIT} (256 KiB)"
         out.append(error(where, "volume-source", message))
     return out
-
-
-def _byte_length(text: str) -> int:
-    """Go's len() of the string the apiserver decodes (a lone surrogate, which JSON may escape,
-    becomes a 3-byte U+FFFD there: 3 bytes here too)."""
-    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _subdomain(value: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import label_key_problem
-from generator.validate.rules.base import as_dict, as_list, error
+from generator.validate.rules.base import as_dict, as_list, byte_length, error
 
 RECLAIM_POLICIES = ("Delete", "Retain")  # validateReclaimPolicy: Recycle is not for classes
 
@@ -44,7 +44,7 @@ def storage_class_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding
         message = f"{len(parameters)} parameters; a StorageClass has at most {MAX_PARAMETERS}"
         out.append(error("parameters", "storage-class", message))
     elif parameters:
-        size = sum(len(str(k).encode()) + len(v.encode()) for k, v in parameters.items() if isinstance(v, str))
+        size = sum(byte_length(str(k)) + byte_length(v) for k, v in parameters.items() if isinstance(v, str))
         if size > MAX_PARAMETERS_SIZE:
             message = f"the parameters' names and values take {size} bytes; at most {MAX_PARAMETERS_SIZE}"
             out.append(error("parameters", "storage-class", message))
