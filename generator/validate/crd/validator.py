@@ -142,18 +142,25 @@ def prune_nulls(data, schema: dict | None):
     if isinstance(data, list):
         items = schema.get("items")
         items = items if isinstance(items, dict) else None
-        out = data
-        for i, item in enumerate(data):
-            pruned = prune_nulls(item, items) if isinstance(item, _CONTAINERS) else item
-            if pruned is not item:
-                if out is data:
-                    out = list(data)
-                out[i] = pruned
-        return out
+        return _changed_items(data, lambda item: prune_nulls(item, items))
     return data
 
 
 _DROPPED = object()  # prune_nulls: a null that is dropped
+
+
+def _changed_items(items: list, change: Callable) -> list:
+    """``items`` with ``change`` applied to each mapping or list among them: ``items`` itself
+    when it changes none, else a copy made at the first change (prune_nulls, apply_defaults)."""
+    out = items
+    for i, item in enumerate(items):
+        if isinstance(item, _CONTAINERS):
+            new = change(item)
+            if new is not item:
+                if out is items:
+                    out = list(items)
+                out[i] = new
+    return out
 
 
 def compiled_form(openapi_schema: dict, strict: bool) -> dict:
@@ -947,13 +954,5 @@ def apply_defaults(plan: _DefaultsPlan, value):
                     out[name] = new
         return out
     if isinstance(value, list) and plan.items is not None:
-        out = value
-        for i, item in enumerate(value):
-            if isinstance(item, _CONTAINERS):
-                new = apply_defaults(plan.items, item)
-                if new is not item:
-                    if out is value:
-                        out = list(value)
-                    out[i] = new
-        return out
+        return _changed_items(value, lambda item: apply_defaults(plan.items, item))
     return value
