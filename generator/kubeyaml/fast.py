@@ -457,7 +457,9 @@ def _keys(data: dict) -> None:
 
 
 def _sequence(data: list, levels: int, node: int, found: list) -> int:
-    """_mapping for a list."""
+    """_mapping for a list. Its loop is _mapping's on purpose: one walk for both kinds of
+    collection (the kind tested per call, the values picked by it) ran 1% more instructions
+    over the bench's documents (4 k a document) than the two."""
     if levels < 0:  # nested deeper than allowed
         raise _Unsure
     plain = _PLAIN_STRINGS
