@@ -227,6 +227,8 @@ def _port_findings(ports: list, here: str) -> list[Finding]:
             continue
         for field in ("containerPort", "hostPort"):
             number = as_int(port.get(field))
+            if field == "hostPort" and number == 0:
+                continue  # validateContainerPorts: a hostPort of 0 is unset, checked only when not zero
             if number is not None and not 1 <= number <= 65535:
                 out.append(error(f"{here}.ports[{j}].{field}", "port", f"{field} {number} is not in 1-65535"))
         port_name = port.get("name")
