@@ -7,8 +7,7 @@ import sys
 
 from generator.cli import flags
 from generator.cli.flags import flag_message
-from generator.cli.output import write_manifests
-from generator.core import values as cliargs
+from generator.core import values
 from generator.jobs import model as jobs
 from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
 
@@ -38,7 +37,7 @@ def _refuse_dropped_flags(args: argparse.Namespace) -> None:
                 flag = "--" + dest.replace("_", "-")
                 feature = FEATURE_OF_FLAG.get(companion)
                 where = f" (runtimes that have it: {', '.join(jobs.runtimes_with(feature))})" if feature else ""
-                raise cliargs.InputError(f"{flag}: only with {companion}{where}; without it {flag} is not used")
+                raise values.InputError(f"{flag}: only with {companion}{where}; without it {flag} is not used")
 
 
 JOB_EXAMPLE = """\
@@ -64,25 +63,25 @@ examples:
 def _source_and_mount(option: str, value: str) -> tuple[str, str]:
     source, sep, mount = value.partition(":")
     if not sep or not source or not mount.startswith("/"):
-        raise cliargs.InputError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
+        raise values.InputError(f"{option}: expected SOURCE:/MOUNT/PATH, got {value!r}")
     return source, mount
 
 
 def job_from_args(args: argparse.Namespace) -> TrainingJob:
     """The job the flags describe; flag-level mistakes raise InputError naming the flag."""
-    cpu, memory = cliargs.quantity("--cpu", args.cpu), cliargs.quantity("--memory", args.memory)
+    cpu, memory = values.quantity("--cpu", args.cpu), values.quantity("--memory", args.memory)
     if args.gpus < 0:
-        raise cliargs.InputError(f"--gpus: must be 0 or more, got {args.gpus}")
+        raise values.InputError(f"--gpus: must be 0 or more, got {args.gpus}")
     if args.mode == "collective" and args.ps:
-        raise cliargs.InputError("--mode collective: remove --ps (collective jobs have workers only)")
+        raise values.InputError("--mode collective: remove --ps (collective jobs have workers only)")
     if args.mode == "ps" and not args.ps:
-        raise cliargs.InputError("--mode ps: give the number of parameter servers with --ps N")
+        raise values.InputError("--mode ps: give the number of parameter servers with --ps N")
     if args.mode == "heter" and not args.heter:
-        raise cliargs.InputError("--mode heter: give the number of heter workers with --heter N")
+        raise values.InputError("--mode heter: give the number of heter workers with --heter N")
     for flag in ("ttl", "deadline", "backoff_limit"):
         value = getattr(args, flag)
         if value is not None and value < (1 if flag == "deadline" else 0):
-            raise cliargs.InputError(
+            raise values.InputError(
                 f"--{flag.replace('_', '-')}: must be {1 if flag == 'deadline' else 0} or more, got {value}"
             )
     _refuse_dropped_flags(args)
@@ -108,11 +107,11 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         worker=role(args.workers, args.gpus),
         ps=role(args.ps) if args.ps else None,
         heter=role(args.heter, args.gpus) if args.heter else None,
-        command=cliargs.words("--command", args.command),
-        args=cliargs.words("--args", args.args),
+        command=values.words("--command", args.command),
+        args=values.words("--args", args.args),
         working_dir=args.working_dir,
-        env=cliargs.pairs("--env", args.env),
-        labels=cliargs.labels("--label", args.label),
+        env=values.pairs("--env", args.env),
+        labels=values.labels("--label", args.label),
         clean_pod_policy=args.clean_pod_policy,
         intranet=args.intranet,
         with_gloo=args.with_gloo,
@@ -125,8 +124,8 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
         else None,
         kueue_queue=args.kueue_queue,
         coscheduling=args.coscheduling,
-        node_selector=cliargs.labels("--node-selector", args.node_selector),
-        tolerations=[cliargs.toleration(t) for t in args.toleration or []],
+        node_selector=values.labels("--node-selector", args.node_selector),
+        tolerations=[values.toleration(t) for t in args.toleration or []],
         shm=args.shm if args.shm is not None else False,
         volumes=volumes,
         port=args.port,
@@ -140,6 +139,8 @@ def job_from_args(args: argparse.Namespace) -> TrainingJob:
 
 
 def cmd_job(args: argparse.Namespace) -> int:
+    from generator.cli.output import write_manifests  # the writer and its schemas: not for --help
+
     job = job_from_args(args)
     try:
         warned: list[str] = []
@@ -149,16 +150,16 @@ def cmd_job(args: argparse.Namespace) -> int:
         if "\n" in text:  # rendered, but the manifests do not validate: show every finding
             print(f"paddlejob-manifests job: error: {text}", file=sys.stderr, end="")
             return 1
-        raise cliargs.InputError(flag_message(text)) from None
+        raise values.InputError(flag_message(text)) from None
     for line in warned:
         print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)
     return 0
 
 
-def _spec_enum(field: str) -> cliargs.LazyChoices:
+def _spec_enum(field: str) -> values.LazyChoices:
     """A flag's choices: the PaddleJob schema's enum of spec.FIELD (jobs.spec_enums)."""
-    return cliargs.LazyChoices(lambda: jobs.spec_enums()[field])
+    return values.LazyChoices(lambda: jobs.spec_enums()[field])
 
 
 def add_parser(sub) -> None:
@@ -248,7 +249,7 @@ def add_parser(sub) -> None:
     p.add_argument("--port", type=int, help="endpoint port (volcano, kubeflow and kubernetes runtimes; default 36543)")
     p.add_argument(
         "--runtime",
-        choices=cliargs.LazyChoices(jobs.runtimes),
+        choices=values.LazyChoices(jobs.runtimes),
         metavar="RUNTIME",
         default="paddle-operator",
         help="the controller that runs the job: %(choices)s (docs/runtimes.md; default: %(default)s)",

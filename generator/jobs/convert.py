@@ -11,7 +11,7 @@ import copy
 
 from generator.core.errors import Error
 from generator.jobs.model import Elastic, Role, TrainingJob, Volcano, runtimes_with
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate.checker import ObjectChecker
 from generator.validate.output import finding_text
 
@@ -37,7 +37,7 @@ def to_job(doc) -> tuple[TrainingJob, list[str]]:
 
 def _require_valid(doc: dict) -> None:
     """Only a PaddleJob that validates is converted: its shapes are then the schema's."""
-    errors = [f for f in ObjectChecker(kube.newest()).check(doc) if f.is_error]
+    errors = [f for f in ObjectChecker(kubernetes.newest()).check(doc) if f.is_error]
     if errors:
         shown = "; ".join(finding_text(f) for f in errors[:3])
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""

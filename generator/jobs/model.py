@@ -16,15 +16,16 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from generator.core.errors import Error
 from generator.core.paths import LIBSONNET, RUNTIMES_FILE
 from generator.core.versions import KubeVersion
 from generator.jsonnet import engine
-from generator.kubeyaml.dump import dump_documents
 from generator.schema.kubernetes import apply_order, newest, require_known
-from generator.validate import ObjectChecker, Report, across, locate_objects
-from generator.validate.output import FORMATS, finding_text
+
+if TYPE_CHECKING:
+    from generator.validate import ObjectChecker
 
 RENDER_ENTRY = LIBSONNET / "paddlejob" / "render.jsonnet"
 
@@ -184,6 +185,8 @@ class TrainingJob:
         return render_description(self.to_description(), runtime, kube_version, warned)
 
     def to_yaml(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> str:
+        from generator.kubeyaml.dump import dump_documents
+
         return dump_documents(self.render(runtime, kube_version))
 
 
@@ -302,6 +305,12 @@ def check_manifests(
     """Check ``manifests`` once, as `validate` would: raise JobError listing every finding at its
     line of the YAML they are written as if one is an error; else return the warnings, one line
     each (kind, name, field, message and rule id)."""
+    # The validator is imported here, when a job is checked: `job --help` and the runtime list
+    # need none of it.
+    from generator.kubeyaml.dump import dump_documents
+    from generator.validate import ObjectChecker, Report, across, locate_objects
+    from generator.validate.output import FORMATS, finding_text
+
     checker = checker or ObjectChecker(kube_version or newest())
     problems = [(i, obj, f) for i, obj in enumerate(manifests) for f in checker.check(obj)]
     # and the verdicts across them (a gang no pod joins, servers that outlive their trainers)

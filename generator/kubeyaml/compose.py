@@ -33,7 +33,7 @@ from yaml.events import (
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.reader import Reader
 
-from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml import scalars
 from generator.kubeyaml.document import MAX_DEPTH, Document, Problem, duplicate_key_message, too_many_message
 from generator.kubeyaml.scalars import DecodeError
 from generator.kubeyaml.tree import CACHE_CLEARING_SIZE, Loader, quoted, resolve_tag
@@ -115,7 +115,7 @@ class _Builder:
                 "(no Kubernetes schema nests beyond about 60)",
             )
             raise _Stop
-        if node.tag not in (kubeyaml.MAP, kubeyaml.SEQ):
+        if node.tag not in (scalars.MAP, scalars.SEQ):
             self.tag_ignored(node)
         self._open.add(id(node))
         try:
@@ -128,16 +128,16 @@ class _Builder:
 
     def scalar(self, node, as_key: bool = False):
         tag, value = node.tag, node.value
-        if tag == kubeyaml.STR:
+        if tag == scalars.STR:
             return value
-        if tag not in kubeyaml.RESOLVABLE and tag != kubeyaml.BINARY:
+        if tag not in scalars.RESOLVABLE and tag != scalars.BINARY:
             self.tag_ignored(node)
             return value
         result = None
-        if tag == kubeyaml.NULL:
+        if tag == scalars.NULL:
             self.nulls = True
-        if node.style in (None, "") and tag != kubeyaml.BINARY:
-            resolved_tag, result = kubeyaml.resolve_plain(value)
+        if node.style in (None, "") and tag != scalars.BINARY:
+            resolved_tag, result = scalars.resolve_plain(value)
             if resolved_tag != tag:  # an explicit tag on a plain scalar (`!!int 12`)
                 result = self.tagged(node)
         else:
@@ -152,12 +152,12 @@ class _Builder:
                     f"{value} is not a number JSON can carry; kubectl cannot send it: quote it or use a number",
                 )
             else:
-                result = kubeyaml.json_number(result)
+                result = scalars.json_number(result)
         return result
 
     def tagged(self, node):
         try:
-            return kubeyaml.tagged(node.tag, node.value)
+            return scalars.tagged(node.tag, node.value)
         except DecodeError as err:
             self.problem(node, "yaml-tag", f"{err}; kubectl fails on this: remove the tag or fix the value")
             return node.value
@@ -167,7 +167,7 @@ class _Builder:
         merged: set = set()  # keys a `<<` brought in may be overridden: that is merging
         for key_node, value_node in node.value:
             key = key_node.value
-            if key_node.tag != kubeyaml.STR or key == "<<":  # the common case, a string key, skips both
+            if key_node.tag != scalars.STR or key == "<<":  # the common case, a string key, skips both
                 if _is_merge(key_node):
                     self.merge(out, value_node, key_node, merged)
                     continue
@@ -186,7 +186,7 @@ class _Builder:
             return None
         value = self.scalar(key_node, as_key=True)
         try:
-            key = kubeyaml.key_string(value)
+            key = scalars.key_string(value)
         except DecodeError as err:
             self.problem(key_node, "yaml-key", f"{err}; quote the key")
             return None
@@ -238,7 +238,7 @@ class _Builder:
 def _is_merge(node) -> bool:
     """go-yaml's isMerge: a plain `<<` key, or one tagged !!merge."""
     return (
-        node.__class__ is ScalarNode and node.value == "<<" and (node.style in (None, "") or node.tag == kubeyaml.MERGE)
+        node.__class__ is ScalarNode and node.value == "<<" and (node.style in (None, "") or node.tag == scalars.MERGE)
     )
 
 

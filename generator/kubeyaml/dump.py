@@ -8,7 +8,7 @@ import json
 import yaml
 from yaml.nodes import ScalarNode
 
-from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml import scalars
 
 
 class _Dumper(yaml.CSafeDumper):
@@ -18,7 +18,7 @@ class _Dumper(yaml.CSafeDumper):
         # The emitter writes a string plain only if the plain spelling resolves to str; asking
         # kubectl's resolver too makes `y`, `1e3`, `08` come out quoted.
         if kind is ScalarNode and implicit[0]:
-            return kubeyaml.plain_tag(value)
+            return scalars.plain_tag(value)
         return super().resolve(kind, value, implicit)
 
 

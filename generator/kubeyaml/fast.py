@@ -1,8 +1,8 @@
-"""The fast path of yamlload: rapidyaml (the C++ ryml library, PyPI `rapidyaml`) reads a
+"""The fast path of kubeyaml.load: rapidyaml (the C++ ryml library, PyPI `rapidyaml`) reads a
 document and emits it as JSON, which orjson turns into Python data. It is some ten times
 faster than libyaml's composer, but it resolves scalars as YAML 1.2 does, keeps the last of
 duplicate keys, and knows nothing of kubectl's limits. So it reads only documents it cannot
-get wrong, and answers "unsure" (None) for every other one; yamlload then reads that document
+get wrong, and answers "unsure" (None) for every other one; kubeyaml.load then reads that document
 with libyaml, as it reads every document when rapidyaml is not installed.
 
 A document is read here only if:
@@ -24,7 +24,7 @@ A document is read here only if:
 tests/test_yaml_fast.py holds this to the libyaml reader on every fixture, corpus file and
 thousands of fuzzed inputs: same data, problems and positions.
 
-Such a document has no problem for the reader to report, so it needs no positions; yamlload
+Such a document has no problem for the reader to report, so it needs no positions; kubeyaml.load
 composes its libyaml tree only when a check finds something (Document.position).
 """
 
@@ -36,10 +36,10 @@ import os
 import re
 from collections.abc import Iterator
 
-from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml import scalars
 
 # Where rapidyaml has no wheels, libyaml reads every document. The modules are imported when the
-# first document comes here (yamlload sends none from a small file): importing them costs more
+# first document comes here (kubeyaml.load sends none from a small file): importing them costs more
 # than reading a pre-commit hook's file.
 AVAILABLE = all(importlib.util.find_spec(name) is not None for name in ("ryml", "orjson"))
 ryml = orjson = None
@@ -295,7 +295,7 @@ def _string_kind(value: str) -> str:
     kind = _OTHER_KINDS.get(value)
     if kind is None:
         kind = _classify(value)
-        if len(value) <= kubeyaml.CACHED_LENGTH:
+        if len(value) <= scalars.CACHED_LENGTH:
             cache = _PLAIN_STRINGS if kind is _PLAIN else _OTHER_KINDS
             if len(cache) >= _CACHED_STRINGS:
                 cache.clear()
@@ -310,7 +310,7 @@ def _classify(value: str) -> str:
     if not value:
         return _MUST_QUOTE  # a null
     first = value[0]
-    if first in _HINTS and not kubeyaml.plain_is_string(value):
+    if first in _HINTS and not scalars.plain_is_string(value):
         return _QUOTED if _JSON_PLAIN.match(value) else _MUST_QUOTE
     if (
         first in _ODD_FIRST
@@ -333,7 +333,7 @@ class _Unsure(Exception):
 def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 << 62) -> tuple[dict, bool] | None:
     """(data, whether it holds a null) of one document, or None when libyaml must read it.
     ``screened``: screen() found nothing in the document's span, so _slow_path would not.
-    A document of more than ``max_nodes`` values is libyaml's too (yamlload says it is too big)."""
+    A document of more than ``max_nodes`` values is libyaml's too (kubeyaml.load says it is too big)."""
     if not screened and _slow_path(text):
         return None
     if ryml is None:
@@ -444,7 +444,7 @@ def _mapping(data: dict, levels: int, node: int, found: list) -> int:
     if floats:  # rare: a second pass, so that the common walk need not carry the keys
         for key, value in data.items():
             if value.__class__ is float:
-                data[key] = kubeyaml.json_number(value)
+                data[key] = scalars.json_number(value)
     return node
 
 
@@ -483,7 +483,7 @@ def _sequence(data: list, levels: int, node: int, found: list) -> int:
             raise _Unsure
         node += 1
     if floats:
-        data[:] = [kubeyaml.json_number(value) if value.__class__ is float else value for value in data]
+        data[:] = [scalars.json_number(value) if value.__class__ is float else value for value in data]
     return node
 
 

@@ -3,15 +3,15 @@
 kubectl (apimachinery's YAMLOrJSONDecoder) reads a stream in two ways: input whose first
 non-blank character is `{` is a stream of JSON objects (`jq -c` output); anything else is
 split into documents at lines that start with `---`, and each document is decoded by
-sigs.k8s.io/yaml (scalars as in kubeyaml.py). This module does the same:
+sigs.k8s.io/yaml (scalars as in scalars.py). This module does the same:
 
 - split: kubectl's separator rule (a `---` line may carry only a comment), UTF-8 checked;
 - limits, each named in its finding: a document over 3 MiB (the apiserver's request limit),
   nesting over MAX_DEPTH levels, go-yaml's "excessive aliasing" rule (billion laughs);
-- parse: rapidyaml when installed, for every document it cannot get wrong (yamlfast.py: no
+- parse: rapidyaml when installed, for every document it cannot get wrong (fast.py: no
   anchor, tag, duplicate key or scalar that kubectl resolves otherwise); else libyaml's parser
   and composer, then a small builder of plain data that notes duplicate keys, keys kubectl
-  renames (`y:` is "true"), tags, and values JSON cannot carry (yamlcompose.py, imported
+  renames (`y:` is "true"), tags, and values JSON cannot carry (compose.py, imported
   when a run first needs it: a big file rapidyaml reads whole never loads PyYAML).
 
 libyaml's composer recurses in C and overflows the stack beyond some 30,000 levels, so a
@@ -38,8 +38,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from generator.kubeyaml import fast as yamlfast
-from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml import fast, scalars
 from generator.kubeyaml.document import (  # noqa: F401  (the reader's public names)
     MAX_DEPTH,
     MAX_NODES,
@@ -63,7 +62,7 @@ class _Chunk(NamedTuple):
     text: str
     first_line: int  # lines of the file before the chunk
     problem: Problem | None = None  # a problem of the chunk itself (size, encoding, separator)
-    screened: bool = False  # yamlfast.screen found nothing in it: the fast reader need not scan it
+    screened: bool = False  # fast.screen found nothing in it: the fast reader need not scan it
 
 
 def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
@@ -162,7 +161,7 @@ def _separator_lines(text: str) -> Iterator[tuple[int, int]]:
 
 def _chunks(blocks, screen=None) -> Iterator[_Chunk]:
     """Documents as kubectl's YAMLReader splits them: at lines that start with `---`. With
-    ``screen`` (yamlfast.screen), each block is screened once, and a chunk it found nothing in
+    ``screen`` (fast.screen), each block is screened once, and a chunk it found nothing in
     says so."""
     pending, first_line, skipping = "", 0, False
     for text, problem, final in blocks:
@@ -222,7 +221,7 @@ def _clean(hits: list[int] | None, start: int, end: int) -> bool:
 
 # The fast reader, chosen at import: None where rapidyaml is not installed, or with
 # PADDLEJOB_MANIFESTS_YAML=libyaml in the environment (tests run both ways).
-fast_reader = yamlfast.read if yamlfast.AVAILABLE and os.environ.get("PADDLEJOB_MANIFESTS_YAML") != "libyaml" else None
+fast_reader = fast.read if fast.AVAILABLE and os.environ.get("PADDLEJOB_MANIFESTS_YAML") != "libyaml" else None
 # The first bytes a run reads are libyaml's, so a run over one small file never loads
 # rapidyaml, whose import costs more than reading it with libyaml; past them (a big file, a
 # folder of small ones) rapidyaml reads. Counted per process (tests that compare the two set 0).
@@ -233,7 +232,7 @@ _read_so_far = 0
 def plan(size: int) -> None:
     """Says that the run will read about ``size`` bytes (its files' sizes). More than FAST_AFTER,
     and rapidyaml reads from the first byte: the run loads it anyway, and it need not load PyYAML
-    at all (yamlcompose.py) unless a document is libyaml's to read."""
+    at all (compose.py) unless a document is libyaml's to read."""
     global _read_so_far
     if size > FAST_AFTER:
         _read_so_far = max(_read_so_far, FAST_AFTER + 1)
@@ -254,13 +253,13 @@ def _yaml_document(chunk: _Chunk, index: int, fast: bool = True) -> Document | N
         read = fast_reader(text, MAX_DEPTH, chunk.screened, MAX_NODES)
         if read is not None:
             return Document(index, read[0], [], None, offset, read[1], text)
-    from generator.kubeyaml import compose as yamlcompose  # libyaml's: imported when first needed
+    from generator.kubeyaml import compose  # libyaml's: imported when first needed
 
     if crowded or deep:
-        problem = yamlcompose.over_limits(text, offset, MAX_NODES if crowded else None)
+        problem = compose.over_limits(text, offset, MAX_NODES if crowded else None)
         if problem:
             return Document(index, None, [problem], line_offset=offset)
-    return yamlcompose.read(text, index, offset)
+    return compose.read(text, index, offset)
 
 
 def _node_bound(text: str, start: int = 0, end: int | None = None) -> int:
@@ -354,7 +353,7 @@ def _json_numbers(data, lone: bool = False):
                 "a number beyond a float64 (1.8e308), such as 1e400: kubectl cannot read it "
                 "(json: cannot unmarshal number into Go value of type float64); write a smaller number"
             )
-        return kubeyaml.json_number(data)
+        return scalars.json_number(data)
     if data.__class__ is int and not -_INT64 <= data < _INT64:
         try:
             return float(data)  # Go decodes a JSON number into a float64
@@ -417,7 +416,7 @@ def iter_documents(source) -> Iterator[Document]:
     index = 0
     # Screening pays off only where the fast reader reads: not a small stream in a run's first bytes
     fast_ahead = _read_so_far + sum(len(text) for text, _, _ in head) > FAST_AFTER
-    screen = yamlfast.screen if fast_reader is not None and fast_ahead else None
+    screen = fast.screen if fast_reader is not None and fast_ahead else None
     for chunk in _chunks(itertools.chain(head, blocks), screen):
         if chunk.problem is not None:
             yield Document(index + 1, None, [chunk.problem], line_offset=chunk.first_line)

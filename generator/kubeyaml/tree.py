@@ -12,7 +12,7 @@ import json
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml import scalars
 from generator.kubeyaml.scalars import DecodeError
 
 
@@ -23,8 +23,8 @@ from generator.kubeyaml.scalars import DecodeError
 @functools.lru_cache(maxsize=2048)
 def resolve_tag(kind, value, implicit):
     if kind is ScalarNode:
-        return kubeyaml.resolve_plain(value)[0] if implicit[0] else kubeyaml.STR
-    return kubeyaml.MAP if kind is MappingNode else kubeyaml.SEQ
+        return scalars.resolve_plain(value)[0] if implicit[0] else scalars.STR
+    return scalars.MAP if kind is MappingNode else scalars.SEQ
 
 
 CACHE_CLEARING_SIZE = 16 * 1024
@@ -92,7 +92,7 @@ def _key_matches(key: ScalarNode, part) -> bool:
     if key.style not in (None, ""):
         return False
     try:
-        return kubeyaml.key_string(kubeyaml.resolve_plain(key.value)[1]) == part
+        return scalars.key_string(scalars.resolve_plain(key.value)[1]) == part
     except DecodeError:
         return False
 
@@ -128,9 +128,9 @@ def implicit_type_note(node) -> str | None:
     if not isinstance(node, ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
         return None
     raw = node.value
-    tag, value = kubeyaml.resolve_plain(raw)
-    kinds = {kubeyaml.BOOL: "a boolean", kubeyaml.INT: "an integer", kubeyaml.FLOAT: "a number", kubeyaml.NULL: "null"}
-    if tag not in kinds or (tag == kubeyaml.NULL and raw in ("null", "Null", "NULL", "~", "")):
+    tag, value = scalars.resolve_plain(raw)
+    kinds = {scalars.BOOL: "a boolean", scalars.INT: "an integer", scalars.FLOAT: "a number", scalars.NULL: "null"}
+    if tag not in kinds or (tag == scalars.NULL and raw in ("null", "Null", "NULL", "~", "")):
         return None  # a null written as null was meant as one: the type error says enough
     shown = json.dumps(value) if isinstance(value, bool | None) or str(value) != raw else ""
     shown = f" ({shown})" if shown else ""

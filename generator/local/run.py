@@ -61,7 +61,7 @@ from generator.core.errors import Error
 from generator.kubeyaml.load import read_documents
 from generator.local import etcd, pods, resources
 from generator.local.pods import Pod
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate import output as outputs
 from generator.validate.rules.launcher import ENDPOINT_NAMES, unset_by_shell
 
@@ -122,7 +122,7 @@ def prepare(
         raise LocalError(f"{name}: more than {MAX_INPUT >> 20} MiB: no job is that large")
     report = validate.Report()
     try:
-        validate.validate_stream(name, data, validate.ObjectChecker(kube.newest()), report)
+        validate.validate_stream(name, data, validate.ObjectChecker(kubernetes.newest()), report)
     except UnicodeEncodeError:  # only a lone surrogate (JSON "\ud800") cannot be encoded
         raise Refused(
             f'{name}: a string holds a lone UTF-16 surrogate escape (such as "\\ud800"), which is no character '
@@ -132,7 +132,7 @@ def prepare(
         raise InvalidManifests(outputs.FORMATS["text"](report))
     docs, _ = read_documents(data)
     # null is absent, as the apiserver reads it; a lone surrogate is U+FFFD, as Go decodes it
-    docs = [validate.without_nulls(doc) for doc in kube.list_objects(docs)]
+    docs = [validate.without_nulls(doc) for doc in kubernetes.list_objects(docs)]
     if b"\\u" in data or b"\\U" in data:  # a surrogate is written only as an escape
         docs = _no_surrogates(docs)
     try:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from generator.core.errors import Error
 from generator.core.paths import KUBE_SCHEMA_DIR, PADDLEJOB_SCHEMA
 from generator.schema import cache as schemacache
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 
 # apiextensions.k8s.io/v1 is served from Kubernetes 1.16; v1beta1 bundles are for the releases before.
 FIRST_V1 = 16
@@ -78,7 +78,7 @@ class Target(NamedTuple):
 @functools.cache
 def _schema_props(minor: int, apiextensions: str) -> frozenset[str]:
     """The fields a CRD schema may use on release ``minor`` (Target.allowed)."""
-    return frozenset(kube.schema_props(minor, apiextensions))
+    return frozenset(kubernetes.schema_props(minor, apiextensions))
 
 
 class SchemaError(Error, ValueError):
@@ -101,9 +101,9 @@ def openapi_schema(target: Target, keep_descriptions: bool = False, path: Path =
     Without descriptions (what validate checks with) it is kept on disk between runs (schemacache)."""
     if keep_descriptions:
         return _derive(target, True, path)
-    definitions = KUBE_SCHEMA_DIR / f"v{kube.version_name(target.max_minor)}.json.gz"
+    definitions = KUBE_SCHEMA_DIR / f"v{kubernetes.version_name(target.max_minor)}.json.gz"
     name = f"openapi-{path.stem}-{target.apiextensions}-{target.min_minor}-{target.max_minor}"
-    inputs = [path, definitions, Path(__file__), Path(kube.__file__)]
+    inputs = [path, definitions, Path(__file__), Path(kubernetes.__file__)]
     return schemacache.cached(name, inputs, lambda: _derive(target, False, path))
 
 
@@ -119,8 +119,8 @@ class _Builder:
         self.target = target
         self.keep = keep_descriptions
         self.local_defs = local_defs
-        self.defs = kube.definitions(target.max_minor)
-        self.texts = kube.descriptions(target.max_minor) if keep_descriptions else {}
+        self.defs = kubernetes.definitions(target.max_minor)
+        self.texts = kubernetes.descriptions(target.max_minor) if keep_descriptions else {}
 
     # -- the hand-written part -------------------------------------------------
     def local(self, node: dict) -> dict:
@@ -193,7 +193,7 @@ class _Builder:
 
     def node(self, schema: dict, owner: str | None, stack: tuple[str, ...]) -> dict:
         if "$ref" in schema:
-            return self.kubernetes(kube.ref_name(schema["$ref"]), stack)
+            return self.kubernetes(kubernetes.ref_name(schema["$ref"]), stack)
         out: dict = {}
         kind = _single_type(schema.get("type"))
         if kind is None and "properties" in schema:
@@ -230,7 +230,7 @@ class _Builder:
     def _list_map_keys(self, out: dict, schema: dict) -> None:
         """A list-map key must be required, or (v1 only) have a default; else drop the markers."""
         item_ref = schema.get("items", {}).get("$ref")
-        item_def = kube.ref_name(item_ref) if item_ref else None
+        item_def = kubernetes.ref_name(item_ref) if item_ref else None
         item = out["items"]
         required = set(item.get("required", []))
         for key in out.get("x-kubernetes-list-map-keys", []):
@@ -265,16 +265,16 @@ def _defining_type(defs: dict, item_def: str | None, key: str) -> str | None:
         return None
     schema = defs[item_def]
     if "$ref" in schema:
-        return _defining_type(defs, kube.ref_name(schema["$ref"]), key)
+        return _defining_type(defs, kubernetes.ref_name(schema["$ref"]), key)
     return item_def
 
 
 def capabilities(target: Target) -> dict:
     """What the oldest release of the target supports, read from its API definitions."""
-    pod_security = kube.definitions(target.min_minor)["io.k8s.api.core.v1.PodSecurityContext"]
+    pod_security = kubernetes.definitions(target.min_minor)["io.k8s.api.core.v1.PodSecurityContext"]
     return {
         "preserveUnknownFields": "preserveUnknownFields"
-        in kube.crd_spec_fields(target.min_minor, target.apiextensions),
+        in kubernetes.crd_spec_fields(target.min_minor, target.apiextensions),
         "seccompProfile": "seccompProfile" in pod_security["properties"],
     }
 
@@ -301,7 +301,10 @@ def api_data(target: Target, keep_descriptions: bool = False) -> dict:
         "openAPIV3Schema": openapi_schema(target, keep_descriptions),
         "target": {
             "apiextensions": target.apiextensions,
-            "kubeVersions": {"min": kube.version_name(target.min_minor), "max": kube.version_name(target.max_minor)},
+            "kubeVersions": {
+                "min": kubernetes.version_name(target.min_minor),
+                "max": kubernetes.version_name(target.max_minor),
+            },
         },
         "capabilities": capabilities(target),
     }

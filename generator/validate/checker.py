@@ -1,6 +1,6 @@
 """`validate`: what the cluster or the operator would reject, found offline, with file:line.
 
-Per document: read it as kubectl would (yamlload), check the object (schema of its kind
+Per document: read it as kubectl would (kubeyaml.load), check the object (schema of its kind
 for the target release, then the semantic rules), and turn each finding's field path into
 a line and column through the document's node tree.
 Each schema is compiled once per run and reused for every document.
@@ -17,7 +17,7 @@ from generator.core.findings import Finding, dotted, joined
 from generator.core.paths import PADDLEJOB_SCHEMA
 from generator.core.versions import KubeVersion
 from generator.schema import crd as crdschema
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.schema import projects as thirdparty
 from generator.validate import admission, discover
 from generator.validate import sources as schemasource
@@ -72,7 +72,7 @@ class ObjectChecker:
         ``crds``: the user's CRDs (--crd). ``projects``: the release of each third-party project
         whose CRDs check its kinds (core/kinds.py's PROJECTS; the newest for one not given)."""
         self.follow_records = follow_records
-        self.minor = kube.require_known(minor)
+        self.minor = kubernetes.require_known(minor)
         self.releases = releases or [self.minor]
         self.strict_kinds = strict_kinds
         self.skip_kinds = skip_kinds  # Kind, or apiVersion/Kind: not checked (kubeconform's -skip)
@@ -200,7 +200,7 @@ class ObjectChecker:
             ]
         if custom is not None and not custom.builtin:
             return _CUSTOM, []
-        if (api_version, kind) in kube.kinds(self.minor):
+        if (api_version, kind) in kubernetes.kinds(self.minor):
             off = _off_by_default(api_version, kind, tuple(self.releases))
             return (None, [error("apiVersion", "api-not-served", off)]) if off else (_BUILTIN, [])
         served = _served_elsewhere(api_version, kind, self.minor)
@@ -337,7 +337,7 @@ def without_nulls(data):
 def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
     """For a built-in kind this release does not serve: when it was removed (and the last release
     that served it), and what replaces it (_instead)."""
-    served = [m for m in kube.known_versions() if (api_version, kind) in kube.kinds(m)]
+    served = [m for m in kubernetes.known_versions() if (api_version, kind) in kubernetes.kinds(m)]
     if not served:
         return None
     if max(served) < minor:
@@ -352,7 +352,7 @@ def _served_versions(api_version: str, kind: str, minor: int) -> list[str]:
     """The other apiVersions of ``kind`` that release ``minor`` serves by default, the best first
     (its own group first, then Kubernetes' version priority)."""
     group = api_version.rpartition("/")[0]
-    others = [av for av, k in kube.served_kinds(minor) if k == kind and av != api_version]
+    others = [av for av, k in kubernetes.served_kinds(minor) if k == kind and av != api_version]
     return sorted(others, key=lambda av: (av.rpartition("/")[0] == group, _version_rank(av)), reverse=True)
 
 
@@ -384,7 +384,7 @@ def _off_by_default(api_version: str, kind: str, releases: tuple[int, ...]) -> s
     version, or from 1.24 a beta one KEP-3136 leaves off: schemas/kubernetes/served.json, from
     DefaultAPIResourceConfigSource): the flag that enables it, and the version served instead."""
     for minor in sorted(releases, reverse=True):
-        if (api_version, kind) not in kube.off_by_default(minor):
+        if (api_version, kind) not in kubernetes.off_by_default(minor):
             continue
         if "alpha" in api_version.rpartition("/")[2]:
             why = "alpha versions are off by default"
@@ -400,7 +400,7 @@ def _off_by_default(api_version: str, kind: str, releases: tuple[int, ...]) -> s
     return None
 
 
-# The built-in groups are the only ones this tool knows every kind of (kube.kinds): a kind it does
+# The built-in groups are the only ones this tool knows every kind of (kubernetes.kinds): a kind it does
 # not know there does not exist. Every other group is only partly known: other CRDs add kinds to
 # them (Kubeflow's Notebook and Profile in kubeflow.org, a vendor's kind in scheduling.volcano.sh,
 # PaddleFlow's SampleSet and SampleJob in batch.paddlepaddle.org, EDL's TrainingJob in
@@ -425,7 +425,7 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
     group it only partly knows (every group but the built-in ones: CRDs of anyone may add kinds
     to it, ours included), a hint for the unknown-kind warning (a warning finding)."""
     group = api_version.rpartition("/")[0]
-    builtin = kube.kinds(minor)
+    builtin = kubernetes.kinds(minor)
     known = [*CUSTOM_KINDS, *LEGACY, *builtin, *thirdparty.all_kinds()]
     in_group = [(av, k) for av, k in known if av.rpartition("/")[0] == group]
     if not in_group:
@@ -438,7 +438,7 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
             "kind", "kind", f"kind {kind!r} has the wrong case: the kind is {right!r} (kubectl: no matches for kind)"
         )
     if same_case:
-        off = kube.off_by_default(minor)
+        off = kubernetes.off_by_default(minor)
         versions = ", ".join(sorted({av for av, k in same_case if (av, k) not in off}) or {av for av, _ in same_case})
         if partly and group not in OWN_GROUPS:  # this project's own kinds: every version of them is known
             return warning("kind", "unknown-kind", f"the CRDs this tool has serve {same_case[0][1]} as {versions}")
@@ -472,7 +472,9 @@ def _known_group_mistake(api_version: str, kind: str, minor: int) -> Finding | N
 @functools.cache
 def _builtin_groups() -> frozenset[str]:
     """The API groups of every Kubernetes release this tool knows (the core group is "")."""
-    return frozenset(av.rpartition("/")[0] for minor in kube.known_versions() for av, _ in kube.kinds(minor))
+    return frozenset(
+        av.rpartition("/")[0] for minor in kubernetes.known_versions() for av, _ in kubernetes.kinds(minor)
+    )
 
 
 def _creatable(api_version: str, kind: str, minor: int) -> bool:
@@ -481,7 +483,7 @@ def _creatable(api_version: str, kind: str, minor: int) -> bool:
     Status, the List kinds, subresource kinds (Eviction, Scale, Binding) and the create-only reviews
     (TokenReview, SubjectAccessReview), which the OpenAPI documents this tool keeps cannot tell from
     a collection any other way (they hold no paths, so no x-kubernetes-action)."""
-    return not kind.endswith("List") and (api_version, f"{kind}List") in kube.kinds(minor)
+    return not kind.endswith("List") and (api_version, f"{kind}List") in kubernetes.kinds(minor)
 
 
 @functools.cache
@@ -490,8 +492,8 @@ def _kind_history(group: str, kind: str) -> tuple[tuple[str, int], tuple[str, in
     that served it at any version, and the last (each with its best version then), or None when no
     release this tool knows has it there."""
     found = []
-    for minor in kube.known_versions():
-        versions = [av for av, k in kube.kinds(minor) if k == kind and av.rpartition("/")[0] == group]
+    for minor in kubernetes.known_versions():
+        versions = [av for av, k in kubernetes.kinds(minor) if k == kind and av.rpartition("/")[0] == group]
         if versions:
             found.append((max(versions, key=_version_rank), minor))
     return (found[0], found[-1]) if found else None

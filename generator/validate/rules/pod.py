@@ -23,7 +23,7 @@ from generator.core.grammar import (
     quantity_message,
 )
 from generator.core.versions import KubeVersion
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate.rules import pod_containers, pod_gated, pod_scheduling, pod_security
 from generator.validate.rules.base import (
     as_dict,
@@ -69,7 +69,7 @@ def pod_spec_findings(
     shape (pod_plan.py); ``everything`` runs every check instead (the same findings)."""
     if not isinstance(spec, dict):
         return []
-    ctx = PodContext(spec, path, releases or (kube.newest(),), template, pod_name, claims)
+    ctx = PodContext(spec, path, releases or (kubernetes.newest(),), template, pod_name, claims)
     containers, plan = PLANNER.prepare(spec, everything)
     out = []
     for check in plan.spec:
@@ -488,7 +488,7 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = (), templates: list
     templates = pod_templates(obj) if templates is None else templates
     if not templates:
         return out
-    releases = releases or (kube.newest(),)
+    releases = releases or (kubernetes.newest(),)
     claim_templates = _claim_templates(obj)
     claims = (
         frozenset(
