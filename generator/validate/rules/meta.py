@@ -132,7 +132,8 @@ def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | 
             out.append(error("metadata.namespace", "name", problem))
     out += label_findings(meta.get("labels"), "metadata.labels")
     for key in as_dict(meta.get("annotations")):
-        problem = label_key_problem(key, "annotation")
+        # ValidateAnnotations: IsQualifiedName(strings.ToLower(k)), the case of a key does not matter
+        problem = label_key_problem(key.lower() if isinstance(key, str) else key, "annotation")
         if problem:  # the path is built only for a finding: most keys have none
             out.append(error(child("metadata.annotations", key), "annotation-key", problem))
     return out
