@@ -9,6 +9,7 @@ from pathlib import Path
 
 from generator.cli import flags
 from generator.core import values as cliargs
+from generator.core.text import visible
 from generator.local import run as localrun
 
 EXAMPLE = """\
@@ -99,7 +100,7 @@ def cmd_local(args: argparse.Namespace) -> int:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)
         return 2 if isinstance(err, localrun.Refused) else 1
     if args.explain:
-        sys.stdout.write(localrun.explain(processes))
+        sys.stdout.write(visible(localrun.explain(processes), lines=True))  # the job's values, shown, never run
         return 0
     names = [proc.pod.name for proc in processes]
     if args.kill is not None and args.kill not in names:
