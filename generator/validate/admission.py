@@ -26,6 +26,46 @@ def jobset(obj: dict) -> dict:
     return obj
 
 
+# -- the apiserver's own defaults (SetDefaults_*), which run on decode, before validation ---------
+# Only the defaults that change a verdict are modelled: a field the OpenAPI document lists as
+# required (a Go field without omitempty) that SetDefaults_* fills before the Go validation looks.
+
+
+def _job_pod_failure_policy(spec) -> dict | None:
+    """SetDefaults_Job (pkg/apis/batch/v1/defaults.go, from 1.25, when podFailurePolicy came):
+    an onPodConditions pattern without status (or with "") gets status True. A copy of
+    ``spec`` where it changes one, else None. Not a CronJob's jobTemplate: SetDefaults_Job takes
+    a Job, and validatePodFailurePolicyRuleOnPodConditions refuses the empty status there."""
+    policy = spec.get("podFailurePolicy") if isinstance(spec, dict) else None
+    rules = policy.get("rules") if isinstance(policy, dict) else None
+    if not isinstance(rules, list):
+        return None
+    changed = False
+    new_rules = []
+    for rule in rules:
+        patterns = rule.get("onPodConditions") if isinstance(rule, dict) else None
+        if isinstance(patterns, list) and any(_unset_status(p) for p in patterns):
+            patterns = [{**p, "status": "True"} if _unset_status(p) else p for p in patterns]
+            rule = {**rule, "onPodConditions": patterns}
+            changed = True
+        new_rules.append(rule)
+    return {**spec, "podFailurePolicy": {**policy, "rules": new_rules}} if changed else None
+
+
+def _unset_status(pattern) -> bool:
+    return isinstance(pattern, dict) and pattern.get("status", "") == ""
+
+
+def builtin_defaults(obj: dict) -> dict:
+    """``obj`` as the apiserver's SetDefaults_* leave it where that changes a verdict (a copy where
+    one changes it): the order of a create is decode, default, validate."""
+    if obj.get("kind") == "Job" and str(obj.get("apiVersion", "")).startswith("batch/"):
+        spec = _job_pod_failure_policy(obj.get("spec"))
+        if spec is not None:
+            return {**obj, "spec": spec}
+    return obj
+
+
 def mutated(obj: dict, api_version: str, kind: str) -> dict:
     """``obj`` as the mutating webhooks of its kind leave it (a copy where one changes it): the
     registry (core/kinds.py) names the function of this module that models its webhook."""

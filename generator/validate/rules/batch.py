@@ -88,8 +88,9 @@ def _matches_generated(obj: dict, selector: dict) -> bool:
     return all(expression_matches(as_dict(e), labels) is not False for e in as_list(selector.get("matchExpressions")))
 
 
-def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
-    """ValidateJobSpec (also for a CronJob's jobTemplate, ValidateJobTemplateSpec)."""
+def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...], job: bool = True) -> list[Finding]:
+    """ValidateJobSpec (also for a CronJob's jobTemplate, ValidateJobTemplateSpec: ``job`` False,
+    where SetDefaults_Job has not run)."""
     counts = ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished")
     out = nonnegative_fields(spec, counts, path, "job")
     mode = spec.get("completionMode")
@@ -132,6 +133,8 @@ def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[
         out.append(error(f"{path}.podFailurePolicy", "job", message))
     if isinstance(failure_policy, dict):
         out += _pod_failure_policy(failure_policy, spec, template, f"{path}.podFailurePolicy", per_index)
+        if not job:
+            out += _template_condition_statuses(failure_policy, f"{path}.podFailurePolicy", releases)
     if spec.get("successPolicy") is not None and enforced(releases, SUCCESS_POLICY_SINCE):
         out += _success_policy(spec, mode, f"{path}.successPolicy")
     replacement = spec.get("podReplacementPolicy")
@@ -283,6 +286,30 @@ def _on_pod_conditions(patterns: list, path: str) -> list[Finding]:
     return out
 
 
+# The OpenAPI documents of 1.25 to 1.34 list an onPodConditions pattern's status as required
+# (the schema's finding there); from 1.35 they do not.
+CONDITION_STATUS_OPTIONAL_SINCE = 35
+
+
+def _template_condition_statuses(policy: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validatePodFailurePolicyRuleOnPodConditions: `if pattern.Status == ""`, field.Required. A
+    Job's SetDefaults_Job sets it to True first (validate/admission.py); a CronJob's jobTemplate
+    is no Job and has no such default, so there an unset status is refused."""
+    out = []
+    for i, rule in enumerate(as_list(policy.get("rules"))):
+        for j, pattern in enumerate(as_list(as_dict(rule).get("onPodConditions"))):
+            if not isinstance(pattern, dict):
+                continue
+            status = pattern.get("status")
+            if status == "" or (status is None and max(releases, default=0) >= CONDITION_STATUS_OPTIONAL_SINCE):
+                message = (
+                    "status is required in a CronJob's jobTemplate (True, False or Unknown): only a Job's "
+                    "own create defaults it to True"
+                )
+                out.append(error(f"{path}.rules[{i}].onPodConditions[{j}].status", "job", message))
+    return out
+
+
 SUCCESS_POLICY_SINCE = 31  # JobSuccessPolicy: alpha 1.30, beta (on) 1.31, GA 1.33
 
 MAX_SUCCEEDED_INDEXES = 64 * 1024  # maxJobSuccessPolicySucceededIndexesLimit
@@ -403,7 +430,7 @@ def cronjob_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     out += nonnegative_fields(spec, counts, "spec", "cronjob")
     job = as_dict(spec.get("jobTemplate")).get("spec")
     if isinstance(job, dict):
-        out += job_spec_findings(job, "spec.jobTemplate.spec", releases)
+        out += job_spec_findings(job, "spec.jobTemplate.spec", releases, job=False)
         if job.get("selector") is not None:  # ValidateJobTemplateSpec
             message = "a CronJob's jobTemplate may not set selector: each Job's selector is generated"
             out.append(error("spec.jobTemplate.spec.selector", "cronjob", message))
