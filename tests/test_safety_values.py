@@ -240,3 +240,46 @@ def test_a_key_with_an_empty_prefix_is_refused_as_the_apiserver_and_the_chart_re
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "prefix" in done.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("helm", HELM)
+@pytest.mark.parametrize(
+    "ports, shown",
+    [
+        ("[null]", "null"),
+        ("[443, null]", "null"),
+        ('["443"]', '"443"'),
+        ("[1.5]", "1.5"),
+        ("[0]", "0"),
+        ("[65536]", "65536"),
+        ("[-443]", "-443"),
+        ('[{"port": 443}]', '{"port":443}'),
+    ],
+)
+def test_the_template_refuses_a_port_that_is_no_port_without_the_schema(helm, ports, shown):
+    """A null item wrote `- protocol: TCP`, a rule without a port: Kubernetes reads it as every
+    port. The template fails on each item that is not an integer 1-65535, without the schema too."""
+    sets = ["--set", "networkPolicy=true", "--set-json", f"apiserverPorts={ports}", "--skip-schema-validation"]
+    done = run_helm(helm, "template", "x", str(CHART), *sets)
+    assert done.returncode != 0, done.stdout
+    assert f"apiserverPorts: each item must be an integer from 1 to 65535, not {shown}" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("helm", HELM)
+@pytest.mark.parametrize("ports", ['{"a": 443}', '"443"', "443"])
+def test_the_template_refuses_ports_that_are_no_list_without_the_schema(helm, ports):
+    sets = ["--set", "networkPolicy=true", "--set-json", f"apiserverPorts={ports}", "--skip-schema-validation"]
+    done = run_helm(helm, "template", "x", str(CHART), *sets)
+    assert done.returncode != 0, done.stdout
+    assert "apiserverPorts must be a non-empty list" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("helm", HELM)
+def test_the_template_writes_every_port_helm_gives_as_a_number(helm):
+    """YAML and --set-json give float64, --set int64: both are ports, written as integers."""
+    for sets in (["--set-json", "apiserverPorts=[1, 443.0, 65535]"], ["--set", "apiserverPorts[0]=6443"]):
+        done = run_helm(helm, "template", "x", str(CHART), "--set", "networkPolicy=true", *sets)
+        assert done.returncode == 0, done.stderr
+        policy = next(o for o in load_all(done.stdout) if o and o["kind"] == "NetworkPolicy")
+        wanted = [1, 443, 65535] if sets[0] == "--set-json" else [6443]
+        assert [p["port"] for p in policy["spec"]["egress"][1]["ports"]] == wanted

@@ -351,7 +351,7 @@ def _list(items: list, indent: int, each: str | None) -> list[str]:
             raise ChartError(f"a list ranging over {sorted(ranged)} must hold one item")
         (field,) = ranged
         ranging = f"{{{{- range {_expression(field)} }}}}"
-        return [*_nonempty(field), ranging, *_entry("-", items[0], indent, field), "{{- end }}"]
+        return [*_nonempty(field), ranging, *_item_check(field), *_entry("-", items[0], indent, field), "{{- end }}"]
     lines = []
     for item in items:
         conditions = ()
@@ -370,7 +370,33 @@ def _nonempty(field: str) -> list[str]:
     if probe is not None and probe.condition is not None:  # the part is left out when the list is empty
         return []
     message = f"{field} must be a non-empty list: an empty one would make this list empty, which allows all"
-    return [f"{{{{- if not {_expression(field)} }}}}", f"{{{{- fail {_go_string(message)} }}}}", "{{- end }}"]
+    value = _expression(field)
+    return [
+        f'{{{{- if not (and (kindIs "slice" {value}) {value}) }}}}',
+        f"{{{{- fail {_go_string(message)} }}}}",
+        "{{- end }}",
+    ]
+
+
+def _item_check(field: str) -> list[str]:
+    """The template's own check of each item of a list of integers (values.schema.json's items),
+    for `helm template --skip-schema-validation`: a null item would write a port-less entry
+    (`- protocol: TCP`), which Kubernetes reads as every port; a string, a fraction or a number
+    out of range is refused too. Helm gives a number as float64 (YAML, --set-json) or int64 (--set)."""
+    items = _constraints(field).get("items") or {}
+    if items.get("type") != "integer":
+        return []
+    low, high = items.get("minimum", -(2**53)), items.get("maximum", 2**53)
+    test = (
+        '(has (kindOf .) (list "int" "int64" "float64")) (eq (float64 .) (floor .)) '
+        f"(ge (float64 .) {float(low)}) (le (float64 .) {float(high)})"
+    )
+    message = f"{field}: each item must be an integer from {low} to {high}, not %s"
+    return [
+        f"{{{{- if not (and {test}) }}}}",
+        f"{{{{- fail (printf {_go_string(message)} (toJson . | trunc 40)) }}}}",
+        "{{- end }}",
+    ]
 
 
 def _template(obj, source: str) -> str:
