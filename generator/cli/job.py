@@ -8,6 +8,7 @@ import sys
 from generator.cli import flags
 from generator.cli.flags import flag_message
 from generator.core import values
+from generator.core.kinds import PROJECTS
 from generator.jobs import model as jobs
 from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, Volcano, Volume
 
@@ -144,7 +145,8 @@ def cmd_job(args: argparse.Namespace) -> int:
     job = job_from_args(args)
     try:
         warned: list[str] = []
-        manifests = job.render(args.runtime, args.kube_version, warned)
+        releases = {p: getattr(args, f"{p.replace('-', '_')}_version") for p in jobs.runtime_projects()}
+        manifests = job.render(args.runtime, args.kube_version, warned, releases)
     except JobError as err:
         text = str(err)
         if "\n" in text:  # rendered, but the manifests do not validate: show every finding
@@ -190,7 +192,7 @@ def add_parser(sub) -> None:
         "--intranet",
         choices=_spec_enum("intranet"),
         metavar="MODE",
-        help="how pods reach each other: %(choices)s (paddle-operator runtime; default PodIP)",
+        help="how pods reach each other: %(choices)s (default PodIP)",
     )
     p.add_argument(
         "--with-gloo",
@@ -207,17 +209,11 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--volcano", action="store_true", help="gang-schedule with Volcano")
     p.add_argument("--queue", help="Volcano queue (with --volcano)")
-    p.add_argument(
-        "--priority-class", help="the pods' PriorityClass (with --volcano, the gang's too; not on kubeflow-trainer)"
-    )
+    p.add_argument("--priority-class", help="the pods' PriorityClass (with --volcano, the gang's too)")
     p.add_argument("--min-available", type=int, help="gang size (with --volcano; default: every pod)")
-    p.add_argument(
-        "--podgroup", action="store_true", help="also write a PodGroup (with --volcano; paddle-operator runtime)"
-    )
+    p.add_argument("--podgroup", action="store_true", help="also write a PodGroup (with --volcano)")
     p.add_argument("--kueue-queue", metavar="QUEUE", help="the Kueue LocalQueue that admits the job")
-    p.add_argument(
-        "--coscheduling", action="store_true", help="gang-schedule with scheduler-plugins (kubeflow-trainer)"
-    )
+    p.add_argument("--coscheduling", action="store_true", help="gang-schedule with scheduler-plugins")
     p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
     p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")
     p.add_argument("--cephfs", metavar="MONITOR[,MONITOR...]", help="mount CephFS")
@@ -246,14 +242,20 @@ def add_parser(sub) -> None:
     lifecycle.add_argument(
         "--managed-by", metavar="CONTROLLER", help="the controller that runs the job (kueue.x-k8s.io/multikueue)"
     )
-    p.add_argument("--port", type=int, help="endpoint port (volcano, kubeflow and kubernetes runtimes; default 36543)")
+    p.add_argument("--port", type=int, help="endpoint port (default 36543)")
     p.add_argument(
         "--runtime",
         choices=values.LazyChoices(jobs.runtimes),
         metavar="RUNTIME",
         default="paddle-operator",
-        help="the controller that runs the job: %(choices)s (docs/runtimes.md; default: %(default)s)",
+        help="the controller that runs the job: %(choices)s (docs/runtimes.md; default: %(default)s). A flag "
+        "whose feature a runtime cannot express is refused, naming the runtimes that can",
     )
+    for project in jobs.runtime_projects():  # the projects whose kinds a runtime writes (the registry's)
+        title = next(p.title for p in PROJECTS if p.name == project)
+        flags.add_project_version(
+            p, project, f"the {title} release the job's {title} objects are written for and checked against"
+        )
     p.add_argument(
         "--schema-modeline",
         metavar="SCHEMAS",

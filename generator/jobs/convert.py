@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 
+from generator.core import kinds as registry
 from generator.core.errors import Error
 from generator.jobs.model import Elastic, Role, TrainingJob, Volcano, runtimes_with
 from generator.schema import kubernetes
@@ -24,15 +25,13 @@ def to_job(doc) -> tuple[TrainingJob, list[str]]:
     if not isinstance(doc, dict):
         raise ConvertError("the document is not a Kubernetes object")
     key = (doc.get("apiVersion"), doc.get("kind"))
-    if key == ("paddlepaddle.org/v1", "PaddleJob"):
-        return from_legacy(doc)
-    if key == ("batch.paddlepaddle.org/v1", "PaddleJob"):
+    function = registry.CONVERTS.get(key)  # the jobs convert reads: the registry's (core/kinds.py)
+    if function is None:
+        known = " and ".join(f"{api} {kind}s" for api, kind in registry.CONVERTS)
+        raise ConvertError(f"{key[0]} {key[1]} is not a job this command reads; it converts {known}")
+    if key not in registry.LEGACY:
         _require_valid(doc)
-        return from_paddlejob(doc)
-    raise ConvertError(
-        f"{key[0]} {key[1]} is not a job this command reads; it converts paddlepaddle.org/v1 and "
-        "batch.paddlepaddle.org/v1 PaddleJobs"
-    )
+    return globals()[function](doc)
 
 
 def _require_valid(doc: dict) -> None:

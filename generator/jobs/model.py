@@ -46,6 +46,22 @@ def runtimes() -> tuple[str, ...]:
     return tuple(r["name"] for r in runtime_facts())
 
 
+def runtime_projects() -> tuple[str, ...]:
+    """The third-party projects whose kinds a runtime writes (runtimes.json's kinds, each kind's
+    schema in the registry, core/kinds.py), in the order of runtimes.json: the releases a job is
+    rendered for and checked against (`job --NAME-version`)."""
+    from generator.core import kinds as registry
+
+    validated = {p.name for p in registry.PROJECTS if p.validated}
+    found: list[str] = []
+    for runtime in runtime_facts():
+        for api_version, kind in runtime["kinds"]:
+            entry = registry.lookup(api_version, kind)
+            if entry is not None and entry.schema in validated and entry.schema not in found:
+                found.append(entry.schema)
+    return tuple(found)
+
+
 @functools.cache
 def spec_enums() -> dict[str, list]:
     """spec's enums (cleanPodPolicy, intranet, withGloo), generated from the PaddleJob schema by
@@ -179,10 +195,12 @@ class TrainingJob:
         runtime: str = "paddle-operator",
         kube_version: str | KubeVersion | None = None,
         warned: list | None = None,
+        releases: dict | None = None,
     ) -> list[dict]:
         """The job's manifests for ``runtime``, validated on ``kube_version`` ("1.30"; default the
-        newest release); JobError names what is wrong. Warnings go to ``warned`` when given."""
-        return render_description(self.to_description(), runtime, kube_version, warned)
+        newest release) and ``releases`` of the third-party projects ({"jobset": "0.10"}; default
+        the newest of each); JobError names what is wrong. Warnings go to ``warned`` when given."""
+        return render_description(self.to_description(), runtime, kube_version, warned, releases)
 
     def to_yaml(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> str:
         from generator.kubeyaml.dump import dump_documents
@@ -215,22 +233,41 @@ def _volume(volume: Volume) -> dict:
 
 
 def render_description(
-    description: dict, runtime: str, kube_version: str | KubeVersion | None = None, warned: list | None = None
+    description: dict,
+    runtime: str,
+    kube_version: str | KubeVersion | None = None,
+    warned: list | None = None,
+    releases: dict | None = None,
 ) -> list[dict]:
     """Manifests for a job description, validated like `paddlejob-manifests validate` would on
-    ``kube_version`` ("1.30"; default: the newest release this tool knows), once: its warnings
-    are added to ``warned`` when given."""
+    ``kube_version`` ("1.30"; default: the newest release this tool knows) and ``releases`` of
+    the third-party projects (runtime_projects; the builders map a field per release), once: its
+    warnings are added to ``warned`` when given."""
+    from generator.schema import projects as thirdparty
+
     try:
         release = require_known(kube_version) if kube_version is not None else newest()
     except Error as err:  # the Python API raises JobError for every mistake in what it is given
         raise JobError(f"kube_version: {err}") from None
     if runtime not in runtimes():
         raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
+    projects = runtime_projects()
+    chosen = {}
+    for project, value in (releases or {}).items():
+        if project not in projects:
+            raise JobError(f"releases: no runtime writes kinds of {project!r}; the projects are {', '.join(projects)}")
+        try:
+            chosen[project] = thirdparty.parse_release(
+                project, value if isinstance(value, str) else "{}.{}".format(*value)
+            )
+        except Error as err:
+            raise JobError(f"releases: {project}: {err}") from None
+    shown = {p: "{}.{}".format(*(chosen.get(p) or thirdparty.newest(p))) for p in projects}
     try:
-        manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime})
+        manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime, "releases": shown})
     except engine.JsonnetError as err:
         raise JobError(jsonnet_message(str(err))) from None
-    found = check_manifests(manifests, release)
+    found = check_manifests(manifests, release, projects=chosen)
     if warned is not None:
         warned += found
     return manifests
@@ -301,6 +338,7 @@ def check_manifests(
     kube_version: str | KubeVersion | None = None,
     name: str = "rendered",
     checker: ObjectChecker | None = None,
+    projects: dict | None = None,
 ) -> list[str]:
     """Check ``manifests`` once, as `validate` would: raise JobError listing every finding at its
     line of the YAML they are written as if one is an error; else return the warnings, one line
@@ -311,7 +349,7 @@ def check_manifests(
     from generator.validate import ObjectChecker, Report, across, locate_objects
     from generator.validate.output import FORMATS, finding_text
 
-    checker = checker or ObjectChecker(kube_version or newest())
+    checker = checker or ObjectChecker(kube_version or newest(), projects=projects or None)
     problems = [(i, obj, f) for i, obj in enumerate(manifests) for f in checker.check(obj)]
     # and the verdicts across them (a gang no pod joins, servers that outlive their trainers)
     problems += [(i, manifests[i], f) for i, f in across.check(manifests, checker.minor)]

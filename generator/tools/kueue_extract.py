@@ -33,6 +33,7 @@ from pathlib import Path
 
 import yaml
 
+from generator.core.kinds import KUEUE_INTEGRATIONS, KUEUE_NEEDS
 from generator.core.paths import SCHEMA_DIR
 
 OUT = SCHEMA_DIR / "kueue" / "integrations.json"
@@ -43,42 +44,10 @@ SHIPPED = "config/components/manager/controller_manager_config.yaml"
 CHART = "charts/kueue/values.yaml"  # managerConfig.controllerManagerConfigYaml: the same list (asserted)
 JOBS = "pkg/controller/jobs"
 
-# Each framework name and the kind it admits (the integration's controller, pkg/controller/jobs/NAME).
-KINDS = {
-    "batch/job": ("batch/v1", "Job"),
-    "pod": ("v1", "Pod"),
-    "deployment": ("apps/v1", "Deployment"),
-    "statefulset": ("apps/v1", "StatefulSet"),
-    "jobset.x-k8s.io/jobset": ("jobset.x-k8s.io/v1alpha2", "JobSet"),
-    "kubeflow.org/mpijob": ("kubeflow.org/v2beta1", "MPIJob"),
-    "kubeflow.org/mxjob": ("kubeflow.org/v1", "MXJob"),
-    "kubeflow.org/paddlejob": ("kubeflow.org/v1", "PaddleJob"),
-    "kubeflow.org/pytorchjob": ("kubeflow.org/v1", "PyTorchJob"),
-    "kubeflow.org/tfjob": ("kubeflow.org/v1", "TFJob"),
-    "kubeflow.org/xgboostjob": ("kubeflow.org/v1", "XGBoostJob"),
-    "kubeflow.org/jaxjob": ("kubeflow.org/v1", "JAXJob"),
-    "trainer.kubeflow.org/trainjob": ("trainer.kubeflow.org/v1alpha1", "TrainJob"),
-    "leaderworkerset.x-k8s.io/leaderworkerset": ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"),
-    "ray.io/rayjob": ("ray.io/v1", "RayJob"),
-    "ray.io/raycluster": ("ray.io/v1", "RayCluster"),
-    "ray.io/rayservice": ("ray.io/v1", "RayService"),
-    "sparkoperator.k8s.io/sparkapplication": ("sparkoperator.k8s.io/v1beta2", "SparkApplication"),
-    "workload.codeflare.dev/appwrapper": ("workload.codeflare.dev/v1beta2", "AppWrapper"),
-}
-
-# What an object needs, besides the queue label, for its integration to queue it (the integration's
-# webhook and constants, v0.19.2).
-NEEDS = {
-    "batch/job": "nothing more: the job webhook suspends the Job until Kueue admits it (spec.suspend)",
-    "pod": (
-        "the pod webhook gates the pod (scheduling gate kueue.x-k8s.io/admission); a group of pods carries the "
-        "label kueue.x-k8s.io/pod-group-name and the annotation kueue.x-k8s.io/pod-group-total-count, both or "
-        "neither (pod_webhook.go validatePodGroupMetadata)"
-    ),
-    "deployment": "the pod integration enabled too: the Deployment's pods are queued as pods",
-    "statefulset": "the pod integration enabled too: the StatefulSet's pods are queued as one pod group",
-    "leaderworkerset.x-k8s.io/leaderworkerset": "the pod integration enabled too",
-}
+# Each framework name and the kind it admits, and what an object needs besides the queue label:
+# the registry's (core/kinds.py), with the kinds.
+KINDS = KUEUE_INTEGRATIONS
+NEEDS = KUEUE_NEEDS
 
 _FRAMEWORK_NAME = re.compile(rb'FrameworkName\s*=\s*"([^"]+)"')
 

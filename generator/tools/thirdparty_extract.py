@@ -28,40 +28,14 @@ from pathlib import Path
 
 import yaml
 
+from generator.core.kinds import PROJECTS as REGISTRY_PROJECTS
 from generator.core.paths import SCHEMA_DIR
 
 THIRDPARTY = SCHEMA_DIR / "thirdparty"
 
-# project -> (repository, releases, the folder of its CRD files at each tag)
-PROJECTS = {
-    "volcano": (
-        "https://github.com/volcano-sh/volcano",
-        [(1, m) for m in range(6, 16)],
-        "installer/helm/chart/volcano/crd/bases",
-    ),
-    "kubeflow": (
-        "https://github.com/kubeflow/training-operator",
-        [(1, m) for m in range(6, 10)],
-        "manifests/base/crds",
-    ),
-    "trainer": (
-        "https://github.com/kubeflow/trainer",
-        [(2, m) for m in range(0, 4)],
-        "manifests/base/crds",
-    ),
-    "jobset": (
-        "https://github.com/kubernetes-sigs/jobset",
-        [(0, m) for m in range(8, 13)],
-        "config/components/crd/bases",
-    ),
-    # not a validation source (schemas/paddlejob.v1.yaml is ours): tests/test_crd.py checks that
-    # our API serves every field of the released operator's CRD
-    "paddle-operator": (
-        "https://github.com/PaddleFlow/paddle-operator",
-        [(0, 3)],
-        "config/crd/bases",
-    ),
-}
+# project -> (repository, releases, the folder of its CRD files at each tag): the registry's
+# projects this extractor reads (core/kinds.py PROJECTS; gateway_extract.py reads Gateway API's)
+PROJECTS = {p.name: (p.repository, list(p.releases), p.crd_folder) for p in REGISTRY_PROJECTS if p.repository}
 
 
 def file_name(api_version: str, kind: str) -> str:
@@ -141,11 +115,8 @@ def extract(project: str, repo: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--volcano", type=Path, required=True, metavar="GIT_DIR")
-    parser.add_argument("--kubeflow", type=Path, required=True, metavar="GIT_DIR")
-    parser.add_argument("--trainer", type=Path, required=True, metavar="GIT_DIR")
-    parser.add_argument("--jobset", type=Path, required=True, metavar="GIT_DIR")
-    parser.add_argument("--paddle-operator", type=Path, required=True, metavar="GIT_DIR")
+    for project in PROJECTS:
+        parser.add_argument(f"--{project}", type=Path, required=True, metavar="GIT_DIR")
     args = parser.parse_args(argv)
     sources = [source for project in PROJECTS for source in extract(project, getattr(args, project.replace("-", "_")))]
     # the entries of the projects this extractor does not write (gateway_extract.py's) are kept

@@ -248,7 +248,9 @@ class ObjectChecker:
         meta = obj.get("metadata")
         if isinstance(meta, dict):
             out += self.kube.validate_as(meta, OBJECT_META, self.minor, "metadata")
-        out += metadata_findings(obj, check_name=kind != "PaddleJob")  # both PaddleJobs: DNS-1035
+        entry = registry.lookup(api_version, kind)
+        # a kind whose own rules check its name (both PaddleJobs: DNS-1035), as the registry says
+        out += metadata_findings(obj, check_name=not (entry is not None and entry.own_name_rule))
         templates = pod_templates(obj)
         out += workload_findings(obj, tuple(self.releases), templates)
         out += in_tree_volume_findings(obj, self.releases, templates)
@@ -256,10 +258,9 @@ class ObjectChecker:
         source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)
-        if source == "trainer":  # and the Kubernetes releases targeted, against the ones Trainer runs on
-            from generator.validate.rules import trainer  # here: only Trainer's kinds need it
-
-            out += trainer.kube_release_findings(obj, self.releases, self.project_releases["trainer"])
+        if entry is not None and entry.release_rules:  # the Kubernetes releases targeted, against its project's
+            release_rules = registry.resolve(RULES_PACKAGE, entry.release_rules)
+            out += release_rules(obj, self.releases, self.project_releases[entry.schema])
         return out
 
 
@@ -406,7 +407,7 @@ def _off_by_default(api_version: str, kind: str, releases: tuple[int, ...]) -> s
 # PaddleFlow's SampleSet and SampleJob in batch.paddlepaddle.org, EDL's TrainingJob in
 # paddlepaddle.org), so there an unknown kind is a warning, not an error. In this project's own
 # groups a known kind at an unknown version is still an error: every version of its kinds is known.
-OWN_GROUPS = frozenset({"batch.paddlepaddle.org", "paddlepaddle.org"})  # this project's own API groups
+OWN_GROUPS = registry.own_groups()  # this project's own API groups
 
 
 def _version_rank(api_version: str) -> tuple:

@@ -125,9 +125,11 @@ local features = import 'features.libsonnet';
   trainerRuntimes(image=null)::
     if image == null then builders.trainer.clusterTrainingRuntimes() else builders.trainer.clusterTrainingRuntimes(image),
 
-  // The manifests of `job` for `runtime`, one of runtimes.json's names.
-  render(job, runtime='paddle-operator')::
+  // The manifests of `job` for `runtime`, one of runtimes.json's names; `releases`: the
+  // third-party projects' releases they are for ({ jobset: '0.10' }; a builder that maps a field
+  // per release reads its project's as the job's hidden field `releases`).
+  render(job, runtime='paddle-operator', releases={})::
     assert std.objectHas(runtimes, runtime) :
            "runtime must be one of %s, got '%s'" % [std.join(', ', std.objectFields(runtimes)), runtime];
-    runtimes[runtime].render(checks.check(job, runtime)),
+    runtimes[runtime].render(checks.check(job, runtime) { releases:: releases }),
 }

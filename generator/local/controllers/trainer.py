@@ -13,14 +13,7 @@ network subdomain (its name by default) and a headless Service of that name sele
 JobSet's pods. The Job controller then gives each pod the host name `<job>-<index>`: the pods of
 node Job 0 are `<trainjob>-node-0-<i>.<trainjob>`.
 
-The verdict: the JobSet's default success policy (operator All) completes it when every Job is
-Complete; with no failure policy (the webhook defaults none) one failed Job fails it, which the Job
-controller decides by its backoffLimit (pods here carry it, as for any Indexed Job). With
-spec.failurePolicy (JobSet v0.12.0, pkg/controllers/failure_policy.go: executeFailurePolicy, the
-default action RestartJobSet's restartJobSetActionApplier), a failed Job makes the controller
-recreate every Job of the JobSet (restarts + 1) until status.restartsCountTowardsMax reaches
-failurePolicy.maxRestarts (unset: 0), then the JobSet fails with reason ReachedMaxRestarts. The
-policy's rules (other actions per failure reason) are not modelled: a note says so. This
+The JobSet's pods and its verdict are the JobSet controller's (controllers/jobset.py). This
 project's trainer runtimes carry no failurePolicy; a hand-written JobSet or runtime may.
 """
 
@@ -28,12 +21,11 @@ from __future__ import annotations
 
 import copy
 
-from generator.local.controllers.kubernetes import indexed_job_pods
-from generator.local.pods import Context, ExpandError, Pod, limit, name_and_namespace, pod_count
+from generator.local.controllers.jobset import JOBSET_API, jobset_pods
+from generator.local.pods import Context, ExpandError, Pod, name_and_namespace, pod_count
 from generator.validate.rules.trainer import ANCESTOR
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
-JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 TRAINER = "Kubeflow Trainer v2.3.0 (JobSet)"
 NODE = "node"  # the container of the trainer step Trainer fills from a TrainJob's `trainer`
 RUNTIME_KINDS = ("ClusterTrainingRuntime", "TrainingRuntime")
@@ -250,53 +242,3 @@ def _merge_meta(meta: dict, patch: dict | None) -> None:
     for key in ("labels", "annotations"):
         if (patch or {}).get(key):
             meta.setdefault(key, {}).update(patch[key])
-
-
-def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
-    """The pods of a JobSet's Jobs, as its controller makes the Jobs and the Job controller the
-    pods: every replicated Job `replicas` times, Indexed, under the JobSet's headless Service."""
-    name, namespace = name_and_namespace(jobset)
-    spec = jobset.get("spec") or {}
-    network = spec.get("network") or {}
-    dns = network.get("enableDNSHostnames", True)
-    subdomain = network.get("subdomain") or name
-    failure = spec.get("failurePolicy")
-    max_restarts = None
-    if isinstance(failure, dict):
-        max_restarts = limit(failure.get("maxRestarts"), f"JobSet {name} failurePolicy.maxRestarts") or 0
-    pods = []
-    for r in spec.get("replicatedJobs") or []:
-        rname = r.get("name", "")
-        for index in range(pod_count(r.get("replicas", 1), f"JobSet {name} replicatedJob {rname} replicas")):
-            job = copy.deepcopy(r.get("template") or {})
-            job_spec = job.setdefault("spec", {})
-            job_spec.setdefault("completionMode", "Indexed")  # the JobSet webhook's default
-            labels = {
-                "jobset.sigs.k8s.io/jobset-name": name,
-                "jobset.sigs.k8s.io/replicatedjob-name": rname,
-                "jobset.sigs.k8s.io/replicatedjob-replicas": str(r.get("replicas", 1)),
-                "jobset.sigs.k8s.io/job-index": str(index),
-                "jobset.sigs.k8s.io/restart-attempt": "0",
-            }
-            pod_template = job_spec.setdefault("template", {})
-            pod_template.setdefault("metadata", {}).setdefault("labels", {}).update(labels)
-            pod_template.setdefault("spec", {})
-            if not pod_template["spec"].get("restartPolicy"):  # the JobSet webhook's default
-                pod_template["spec"]["restartPolicy"] = "OnFailure"
-            if dns:
-                pod_template["spec"]["subdomain"] = subdomain
-            job["metadata"] = {"name": f"{name}-{rname}-{index}", "namespace": namespace}
-            for pod in indexed_job_pods(job):
-                if dns:  # the JobSet's headless Service, selecting jobset-name
-                    pod.headless.append(subdomain)
-                pod.role = rname
-                if max_restarts is not None:
-                    pod.group_restart, pod.group_limit = "jobset", max_restarts
-                    pod.owner = f"JobSet {name}"
-                    if failure.get("rules"):
-                        pod.notes.append(
-                            "failurePolicy.rules are not modelled here: every failed Job takes the default action, "
-                            "RestartJobSet"
-                        )
-                pods.append(pod)
-    return pods

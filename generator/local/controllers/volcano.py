@@ -14,7 +14,9 @@ Jobs have no activeDeadlineSeconds of their own."""
 
 from __future__ import annotations
 
+from generator.core import kinds as registry
 from generator.local.pods import Context, Pod, add_env, limit, name_and_namespace, new_pod, pod_count, value_env
+from generator.schema import projects as thirdparty
 
 VOLCANO_TASK_INDEX_SINCE = (1, 9)  # the volcano.sh/task-index annotation
 DEFAULT_MAX_RETRY = 3  # state.DefaultMaxRetry
@@ -32,7 +34,7 @@ def _restarts_on_failure(policies) -> bool:
 
 
 def job_pods(job: dict, ctx: Context) -> list[Pod]:
-    volcano_version = ctx.volcano_version
+    volcano_version = ctx.volcano_version or thirdparty.newest("volcano")
     name, namespace = name_and_namespace(job)
     spec = job.get("spec") or {}
     plugins = spec.get("plugins") or {}
@@ -46,6 +48,7 @@ def job_pods(job: dict, ctx: Context) -> list[Pod]:
     svc = "svc" in plugins
     max_retry = limit(spec.get("maxRetry"), f"Volcano Job {name} maxRetry") or DEFAULT_MAX_RETRY
     job_restarts = _restarts_on_failure(spec.get("policies"))
+    restart = registry.lookup(job.get("apiVersion"), job.get("kind")).group_restart  # a failed pod restarts them all
     hosts = svc_hosts(name, tasks) if svc else {}
     pods = []
     for task in tasks:
@@ -57,7 +60,12 @@ def job_pods(job: dict, ctx: Context) -> list[Pod]:
                 pod.headless.append(name)
             pod.owner = f"Volcano Job {name}"
             if job_restarts or _restarts_on_failure(task.get("policies")):
-                pod.group_restart, pod.group_limit = "volcano", max_retry
+                pod.group_restart, pod.group_limit = restart, max_retry
+                pod.group_note = "the RestartJob policy restarts every pod of {owner} (retry {next}, maxRetry {limit})"
+                pod.group_end = (
+                    "its RestartJob policy would restart {owner} a {ordinal} time, and its maxRetry is {limit}: the "
+                    "job controller fails it (restartingState)"
+                )
             if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
                 pod.annotations["volcano.sh/task-index"] = str(i)
             pod.annotations["volcano.sh/job-name"] = name

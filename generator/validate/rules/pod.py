@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 
+from generator.core import kinds as registry
 from generator.core.findings import Finding, child, joined
 from generator.core.grammar import (
     DNS1123_LABEL,
@@ -343,34 +344,23 @@ def pod_templates(obj: dict) -> list[tuple[str, dict]]:
 
 @functools.lru_cache(maxsize=1024)  # the kinds of a run are few; odd ones only push others out
 def _template_places(api: str, kind: str | None):
-    """The function that finds the pod templates of an object of ``api`` and ``kind``."""
+    """The function that finds the pod templates of an object of ``api`` and ``kind``: a Pod's
+    and a PodTemplate's are the pod API's own; every other kind's is the registry's
+    (core/kinds.py Kind.templates), spec.template where it names none."""
     if kind == "Pod":
         return lambda obj, spec: [("", obj)]
     if kind == "PodTemplate" and api == "v1":  # ValidatePodTemplate: its template is a pod's
         return lambda obj, spec: [("template", as_dict(obj.get("template")))]
-    if kind == "CronJob":
-        return _cron_job_template
-    if api.startswith("batch.paddlepaddle.org/"):
-        return _paddle_templates
-    if api.startswith("batch.volcano.sh/"):
-        return _volcano_templates
-    if api.startswith("kubeflow.org/"):  # every training-operator job: <framework>ReplicaSpecs
-        return _replica_spec_templates
-    if api.startswith("jobset.x-k8s.io/"):  # each replicated Job's pod template
-        return lambda obj, spec: _replicated_job_templates("spec", spec)
-    if api.startswith("trainer.kubeflow.org/") and kind in ("ClusterTrainingRuntime", "TrainingRuntime"):
-        return _runtime_templates
-    if api.startswith("trainer.kubeflow.org/"):  # a TrainJob holds no whole pod template
-        return lambda obj, spec: []
-    return _spec_template
+    ref = registry.pod_templates_ref(api, kind)
+    return globals()[ref] if ref else spec_template
 
 
-def _cron_job_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def cron_job_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
     return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
 
 
-def _paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     return [
         (_PADDLE_TEMPLATE_PATHS[r], as_dict(role.get("template")))
         for r in PADDLE_ROLES
@@ -381,14 +371,14 @@ def _paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
 _PADDLE_TEMPLATE_PATHS = {r: f"spec.{r}.template" for r in PADDLE_ROLES}
 
 
-def _volcano_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def volcano_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     return [
         (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
         for i, t in enumerate(as_list(spec.get("tasks")))
     ]
 
 
-def _replica_spec_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def replica_spec_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     return [
         (child(f"spec.{field}", r) + ".template", as_dict(as_dict(s).get("template")))
         for field, specs in spec.items()
@@ -397,30 +387,53 @@ def _replica_spec_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     ]
 
 
-def _runtime_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def runtime_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     return _replicated_job_templates("spec.template.spec", as_dict(as_dict(spec.get("template")).get("spec")))
 
 
-def _spec_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def spec_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     """Any other kind: a pod template at spec.template (Deployment, Job, ReplicaSet, ...)."""
     template = spec.get("template")
     return [("spec.template", template)] if isinstance(template, dict) else []
 
 
 def _claim_templates(obj: dict) -> list:
-    """The PVC templates whose volumes the controller adds to the pods that mount them: a
-    StatefulSet's volumeClaimTemplates; a JobSet's volumeClaimPolicies templates (JobSet 0.11+,
-    pkg/controllers/volume_claim_policy.go addVolumes), a training runtime's in its JobSet
-    template."""
-    spec = as_dict(obj.get("spec"))
-    if obj.get("kind") == "StatefulSet":
-        return as_list(spec.get("volumeClaimTemplates"))
-    api = str(obj.get("apiVersion", ""))
-    if api.startswith("trainer.kubeflow.org/"):
-        spec = as_dict(as_dict(spec.get("template")).get("spec"))
-    elif not api.startswith("jobset.x-k8s.io/"):
-        return []
+    """The PVC templates whose volumes the controller adds to the pods that mount them: where the
+    registry says the kind keeps them (core/kinds.py Kind.claims), else none."""
+    ref = registry.claims_ref(
+        str(obj.get("apiVersion", "")), obj.get("kind") if isinstance(obj.get("kind"), str) else None
+    )
+    return globals()[ref](obj) if ref else []
+
+
+def statefulset_claims(obj: dict) -> list:
+    """A StatefulSet's volumeClaimTemplates."""
+    return as_list(as_dict(obj.get("spec")).get("volumeClaimTemplates"))
+
+
+def jobset_claims(obj: dict) -> list:
+    """A JobSet's volumeClaimPolicies templates (JobSet 0.11+, pkg/controllers/volume_claim_policy.go
+    addVolumes)."""
+    return _volume_claim_policies(as_dict(obj.get("spec")))
+
+
+def runtime_claims(obj: dict) -> list:
+    """A training runtime's, in its JobSet template."""
+    return _volume_claim_policies(as_dict(as_dict(as_dict(obj.get("spec")).get("template")).get("spec")))
+
+
+def _volume_claim_policies(spec: dict) -> list:
     return [t for policy in as_list(spec.get("volumeClaimPolicies")) for t in as_list(as_dict(policy).get("templates"))]
+
+
+def jobset_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    """Each replicated Job's pod template."""
+    return _replicated_job_templates("spec", spec)
+
+
+def no_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+    """A kind that holds no whole pod template (a TrainJob: its runtime does)."""
+    return []
 
 
 def _replicated_job_templates(path: str, spec: dict) -> list[tuple[str, dict]]:

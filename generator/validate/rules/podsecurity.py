@@ -14,6 +14,7 @@ without exemptions.
 
 from __future__ import annotations
 
+from generator.core import kinds as registry
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_dict, as_list, warning
 from generator.validate.rules.pod import pod_templates as templates
@@ -70,16 +71,23 @@ PADDLE_INIT_CONTAINER = {"name": "coord-paddle", "image": "(the operator's --ini
 
 def pods_of(obj: dict) -> list[tuple[str, dict, dict]]:
     """(path of the pod template, pod metadata, pod spec) for each kind of pod ``obj`` makes."""
-    api = str(obj.get("apiVersion", ""))
+    kind = obj.get("kind")
+    entry = registry.lookup(str(obj.get("apiVersion", "")), kind if isinstance(kind, str) else None)
+    added = globals()[entry.pod_security] if entry is not None and entry.pod_security else None
     out = []
     for path, template in templates(obj):
         meta, spec = as_dict(template.get("metadata")), as_dict(template.get("spec"))
-        if api.startswith("batch.paddlepaddle.org/"):
-            spec = {**spec, "initContainers": [*as_list(spec.get("initContainers")), PADDLE_INIT_CONTAINER]}
-            if as_dict(obj.get("spec")).get("intranet") == "Host":  # constructPod: HostNetwork
-                spec["hostNetwork"] = True
-        out.append((path, meta, spec))
+        out.append((path, meta, added(obj, spec) if added else spec))
     return out
+
+
+def paddle_operator_pod(obj: dict, spec: dict) -> dict:
+    """What paddle-operator v0.3.5 adds to a PaddleJob's pods (constructPod): its init container,
+    and the host's network with intranet Host."""
+    spec = {**spec, "initContainers": [*as_list(spec.get("initContainers")), PADDLE_INIT_CONTAINER]}
+    if as_dict(obj.get("spec")).get("intranet") == "Host":  # constructPod: HostNetwork
+        spec["hostNetwork"] = True
+    return spec
 
 
 def _containers(spec: dict) -> list[dict]:

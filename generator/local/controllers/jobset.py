@@ -1,0 +1,87 @@
+"""The JobSet controller (kubernetes-sigs/jobset v0.12.0): the pods of a JobSet's Jobs, as its
+controller makes the Jobs (pkg/controllers/jobset_controller.go constructJob) and the Job
+controller their pods. Kubeflow Trainer's TrainJobs run as JobSets too (controllers/trainer.py).
+
+Each replicated Job is made `replicas` times, named `<jobset>-<replicatedJob>-<index>`, Indexed by
+the webhook's default, labelled jobset.sigs.k8s.io/jobset-name and the rest, with the pod
+template's subdomain the JobSet's network subdomain (its name by default) and a headless Service
+of that name selecting the JobSet's pods (network.enableDNSHostnames, default true).
+
+The verdict: the default success policy (operator All) completes the JobSet when every Job is
+Complete; with no failure policy (the webhook defaults none) one failed Job fails it, which the
+Job controller decides by its backoffLimit. With spec.failurePolicy (pkg/controllers/
+failure_policy.go: executeFailurePolicy, the default action RestartJobSet's
+restartJobSetActionApplier), a failed Job makes the controller recreate every Job (restarts + 1)
+until status.restartsCountTowardsMax reaches failurePolicy.maxRestarts (unset: 0), then the
+JobSet fails with reason ReachedMaxRestarts. The policy's rules (other actions per failure
+reason) are not modelled: a note says so.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from generator.core import kinds as registry
+from generator.local.controllers.kubernetes import indexed_job_pods
+from generator.local.pods import Context, Pod, limit, name_and_namespace, pod_count
+
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+
+
+def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
+    """The pods of a JobSet's Jobs, as its controller makes the Jobs and the Job controller the
+    pods: every replicated Job `replicas` times, Indexed, under the JobSet's headless Service."""
+    name, namespace = name_and_namespace(jobset)
+    spec = jobset.get("spec") or {}
+    network = spec.get("network") or {}
+    dns = network.get("enableDNSHostnames", True)
+    subdomain = network.get("subdomain") or name
+    failure = spec.get("failurePolicy")
+    restart = registry.lookup(JOBSET_API, "JobSet").group_restart  # RESTART_JOBS: a failed Job restarts them all
+    max_restarts = None
+    if isinstance(failure, dict):
+        max_restarts = limit(failure.get("maxRestarts"), f"JobSet {name} failurePolicy.maxRestarts") or 0
+    pods = []
+    for r in spec.get("replicatedJobs") or []:
+        rname = r.get("name", "")
+        for index in range(pod_count(r.get("replicas", 1), f"JobSet {name} replicatedJob {rname} replicas")):
+            job = copy.deepcopy(r.get("template") or {})
+            job_spec = job.setdefault("spec", {})
+            job_spec.setdefault("completionMode", "Indexed")  # the JobSet webhook's default
+            labels = {
+                "jobset.sigs.k8s.io/jobset-name": name,
+                "jobset.sigs.k8s.io/replicatedjob-name": rname,
+                "jobset.sigs.k8s.io/replicatedjob-replicas": str(r.get("replicas", 1)),
+                "jobset.sigs.k8s.io/job-index": str(index),
+                "jobset.sigs.k8s.io/restart-attempt": "0",
+            }
+            pod_template = job_spec.setdefault("template", {})
+            pod_template.setdefault("metadata", {}).setdefault("labels", {}).update(labels)
+            pod_template.setdefault("spec", {})
+            if not pod_template["spec"].get("restartPolicy"):  # the JobSet webhook's default
+                pod_template["spec"]["restartPolicy"] = "OnFailure"
+            if dns:
+                pod_template["spec"]["subdomain"] = subdomain
+            job["metadata"] = {"name": f"{name}-{rname}-{index}", "namespace": namespace}
+            for pod in indexed_job_pods(job):
+                if dns:  # the JobSet's headless Service, selecting jobset-name
+                    pod.headless.append(subdomain)
+                pod.role = rname
+                if max_restarts is not None:
+                    pod.group_restart, pod.group_limit = restart, max_restarts
+                    pod.owner = f"JobSet {name}"
+                    pod.group_note = (
+                        "the JobSet controller recreates every Job of {owner} (restart {next} of "
+                        "failurePolicy.maxRestarts {limit})"
+                    )
+                    pod.group_end = (
+                        "{owner} has restarted {count} times, its failurePolicy.maxRestarts {limit}: jobset failed due "
+                        "to reaching max number of restarts (ReachedMaxRestarts)"
+                    )
+                    if failure.get("rules"):
+                        pod.notes.append(
+                            "failurePolicy.rules are not modelled here: every failed Job takes the default action, "
+                            "RestartJobSet"
+                        )
+                pods.append(pod)
+    return pods
