@@ -309,13 +309,17 @@ def test_an_inline_function_and_a_builtin_plugin(tmp_path):
 
 @needs_kubectl
 def test_a_failed_build_is_an_error_with_kustomizes_message(tmp_path):
-    """The load restrictor stays: a file outside the kustomization's folder is kustomize's error."""
+    """A file outside the folders named is not in the sandbox's file system: kustomize's error
+    (and the load restrictor stays for files outside the kustomization's folder, below)."""
     (tmp_path / "secret.txt").write_text("s3cret\n")
     write(tmp_path, {"app/kustomization.yaml": "configMapGenerator:\n  - name: c\n    files: [../secret.txt]\n"})
     code, out, err = run(["--build", "--kubectl", KUBECTL, "app"], tmp_path)
     assert code == 1 and "Traceback" not in err
     assert "app/kustomization.yaml:1:1: error:" in out and "`kubectl kustomize app` failed (exit 1):" in out
-    assert "is not in or below" in out and "s3cret" not in out
+    assert "no such file or directory" in out and "s3cret" not in out
+    # inside the folder named but outside the kustomization's own folder: kustomize's load restrictor
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "."], tmp_path)
+    assert code == 1 and "is not in or below" in out and "s3cret" not in out, out + err
 
 
 @needs_helm
@@ -402,7 +406,7 @@ def test_a_template_that_loops_is_stopped_at_the_time_limit(tmp_path, helm):
     assert code == 1 and "Traceback" not in err, out + err
     assert out.startswith("chart/Chart.yaml:1:1: error: ")
     assert "`helm template release-name chart --include-crds --kube-version 1." in out
-    assert "did not end within 2 s (--build-timeout): stopped" in out
+    assert "did not end within the 2 s --build-timeout gives the whole run: stopped" in out
     assert not _processes_named(str(tmp_path / "chart"))  # killed with its process group
 
 

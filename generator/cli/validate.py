@@ -11,6 +11,7 @@ from generator.cli import flags
 from generator.core import rulebook
 from generator.core import values as cliargs
 from generator.core.kinds import PROJECTS
+from generator.core.text import visible
 from generator.schema import kubernetes as kube
 from generator.validate import discover
 from generator.validate import output as outputs
@@ -43,6 +44,12 @@ def add_parser(sub) -> None:
         formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="file, directory (recursive) or - for stdin")
+    p.add_argument(
+        "--require-end-of-options",
+        action="store_true",
+        help="refuse to run (exit 2) unless the arguments hold `--`, after which every argument is a PATH: "
+        "the pre-commit hook's entry gives it, so that a committed file named like a flag is never read as one",
+    )
     flags.add_kube_version(
         p, f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)"
     )
@@ -124,7 +131,14 @@ def add_parser(sub) -> None:
         type=float,
         default=discover.BUILD_TIMEOUT_SECONDS,
         metavar="SECONDS",
-        help="stop a build that runs longer (default: %(default)g); the build is then an error",
+        help="seconds all the builds of the run may take together (default: %(default)g); a build still running "
+        "then is stopped and one not started is not run, each an error",
+    )
+    p.add_argument(
+        "--build-unconfined",
+        action="store_true",
+        help="for files you trust, on a machine without bubblewrap: run kubectl and helm without the "
+        "operating-system sandbox --build otherwise requires (the checks before each build still hold)",
     )
     p.add_argument(
         "--jobs",
@@ -167,6 +181,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise cliargs.InputError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
         sys.stdout.write(outputs.RULE_LISTS[args.output]())
         return 0
+    if args.require_end_of_options and not getattr(args, "end_of_options", False):
+        raise cliargs.InputError(
+            "--require-end-of-options: no `--` before the paths; end the hook's `args:` with `--` "
+            '(args: [--kube-version, "1.30", --]), so that no file name is read as a flag'
+        )
     if not args.paths:
         raise cliargs.InputError("give a PATH to check (a file, a folder, or - for stdin)")
     skip_rules = _rule_ids(args.skip_rules)
@@ -175,16 +194,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise cliargs.InputError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     if args.jobs < 0:
         raise cliargs.InputError(f"--jobs: expected 0 or more, got {args.jobs}")
-    for option in ("kubectl", "helm"):
+    for option in ("kubectl", "helm", "build_unconfined"):
         if getattr(args, option) and not args.build:
-            raise cliargs.InputError(f"--{option}: only --build runs it; add --build")
+            raise cliargs.InputError(f"--{option.replace('_', '-')}: only --build runs it; add --build")
     if not 0 < args.build_timeout <= 86400:  # nan and inf too
         raise cliargs.InputError(
             f"--build-timeout: expected seconds above 0, at most 86400, got {args.build_timeout:g}"
         )
     found = discover.find(args.paths, args.ignore, build=args.build)
     for path, why in found.skipped:
-        print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
+        print(visible(f"{path}: skipped: {why}"), file=sys.stderr)
     tools = _tools(args) if args.build else {}
     skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
     projects = {p.name: getattr(args, f"{p.name.replace('-', '_')}_version") for p in PROJECTS if p.validated}
@@ -205,17 +224,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
     kube_version = kube.version_name(minor or newest)
     # with nothing to build, build.py (and subprocess, shutil, tempfile) is never loaded
     built, refused, notes = (
-        _builder().build_all(found.builds, tools, roots, kube_version, args.build_timeout)
+        _builder().build_all(found.builds, tools, roots, kube_version, args.build_timeout, args.build_unconfined)
         if found.builds
         else ([], [], [])
     )
     for path, why in notes:
-        print(f"{outputs.printable(path)}: skipped: {why}", file=sys.stderr)
+        print(visible(f"{path}: skipped: {why}"), file=sys.stderr)
     covered = frozenset().union(*(b.inputs for b in built))
     files = []
     for name in found.files:
         if covered and os.path.realpath(name) in covered:
-            print(f"{outputs.printable(name)}: checked as a kustomization that names it builds it", file=sys.stderr)
+            print(f"{visible(name)}: checked as a kustomization that names it builds it", file=sys.stderr)
         else:
             files.append(name)
     try:

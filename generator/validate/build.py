@@ -33,6 +33,7 @@ import contextlib
 import io
 import json
 import os
+import posixpath
 import re
 import selectors
 import shutil
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.core import provenance
+from generator.core.errors import InputError
 from generator.core.findings import Finding, dotted, split_path
 from generator.kubeyaml.load import Document, iter_documents
 from generator.validate import discover
@@ -62,7 +64,16 @@ ARCHIVE_LIMIT = 64 * 1024 * 1024  # bytes unpacked at most from a packaged subch
 NOWHERE = "http://127.0.0.1:9"
 # JSON Schema meta-schemas helm's validators know without fetching them
 _META_SCHEMA = re.compile(r"^https?://json-schema\.org/(draft-0[3467]|draft/20(19-09|20-12))/schema#?$")
-_REMOTE = re.compile(r"^[a-z][a-z0-9+.-]*://|^git@|^git::|\?ref=|^(github\.com|gitlab\.com|bitbucket\.org)/", re.I)
+# What kustomize may take for a remote target rather than a local path (api/internal/git/repospec.go,
+# kustomize v5): a scheme (`https://`, `ssh://`, `file://`, `git::`, `gh:`), an SCP-style remote
+# (`git@host:org/repo`, `user@host:org/repo`: a colon or an `@` before the first slash), a known
+# host, Azure's `_git/`, a `.git` suffix, a `//` subfolder separator, or a query kustomize reads.
+# It is refused whether or not a local folder of that name exists: kustomize tries the remote first.
+_REMOTE = re.compile(
+    r"^[^/]*[:@]|^(github\.com|gitlab\.com|bitbucket\.org)/|_git/|\.git(?:[/?]|$)|//"
+    r"|[?&](?:ref|version|timeout|submodules|cache)=",
+    re.I,
+)
 # kustomization fields that would make kustomize run helm (helmCharts needs --enable-helm)
 _KLOG = re.compile(r"^[EWI]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] ", re.M)  # kubectl's log header on each line
 _HELM_FIELDS = ("helmCharts", "helmChartInflationGenerator", "helmGlobals")
@@ -154,26 +165,81 @@ _UNSHARE: list[str] | None = None
 
 def _isolation() -> list[str]:
     """`unshare --net --map-root-user` when this machine lets a user make a network namespace
-    (then a tool has no network at all); else nothing, and the refusals and proxies hold."""
+    (then a tool has no network at all); else nothing. Only for --build-unconfined: the
+    confinement below makes a network namespace of its own."""
     global _UNSHARE
     if _UNSHARE is None:
         _UNSHARE = []
         unshare = find_tool("unshare", None)
-        if unshare:
-            try:
-                done = subprocess.run(
-                    [unshare, "--net", "--map-root-user", "true"],
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    timeout=5,
-                    env={"PATH": "/usr/bin:/bin"},
-                    check=False,
-                )
-                if done.returncode == 0:
-                    _UNSHARE = [unshare, "--net", "--map-root-user"]
-            except (OSError, subprocess.SubprocessError):
-                pass
+        if unshare and _starts([unshare, "--net", "--map-root-user", "true"]) is None:
+            _UNSHARE = [unshare, "--net", "--map-root-user"]
     return _UNSHARE
+
+
+def _starts(argv: list[str]) -> str | None:
+    """None when ``argv`` runs and exits 0 within 5 s, else what went wrong."""
+    try:
+        done = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=5, env={"PATH": "/usr/bin:/bin"}, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as err:
+        return str(err)
+    if done.returncode != 0:
+        return " ".join(done.stderr.decode("utf-8", "replace").split())[:300] or f"exit {done.returncode}"
+    return None
+
+
+# The system's programs and libraries, read-only, so that a tool linked against them (or a
+# script standing in for one) runs; nothing of /etc, /home, /root, /tmp, /var or /run is seen.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+class Confinement(NamedTuple):
+    """bubblewrap (`bwrap`), found and able to make namespaces on this machine."""
+
+    bwrap: str
+
+    def argv(self, tool: str, roots: list[str], home: str) -> list[str]:
+        """The command that runs ``tool`` in new user, mount, network, PID, IPC and UTS
+        namespaces where the file system is: the system folders, the tool's own file, ``roots``
+        (the folders named, by their real paths) read-only, ``home`` writable, a new /dev, /proc
+        and an empty /tmp; no network device but loopback, no capability, its own session."""
+        out = [self.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        for folder in SYSTEM_FOLDERS:
+            if os.path.islink(folder):
+                out += ["--symlink", os.readlink(folder), folder]
+            elif os.path.isdir(folder):
+                out += ["--ro-bind", folder, folder]
+        out += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        real_tool = os.path.realpath(tool)
+        out += ["--ro-bind", real_tool, real_tool]
+        for root in sorted({os.path.realpath(r) for r in roots}, key=len):
+            out += ["--ro-bind", root, root]
+        out += ["--bind", home, home, "--chdir", home, "--", real_tool]
+        return out
+
+
+_CONFINEMENT: Confinement | str | None = None
+
+
+def confinement() -> Confinement | str:
+    """The sandbox --build runs each tool in, or why this machine cannot make one (then
+    --build refuses to run unless --build-unconfined says the files are trusted)."""
+    global _CONFINEMENT
+    if _CONFINEMENT is None:
+        bwrap = find_tool("bwrap", None)
+        true = shutil.which("true", path="/usr/bin:/bin")
+        if bwrap is None:
+            _CONFINEMENT = "bubblewrap (bwrap) is not installed"
+        elif true is None:
+            _CONFINEMENT = "no /usr/bin/true to try bubblewrap with"
+        else:
+            with tempfile.TemporaryDirectory(prefix="paddlejob-build-") as home:
+                argv = Confinement(bwrap).argv(true, [], home)
+                problem = _starts(argv)
+            found = f"bubblewrap cannot make its namespaces here: {problem}" if problem else Confinement(bwrap)
+            _CONFINEMENT = found
+    return _CONFINEMENT
 
 
 class Failed(Exception):
@@ -197,14 +263,22 @@ def _exited(proc: subprocess.Popen) -> bool:
     return proc.poll() is not None  # macOS: reaped; the group is killed at once after
 
 
-def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: int = OUTPUT_LIMIT) -> str:
+def run(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: str,
+    timeout: float,
+    limit: int = OUTPUT_LIMIT,
+    deadline: float | None = None,
+) -> str:
     """The standard output of ``argv``, run in a process group of its own that is killed when it
-    ends (no process is left behind), after ``timeout`` seconds, or past ``limit`` bytes of
-    output; both outputs are read as they come, bounded. Failed: a non-zero exit (with the
-    tool's error output), the time limit, the output limit, output that is not UTF-8."""
+    ends (no process is left behind), at ``deadline`` (a time.monotonic(); default ``timeout``
+    seconds from now: ``timeout`` is what the message names), or past ``limit`` bytes of output;
+    both outputs are read as they come, bounded. Failed: a non-zero exit (with the tool's error
+    output), the time limit, the output limit, output that is not UTF-8."""
     try:
         proc = subprocess.Popen(
-            [*_isolation(), *argv],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -217,7 +291,8 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
     except (OSError, subprocess.SubprocessError) as err:
         raise Failed(f"cannot run {argv[0]}: {getattr(err, 'strerror', None) or err}") from None
     out, err = bytearray(), bytearray()
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout if deadline is None else deadline
+    late = f"did not end within the {timeout:g} s --build-timeout gives the whole run: stopped"
     selector = selectors.DefaultSelector()
     try:
         selector.register(proc.stdout, selectors.EVENT_READ)
@@ -225,7 +300,7 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
         while selector.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise Failed(f"did not end within {timeout:g} s (--build-timeout): stopped")
+                raise Failed(late)
             for key, _ in selector.select(left):
                 data = os.read(key.fd, 1 << 16)
                 if not data:
@@ -240,7 +315,7 @@ def run(argv: list[str], env: dict[str, str], cwd: str, timeout: float, limit: i
             if _exited(proc):
                 break
             if time.monotonic() > deadline:
-                raise Failed(f"did not end within {timeout:g} s (--build-timeout): stopped")
+                raise Failed(late)
             time.sleep(0.01)
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -334,12 +409,41 @@ def kustomization_file(folder: Path) -> Path | None:
 # -- kustomize -------------------------------------------------------------------------------
 
 
+def fold(name: str) -> str:
+    """A field name as kustomize matches it: its kustomization and builtin plugin configurations
+    are decoded by Go's encoding/json (through sigs.k8s.io/yaml), which matches a struct's field
+    names without regard to case, with Unicode's simple case folding (`Resources`, `RESOURCES`
+    and `reſources`, with U+017F, are all `resources`; U+212A, the Kelvin sign, is `k`)."""
+    out = []
+    for char in name:
+        folded = char.casefold()
+        out.append(folded if len(folded) == 1 else char.lower())
+    return "".join(out)
+
+
+def _fields(data: object, name: str) -> list[tuple[str, object]]:
+    """Every (key, value) of the mapping ``data`` that kustomize would read as the field ``name``."""
+    if not isinstance(data, dict):
+        return []
+    want = fold(name)
+    return [(key, value) for key, value in data.items() if isinstance(key, str) and fold(key) == want]
+
+
+def _field(data: object, name: str) -> object:
+    """The value kustomize reads for ``name`` when one key spells it, else None."""
+    found = _fields(data, name)
+    return found[0][1] if len(found) == 1 else None
+
+
 def _plugin_config(kfile: str, doc: Document | None, where: list, config: object) -> None:
-    """Refuse a generator/transformer/validator configuration that kustomize would run as code."""
+    """Refuse a generator/transformer/validator configuration that kustomize would run as code,
+    that would run helm, or that names a remote file."""
     if not isinstance(config, dict):
         return
-    meta = config.get("metadata") if isinstance(config.get("metadata"), dict) else {}
-    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    annotations: dict = {}
+    for _, meta in _fields(config, "metadata"):
+        for _, found in _fields(meta, "annotations"):
+            annotations.update(found if isinstance(found, dict) else {})
     line, column = _position(doc, where)
     for key in _FUNCTION_ANNOTATIONS:
         if key in annotations:
@@ -352,7 +456,17 @@ def _plugin_config(kfile: str, doc: Document | None, where: list, config: object
                 "repository: build it yourself where you trust it and pipe the output (kubectl kustomize "
                 "--enable-alpha-plugins DIR | paddlejob-manifests validate -)",
             )
-    if config.get("apiVersion") != "builtin":
+    kinds = {fold(str(value)) for _, value in _fields(config, "kind")}
+    if fold("HelmChartInflationGenerator") in kinds:
+        raise Refused(
+            kfile,
+            line,
+            column,
+            f"{where[0]}: HelmChartInflationGenerator: kustomize would run helm, which may fetch the chart over the "
+            "network; validate --build never does: vendor the chart and name its folder, which --build renders",
+        )
+    versions = [value for _, value in _fields(config, "apiVersion")]
+    if config.get("apiVersion") != "builtin" or any(value != "builtin" for value in versions):
         raise Refused(
             kfile,
             line,
@@ -366,13 +480,16 @@ def _plugin_config(kfile: str, doc: Document | None, where: list, config: object
 # kustomization fields that name a file to load, which kustomize's file loader fetches when it is
 # an http(s) URL (api/internal/loader/fileloader.go, kustomize v5): patches' and replacements'
 # `path`, openapi's `path`, generators' `files` (KEY=PATH), `envs` and `env`, ...
-_PATH_KEYS = frozenset({"path", "env"})
-_PATH_LISTS = frozenset({"files", "envs", "configurations", "crds", "patchesStrategicMerge"})
+_PATH_KEYS = frozenset(map(fold, ("path", "env")))
+_PATH_LISTS = frozenset(map(fold, ("files", "envs", "paths", "configurations", "crds", "patchesStrategicMerge")))
+# fields whose mappings are data (labels, annotations), not kustomize's fields: not searched
+_DATA_MAPS = frozenset(map(fold, ("commonLabels", "commonAnnotations", "pairs", "labels", "annotations")))
 
 
 def _remote_path(node: object, where: tuple = ()) -> tuple[list, str] | None:
-    """The first file a kustomization names (by the fields above, at any depth) that is a URL or
-    a git repository: (its path in the document, the entry)."""
+    """The first file a kustomization or plugin configuration names (by the fields above, spelt
+    as kustomize matches them, at any depth) that is a URL or a git repository: (its path in the
+    document, the entry)."""
     if isinstance(node, dict):
         items = node.items()
     elif isinstance(node, list):
@@ -381,11 +498,12 @@ def _remote_path(node: object, where: tuple = ()) -> tuple[list, str] | None:
         return None
     for key, value in items:
         here = (*where, key)
+        folded = fold(key) if isinstance(key, str) else key
         if isinstance(value, str) and "\n" not in value:
-            named = key in _PATH_KEYS or (isinstance(key, int) and where and where[-1] in _PATH_LISTS)
-            if named and _REMOTE.search(value.partition("=")[2] if "=" in value.split("://")[0] else value):
+            listed = isinstance(key, int) and where and isinstance(where[-1], str) and fold(where[-1]) in _PATH_LISTS
+            if (folded in _PATH_KEYS or listed) and (_REMOTE.search(value) or _REMOTE.search(value.partition("=")[2])):
                 return list(here), value
-        elif isinstance(value, dict | list) and len(here) < 20:
+        elif isinstance(value, dict | list) and len(here) < 20 and folded not in _DATA_MAPS:
             found = _remote_path(value, here)
             if found:
                 return found
@@ -414,31 +532,29 @@ class _Scan:
         docs = _checked(kpath, kfile, "the kustomization")
         doc = next((d for d in docs if isinstance(d.data, dict)), None)
         data = doc.data if doc is not None else {}
-        for key in _HELM_FIELDS:
-            if key in data:
-                line, column = _position(doc, [key])
-                raise Refused(
-                    kfile,
-                    line,
-                    column,
-                    f"{key}: kustomize would run helm, which may fetch the chart over the network "
-                    "(kubectl kustomize --enable-helm); validate --build never does: vendor the chart into the "
-                    "repository and name it by its folder, which --build renders with helm template",
-                )
+        for key in [found for name in _HELM_FIELDS for found, _ in _fields(data, name)]:
+            line, column = _position(doc, [key])
+            raise Refused(
+                kfile,
+                line,
+                column,
+                f"{key}: kustomize would run helm, which may fetch the chart over the network "
+                "(kubectl kustomize --enable-helm); validate --build never does: vendor the chart into the "
+                "repository and name it by its folder, which --build renders with helm template",
+            )
         if (remote := _remote_path(data)) is not None:
             where, entry = remote
             line, column = _position(doc, where)
             raise self._remote(kfile, line, column, dotted(where), entry)
-        inner_prefix = data.get("namePrefix") if isinstance(data.get("namePrefix"), str) else ""
-        inner_suffix = data.get("nameSuffix") if isinstance(data.get("nameSuffix"), str) else ""
-        prefix, suffix = prefix + inner_prefix, inner_suffix + suffix
-        for key in ("resources", "bases", "components"):
-            entries = data.get(key)
-            for index, entry in enumerate(entries if isinstance(entries, list) else []):
-                if isinstance(entry, str):
-                    self._resource(folder, kfile, doc, [key, index], entry, prefix, suffix, depth)
-        for key in _PLUGIN_FIELDS:
-            entries = data.get(key)
+        inner_prefix, inner_suffix = _field(data, "namePrefix"), _field(data, "nameSuffix")
+        prefix += inner_prefix if isinstance(inner_prefix, str) else ""
+        suffix = (inner_suffix if isinstance(inner_suffix, str) else "") + suffix
+        for name in ("resources", "bases", "components"):
+            for key, entries in _fields(data, name):
+                for index, entry in enumerate(entries if isinstance(entries, list) else []):
+                    if isinstance(entry, str):
+                        self._resource(folder, kfile, doc, [key, index], entry, prefix, suffix, depth)
+        for key, entries in [found for name in _PLUGIN_FIELDS for found in _fields(data, name)]:
             for index, entry in enumerate(entries if isinstance(entries, list) else []):
                 if not isinstance(entry, str):
                     continue
@@ -447,7 +563,7 @@ class _Scan:
                         if inline.problems:
                             line, column = _position(doc, [key, index])
                             raise Refused(kfile, line, column, f"{key}: an inline configuration this tool cannot read")
-                        _plugin_config(kfile, doc, [key, index], inline.data)
+                        self._plugin(kfile, doc, [key, index], inline.data)
                     continue
                 target = folder / entry
                 line, column = _position(doc, [key, index])
@@ -462,7 +578,13 @@ class _Scan:
                         "validate --build reads only those: name a folder that holds it",
                     )
                 for config in _checked(target, kfile, f"{key}: {entry}"):
-                    _plugin_config(kfile, doc, [key, index], config.data)
+                    self._plugin(kfile, doc, [key, index], config.data)
+
+    def _plugin(self, kfile: str, doc: Document | None, where: list, config: object) -> None:
+        _plugin_config(kfile, doc, where, config)
+        if (remote := _remote_path(config)) is not None:
+            line, column = _position(doc, where)
+            raise self._remote(kfile, line, column, f"{dotted(where)} (its {dotted(remote[0])})", remote[1])
 
     def _remote(self, kfile: str, line: int, column: int, key: str, entry: str) -> Refused:
         return Refused(
@@ -514,13 +636,18 @@ def check_kustomization(folder: str, roots: list[str]) -> _Scan:
 # -- helm ------------------------------------------------------------------------------------
 
 
+class _Pairs(list):
+    """A JSON object as the (key, value) pairs it was written with, duplicates kept: every `$ref`
+    is checked, whichever of two the loader would keep."""
+
+
 def _schema_refs(node: object, path: str = "", depth: int = 0) -> str | None:
     """The first `$ref`/`$dynamicRef` to anything but a place in the same schema, or a `$schema`
     that is not a meta-schema helm knows: what helm's JSON Schema loader would fetch."""
     if depth > 200:
         return "too deep"
-    if isinstance(node, dict):
-        for key, value in node.items():
+    if isinstance(node, _Pairs):
+        for key, value in node:
             if key in ("$ref", "$dynamicRef", "$recursiveRef") and not (
                 isinstance(value, str) and value.startswith("#")
             ):
@@ -539,11 +666,24 @@ def _schema_refs(node: object, path: str = "", depth: int = 0) -> str | None:
 
 
 def _check_schema(text: bytes, where: str) -> None:
+    """Refuse a values schema that helm's loader would fetch anything for, or that this tool
+    cannot read whole to tell (what it cannot check it does not build): bytes that are not
+    UTF-8 are read as U+FFFD, as Go's JSON decoder reads them, so no byte hides a `$ref`."""
     try:
-        schema = json.loads(text)
-    except (ValueError, RecursionError):
-        return  # helm says what is wrong with it
-    found = _schema_refs(schema)
+        schema = json.loads(text.decode("utf-8", "replace"), object_pairs_hook=_Pairs)
+    except RecursionError:
+        schema = None
+        found = "too deep"
+    except ValueError as err:
+        raise Refused(
+            where,
+            1,
+            1,
+            f"values schema: not JSON this tool can read ({err}): validate --build renders only a chart whose "
+            "schema it has checked for $refs helm would fetch",
+        ) from None
+    else:
+        found = _schema_refs(schema)
     if found == "too deep":
         raise Refused(where, 1, 1, "values schema nested more than 200 levels: too deep to check its $refs")
     if found:
@@ -592,8 +732,17 @@ def _vendored(chart: Path) -> dict[str, Path]:
     return found
 
 
-def _check_archive(archive: Path) -> None:
-    """A packaged subchart: its values schemas checked as a folder's are, unpacked bounded."""
+def _member_name(name: str) -> str:
+    """A packaged chart's member as helm's loader names it (pkg/chart/loader/archive.go): the
+    first component dropped, backslashes as slashes, the rest cleaned (`x/./y/.` is `x/y`)."""
+    rest = name.replace("\\", "/").split("/", 1)
+    return posixpath.normpath(rest[1]) if len(rest) > 1 and rest[1] else ""
+
+
+def _check_archive(archive: Path, data: bytes | None = None, depth: int = 0) -> None:
+    """A packaged subchart: its values schemas checked as a folder's are, unpacked bounded.
+    Helm reads every member that is not a folder as a file, whatever its type flag, under its
+    cleaned name; a packaged chart inside it is checked the same way."""
     import gzip  # here: only a packaged subchart needs them
     import tarfile
 
@@ -614,15 +763,25 @@ def _check_archive(archive: Path) -> None:
 
     try:
         with (
-            open(archive, "rb") as raw,
+            io.BytesIO(data) if data is not None else open(archive, "rb") as raw,
             gzip.GzipFile(fileobj=raw) as unpacked,
             tarfile.open(fileobj=io.BufferedReader(Bounded(unpacked)), mode="r|") as tar,
         ):
             for member in tar:
-                if member.isfile() and member.name.endswith("values.schema.json"):
-                    handle = tar.extractfile(member)
-                    if handle is not None:
-                        _check_schema(handle.read(FILE_LIMIT + 1)[:FILE_LIMIT], f"{archive}:{member.name}")
+                if member.isdir():
+                    continue
+                name = _member_name(member.name)
+                base = posixpath.basename(name).lower()
+                nested = base.endswith(".tgz") and posixpath.basename(posixpath.dirname(name)) == "charts"
+                if base != "values.schema.json" and not nested:
+                    continue
+                handle = tar.extractfile(member)
+                if handle is None:  # a link: helm reads it as an empty file
+                    continue
+                if nested and depth < 5:
+                    _check_archive(Path(f"{archive}:{member.name}"), handle.read(ARCHIVE_LIMIT), depth + 1)
+                elif not nested:
+                    _check_schema(handle.read(FILE_LIMIT + 1)[:FILE_LIMIT], f"{archive}:{member.name}")
     except (OSError, tarfile.TarError, EOFError, gzip.BadGzipFile):
         return  # helm says what is wrong with it
 
@@ -679,26 +838,56 @@ def is_library(chart: str) -> bool:
 # -- building --------------------------------------------------------------------------------
 
 
-def build(target: Target, tool: str, roots: list[str], kube_version: str, timeout: float = TIMEOUT_SECONDS) -> Built:
-    """Build ``target`` with the executable ``tool``; Refused when it may not be built or fails."""
-    folder = os.path.abspath(target.folder)
-    roots = [*roots, os.path.realpath(folder)]  # a kustomization named as a file: its own folder
+def build(
+    target: Target,
+    tool: str,
+    roots: list[str],
+    kube_version: str,
+    timeout: float = TIMEOUT_SECONDS,
+    deadline: float | None = None,
+    unconfined: bool = False,
+) -> Built:
+    """Build ``target`` with the executable ``tool``, in the confinement (or, ``unconfined``, in
+    a network namespace where one can be made, for trusted files); Refused when it may not be
+    built or fails, InputError when no confinement can be made here. ``timeout`` is the run's
+    --build-timeout, ``deadline`` when it ends (default: ``timeout`` from now)."""
+    sandbox_of = None if unconfined else _confined()
+    folder = os.path.realpath(target.folder)  # the path the tool sees its folder by, in the sandbox too
+    roots = [*roots, folder]  # a kustomization named as a file: its own folder
     if target.tool == "kustomize":
         scan = check_kustomization(target.folder, roots)
-        argv = [tool, "kustomize", folder]
+        args = ["kustomize", folder]
         command = f"kubectl kustomize {target.folder}"
         sources, inputs = scan.sources, frozenset(scan.inputs)
     else:
         check_chart(Path(target.folder), roots)
-        argv = [tool, "template", RELEASE, folder, "--include-crds", "--kube-version", kube_version]
+        args = ["template", RELEASE, folder, "--include-crds", "--kube-version", kube_version]
         command = f"helm template {RELEASE} {target.folder} --include-crds --kube-version {kube_version}"
         sources, inputs = {}, frozenset()
+    if deadline is not None and deadline <= time.monotonic():
+        raise Refused(target.file, 1, 1, f"`{command}` not run: the {timeout:g} s of --build-timeout had passed")
     with _Sandbox() as sandbox:
+        if sandbox_of is None:
+            argv = [*_isolation(), tool, *args]
+        else:
+            argv = [*sandbox_of.argv(tool, roots, sandbox.home), *args]
         try:
-            text = run(argv, sandbox.env, sandbox.home, timeout)
+            text = run(argv, sandbox.env, sandbox.home, timeout, deadline=deadline)
         except Failed as err:
             raise Refused(target.file, 1, 1, f"`{command}` {err}") from None
     return Built(target, command, text, sources, inputs)
+
+
+def _confined() -> Confinement:
+    found = confinement()
+    if isinstance(found, str):
+        raise InputError(
+            f"--build runs kubectl kustomize and helm template on the repository's files only inside an "
+            f"operating-system sandbox (bubblewrap: only the folders named, read-only, and no network); "
+            f"{found}. Install it (apt install bubblewrap, dnf install bubblewrap, apk add bubblewrap), or, "
+            "for files you trust, add --build-unconfined (the checks before each build still hold)"
+        )
+    return found
 
 
 # -- the findings, placed on their sources ---------------------------------------------------
@@ -715,10 +904,18 @@ def _helm_sources(text: str) -> list[tuple[int, str]]:
 
 def _template_file(built: Built, source: str) -> str:
     """The file of a `# Source:` path: CHART/templates/x.yaml is under the chart's folder; a
-    subchart's (CHART/charts/SUB/...) too when it is vendored as a folder of that name."""
+    subchart's (CHART/charts/SUB/...) too when it is vendored as a folder of that name. A path
+    that would lead out of the chart's folder (a template can print any `# Source:` line) is
+    the chart's own Chart.yaml: a finding is never placed on a file outside the chart."""
     rest = source.split("/", 1)[1] if "/" in source else source
-    path = Path(built.target.folder, rest)
-    return str(path) if path.is_file() else f"{built.target.folder}/{rest}"
+    clean = posixpath.normpath(rest)
+    helm_wrote = clean.startswith(("templates/", "charts/", "crds/"))  # what helm writes for a chart's files
+    if rest != clean or "\\" in rest or not helm_wrote:
+        return built.target.file
+    path = Path(built.target.folder, clean)
+    if not path.is_file():
+        return f"{built.target.folder}/{clean}"
+    return str(path) if _inside(path, [os.path.realpath(built.target.folder)]) else built.target.file
 
 
 def _holds(data: object, parts: list) -> bool:
@@ -774,13 +971,17 @@ def build_all(
     roots: list[str],
     kube_version: str,
     timeout: float,
+    unconfined: bool = False,
 ) -> tuple[list[Built], list[Located], list[tuple[str, str]]]:
     """Build the folders discover.find listed (``targets``: tool, folder, file) with ``tools``
-    (the executable of each tool, None: not found). Returns the builds, the findings of the
-    folders refused or failed (a folder that cannot be checked is an error, as a file that cannot
-    be read), and the folders skipped, (path, why): a library chart, and a folder whose tool is
-    missing, with the note it has without --build and the tool it needs."""
+    (the executable of each tool, None: not found), all within ``timeout`` seconds. Returns the
+    builds, the findings of the folders refused or failed (a folder that cannot be checked is an
+    error, as a file that cannot be read), and the folders skipped, (path, why): a library
+    chart, and a folder whose tool is missing, with the note it has without --build and the tool
+    it needs. InputError, before anything runs, when a build is due and no confinement can be
+    made here (unless ``unconfined``)."""
     built, refused, skipped = [], [], []
+    due = []
     for tool, folder, file in targets:
         if tool == "helm" and is_library(folder):
             skipped.append((folder, "a Helm library chart: rendered where a chart uses it"))
@@ -793,8 +994,13 @@ def build_all(
                 (file if tool == "kustomize" else folder, f"{note}; --build needs {name}: none on PATH (--{name} PATH)")
             )
             continue
+        due.append((Target(tool, folder, file), exe))
+    if due and not unconfined:
+        _confined()
+    deadline = time.monotonic() + timeout
+    for target, exe in due:
         try:
-            built.append(build(Target(tool, folder, file), exe, roots, kube_version, timeout))
+            built.append(build(target, exe, roots, kube_version, timeout, deadline, unconfined))
         except Refused as err:
             refused.append(err.located())
     return built, refused, skipped
