@@ -26,6 +26,9 @@ The command-line classes run `python -m generator` in a folder of their own, rou
 - values: tolerations, resources and apiserverPorts through `render --params` (exit 0, or 1/2
   and D untouched) and, where `make helm-tools` installed Helm, `helm template -f`: the two doors
   agree, and no NetworkPolicy egress rule lacks ports.
+- build: kustomizations whose fields are spelt as kustomize still reads them (case, `ſ`, the
+  Kelvin sign) and name local, outside and remote entries; `validate --build`'s scan refuses
+  exactly the outside and remote ones (ground truth from how each case was made).
 KNOWN_BUGS lists what the fuzzer found and the product still does; --suite leaves those cases
 (and the 10 s waits on a named pipe with no writer) out so that the suite stays green.
 """
@@ -881,6 +884,99 @@ def case_values(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
     return problems
 
 
+# -- `validate --build`'s scan: kustomizations whose fields are spelt as kustomize reads them ------
+
+_FOLDS = {"s": ["S", "\u017f"], "k": ["K", "\u212a"], "i": ["I"]}
+
+
+def _spelling(rng: random.Random, field: str) -> str:
+    """``field`` spelt another way kustomize still reads it as (case, Unicode simple folding)."""
+    out = []
+    for char in field:
+        if rng.random() < 0.4:
+            out.append(rng.choice(_FOLDS.get(char.lower(), [char.swapcase()])))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+_REMOTES = [
+    "http://127.0.0.1:9/x.yaml", "HTTPS://example.org/x", "git@github.com:org/repo", "user@host:org/repo",
+    "gh:org/repo", "git::https://example.org/r", "github.com/org/repo", "example.org/org/repo.git",
+    "example.org/org/repo//deploy", "local?ref=main", "ssh://git@example.org/r", "file:///etc", "org@example.org/r",
+    "dev.azure.com/org/_git/repo",
+]  # fmt: skip
+
+
+def _build_entry(rng: random.Random, kind: str) -> tuple[str, str]:
+    """(an entry, its truth): 'local' (a file or folder in the kustomization's folder), 'outside'
+    (beside the repository), 'remote' (a target kustomize would fetch)."""
+    truth = rng.choices(["local", "outside", "remote"], weights=[5, 2, 3])[0]
+    if truth == "remote":
+        return rng.choice(_REMOTES), truth
+    if truth == "outside":
+        return ("../../outside" if kind == "resource" else "../../outside/cm.yaml"), truth
+    return ("cm.yaml" if kind != "folder" else "sub"), truth
+
+
+def case_build(rng: random.Random, tmp: Path, ctx: Context) -> list[str]:
+    """A kustomization whose fields are spelt at random as kustomize reads them, naming local,
+    outside and remote entries; the scan must refuse exactly those that are outside (for the
+    fields it confines: resources, bases, components) or remote (every field that loads a file),
+    whatever the spelling. Ground truth comes from how the case was made, not from the scan."""
+    from generator.validate import build
+
+    repo = tmp / "repo"
+    (repo / "app" / "sub").mkdir(parents=True)
+    (tmp / "outside").mkdir()
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+    for folder in (repo / "app", repo / "app" / "sub", tmp / "outside"):
+        (folder / "cm.yaml").write_text(cm)
+    (repo / "app" / "sub" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    (tmp / "outside" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    lines, unsafe = [], False
+    for _ in range(rng.randint(1, 3)):
+        shape = rng.choice(["resources", "bases", "components", "patch", "files", "envs", "inline", "openapi", "crds"])
+        entry, truth = _build_entry(rng, "file" if shape not in ("resources", "bases", "components") else "resource")
+        if shape in ("resources", "bases", "components"):
+            lines.append(f"{_spelling(rng, shape)}: [{json.dumps(entry)}]")
+            unsafe = unsafe or truth != "local"
+        elif shape == "patch":
+            lines.append(f"{_spelling(rng, 'patches')}: [{{{_spelling(rng, 'path')}: {json.dumps(entry)}}}]")
+            unsafe = unsafe or truth == "remote"
+        elif shape in ("files", "envs"):
+            generator = _spelling(rng, rng.choice(["configMapGenerator", "secretGenerator"]))
+            value = json.dumps(("k=" if rng.random() < 0.3 else "") + entry)
+            lines.append(f"{generator}: [{{name: g, {_spelling(rng, shape)}: [{value}]}}]")
+            unsafe = unsafe or truth == "remote"
+        elif shape == "inline":
+            field, kind, key = rng.choice(
+                [("transformers", "PatchTransformer", "path"), ("generators", "ConfigMapGenerator", "files")]
+            )
+            value = json.dumps(entry) if key == "path" else f"[{json.dumps(entry)}]"
+            config = f"apiVersion: builtin\nkind: {kind}\nmetadata: {{name: x}}\n{_spelling(rng, key)}: {value}\n"
+            lines.append(f"{_spelling(rng, field)}: [{json.dumps(config)}]")
+            unsafe = unsafe or truth == "remote"
+        elif shape == "openapi":
+            lines.append(f"{_spelling(rng, 'openapi')}: {{{_spelling(rng, 'path')}: {json.dumps(entry)}}}")
+            unsafe = unsafe or truth == "remote"
+        else:
+            lines.append(f"{_spelling(rng, 'crds')}: [{json.dumps(entry)}]")
+            unsafe = unsafe or truth == "remote"
+    text = "\n".join(lines) + "\n"
+    (repo / "app" / "kustomization.yaml").write_text(text, encoding="utf-8")
+    try:
+        build.check_kustomization(str(repo / "app"), [os.path.realpath(repo)])
+        refused = None
+    except build.Refused as err:
+        refused = err.message
+    if unsafe and refused is None:
+        return [f"the scan let through a kustomization that reads outside or fetches:\n{text}"]
+    if not unsafe and refused is not None:
+        return [f"the scan refused a safe kustomization ({refused}):\n{text}"]
+    return []
+
+
 class Context:
     """What every command-line case shares: the corpus, clean renders to compare with, the mode."""
 
@@ -894,7 +990,13 @@ class Context:
         self.reference_state = tree_state(self.reference)
 
 
-CLASSES = {"files": case_files, "journal": case_journal, "concurrent": case_concurrent, "values": case_values}
+CLASSES = {
+    "files": case_files,
+    "journal": case_journal,
+    "concurrent": case_concurrent,
+    "values": case_values,
+    "build": case_build,
+}
 
 
 def run_process_case(name: str, case_seed: int, ctx: Context, keep: bool = False) -> list[str]:
