@@ -13,6 +13,7 @@ Exit codes, the same for every subcommand:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import os
@@ -21,6 +22,7 @@ import sys
 from generator import __version__
 from generator.core import values as cliargs
 from generator.core.errors import Error
+from generator.core.text import visible
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
 # One module of this package per subcommand, named as the subcommand. Only the one being run is
@@ -64,7 +66,7 @@ def entry_point() -> int:
     except SystemExit as exit:  # argparse's: --help, a usage error (its message is said)
         code = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
         if isinstance(exit.code, str):
-            print(exit.code, file=sys.stderr)
+            print(visible(exit.code, lines=True), file=sys.stderr)
     finally:
         # What is alive now lives until the process ends: the collection at exit need not walk
         # it (a fifth of a small file's time went there).
@@ -118,6 +120,35 @@ class _Stdout:
     def __getattr__(self, name: str):
         if self.stream is None:
             raise OutputError(None)
+        return getattr(self.stream, name)
+
+
+class _Stderr:
+    """sys.stderr while main runs: every message (this tool's errors, notes and warnings,
+    argparse's usage errors, a library's warning) is written through core.text.visible, a line
+    at a time, so that nothing an input holds (a file name, a value a message quotes) drives the
+    terminal, forges a line or runs a CI command. A line is held until it ends or stderr is
+    flushed, as Python holds it on its line-buffered stderr."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        end = self.pending.rfind("\n") + 1
+        if end:
+            lines, self.pending = self.pending[:end], self.pending[end:]
+            self.stream.write(visible(lines, lines=True))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            text, self.pending = self.pending, ""
+            self.stream.write(visible(text, lines=True))
+        self.stream.flush()
+
+    def __getattr__(self, name: str):
         return getattr(self.stream, name)
 
 
@@ -178,8 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = "paddlejob-manifests" + (f" {argv[0]}" if argv and argv[0] in SUBCOMMANDS else "")
     global _stdout_failed
-    real = sys.stdout
+    real, real_stderr = sys.stdout, sys.stderr
     sys.stdout = _Stdout(real)  # the one place that turns a failure to write stdout into exit 2
+    if real_stderr is not None:
+        sys.stderr = _Stderr(real_stderr)  # the one place that escapes what stderr says
     try:
         code = _main(argv)
         sys.stdout.flush()  # what is buffered fails here, where it can be said, not at exit
@@ -192,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         sys.stdout = real
+        if sys.stderr is not real_stderr:
+            with contextlib.suppress(OSError, ValueError):  # a closed stderr: nothing can be said
+                sys.stderr.flush()
+            sys.stderr = real_stderr
 
 
 def _main(argv: list[str]) -> int:
@@ -205,6 +242,7 @@ def _main(argv: list[str]) -> int:
 
         argcomplete.autocomplete(parser)  # answers the shell's completion request
     args, extras = parser.parse_known_args(argv)
+    args.end_of_options = "--" in argv  # `--` given: what follows it is a path, never a flag
     if extras:  # said under the subcommand's usage, not the top-level one
         from generator.cli import flags
 

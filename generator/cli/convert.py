@@ -10,6 +10,7 @@ from generator.cli import flags
 from generator.cli.flags import flag_message
 from generator.cli.output import write_manifests
 from generator.core import values as cliargs
+from generator.core.text import visible
 from generator.jobs import convert
 from generator.jobs import model as jobs
 from generator.jobs.model import JobError
@@ -27,12 +28,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         for problem in errors:
-            print(f"{name}:{problem.line}:{problem.column}: error: {problem.message} [{problem.rule}]", file=sys.stderr)
+            print(
+                visible(f"{name}:{problem.line}:{problem.column}: error: {problem.message} [{problem.rule}]"),
+                file=sys.stderr,
+            )
         print("paddlejob-manifests convert: error: the input is not valid YAML as kubectl reads it", file=sys.stderr)
         return 1
     if not docs:  # an empty file, or comments only: exit 0 with no output would pass for a conversion
         print(
-            f"paddlejob-manifests convert: error: {name}: no document to convert (the input is empty "
+            f"paddlejob-manifests convert: error: {visible(name)}: no document to convert (the input is empty "
             "or holds only comments); give the file of the PaddleJob",
             file=sys.stderr,
         )
@@ -44,10 +48,12 @@ def cmd_convert(args: argparse.Namespace) -> int:
             convert.fit_runtime(job, notes, args.to)
             manifests += job.render(args.to)
         except (convert.ConvertError, JobError) as err:
-            print(f"paddlejob-manifests convert: error: {flag_message(str(err))}", file=sys.stderr)
+            # a ConvertError quotes the input (a kind, a field) on one line; a JobError lists findings, a line each
+            message = visible(flag_message(str(err)), lines=isinstance(err, JobError))
+            print(f"paddlejob-manifests convert: error: {message}", file=sys.stderr)
             return 1
         for note in notes:
-            print(f"{name}: {note}", file=sys.stderr)
+            print(visible(f"{name}: {note}"), file=sys.stderr)  # a note quotes the input's values
     write_manifests(manifests, args.output)
     return 0
 

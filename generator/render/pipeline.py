@@ -24,6 +24,7 @@ from generator.core import values as cliargs
 from generator.core.errors import Error
 from generator.core.files import NotRegularFile, read_regular
 from generator.core.provenance import Provenance
+from generator.core.text import visible
 from generator.core.versions import KubeVersion
 from generator.jobs.model import JobError, check_manifests
 from generator.jsonnet import sandbox
@@ -549,9 +550,10 @@ def upgrade_notes(out_dir: Path, rendered: Rendered) -> list[str]:
         if not (isinstance(old, dict) and isinstance(new, dict)) or old == new:
             continue
         found = upgrade.problems(old, new)
-        notes += [f"{path}: unsafe upgrade: {problem}" for problem in found]
+        # one line each: the committed CRD's version and field names are the pull request's
+        notes += [visible(f"{path}: unsafe upgrade: {problem}") for problem in found]
         if not found:
-            notes.append(f"{path}: the new CRD is safe to apply over this one (no version or field removed)")
+            notes.append(visible(f"{path}: the new CRD is safe to apply over this one (no version or field removed)"))
     return notes
 
 
@@ -573,35 +575,46 @@ def diff_against_disk(out_dir: Path, files: dict[str, str], exact: bool = False)
             except OSError:
                 continue
             rel = str(path.relative_to(out_dir))
+            shown = visible(f"{out_dir.name}/{rel}")  # a committed name: one line, nothing hidden
             if stat.S_ISLNK(mode):  # never followed: a committed link must not show what lies outside
-                chunks.append(f"a symbolic link, not followed (the render writes no link): {out_dir.name}/{rel}\n")
+                chunks.append(f"a symbolic link, not followed (the render writes no link): {shown}\n")
             elif stat.S_ISREG(mode):
                 on_disk[rel] = _disk_text(path)
             elif rel in files:  # a folder, FIFO or device where the render writes a file: never read
                 what = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-                chunks.append(f"{what} where the render writes a file: {out_dir.name}/{rel}\n")
+                chunks.append(f"{what} where the render writes a file: {shown}\n")
     for rel in sorted(set(on_disk) | set(files)):
         old, new = on_disk.get(rel), files.get(rel)
         if old == new:
             continue
+        shown = visible(f"{out_dir.name}/{rel}")
         if old is not None and new is not None:
             old_objects, new_objects = _objects(old), _objects(new)
             if old_objects is not None and old_objects == new_objects:
                 drift.formatting.append(f"{out_dir.name}/{rel}")
                 if exact:
-                    chunks.append(f"same objects, formatting differs: {out_dir.name}/{rel}\n")
+                    chunks.append(f"same objects, formatting differs: {shown}\n")
                 continue
             if old_objects is not None and new_objects is not None and not exact:
                 old, new = old_objects, new_objects  # the diff of the objects, not of the formatting
         diff = list(
             difflib.unified_diff(
-                (old or "").splitlines(keepends=True),
-                (new or "").splitlines(keepends=True),
-                fromfile=f"{out_dir.name}/{rel} (committed)" if old is not None else "/dev/null",
-                tofile=f"{out_dir.name}/{rel} (fresh render)" if new is not None else "/dev/null",
+                _lines(old or ""),
+                _lines(new or ""),
+                fromfile=f"{shown} (committed)" if old is not None else "/dev/null",
+                tofile=f"{shown} (fresh render)" if new is not None else "/dev/null",
             )
         )
         # an empty file on one side only has no lines to diff, yet it is drift
-        chunks.extend(diff or [f"only {'on disk' if new is None else 'in the render'}: {out_dir.name}/{rel}\n"])
-    drift.diff = "".join(chunks)
+        chunks.extend(diff or [f"only {'on disk' if new is None else 'in the render'}: {shown}\n"])
+    # the lines as the file holds them (only newlines end one; a CR, U+2028 inside a line is
+    # escaped), each as visible writes it: a diff shows committed text and runs none of it
+    drift.diff = visible("".join(chunks), lines=True)
     return drift
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` split after each newline alone (str.splitlines also splits at CR, U+2028 and
+    other separators, which the diff then shows escaped inside the line they belong to)."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])

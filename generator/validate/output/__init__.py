@@ -16,7 +16,6 @@ from generator.validate.output.common import (  # noqa: F401  (the package's API
     DOCS,
     finding_line,
     finding_text,
-    printable,
     summary,
     use_colour,
 )

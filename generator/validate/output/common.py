@@ -1,13 +1,14 @@
 """What every format shares: the one place that turns a finding into text (finding_text,
-finding_line), the summary line, and `printable`, which keeps file names and messages on one line
-and writable in any encoding and in XML 1.0."""
+finding_line) and the summary line. File names, kinds, names and messages come from the input:
+each is written through core.text.visible (one line, nothing that drives a terminal, forges a
+line or runs a GitHub workflow command, writable in any encoding and in XML 1.0)."""
 
 from __future__ import annotations
 
 import os
-import re
 
 from generator.core.findings import Finding
+from generator.core.text import visible
 from generator.validate.report import Located, Report
 
 DOCS = "https://github.com/paddleflow/paddlejob-manifests/blob/main/docs/validate.md"
@@ -19,28 +20,13 @@ def use_colour(stream) -> bool:
     return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-# What a line of output must not hold as it is: control characters (a newline in a file name
-# makes a line of its own, an ESC sequence recolours or rewrites the terminal or CI log),
-# surrogates (a file name's bytes that are not UTF-8, which no encoder writes) and the code
-# points XML 1.0 forbids. Each is written as an escape: \x1b, \n, \xff (the byte), \ufffe.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+def json_text(body) -> str:
+    """``body`` as the JSON formats write it: ASCII, indented, and with `##[` (the older form of a
+    GitHub workflow command, which the runner finds anywhere on a line of a log) written
+    `#\\u0023[`, the same string to a JSON reader."""
+    import json  # here: only the JSON formats need it
 
-
-def _escape(match: re.Match) -> str:
-    char = match.group()
-    point = ord(char)
-    if char in _NAMED:
-        return _NAMED[char]
-    if 0xDC80 <= point <= 0xDCFF:  # a byte that was not UTF-8 (os.fsdecode's surrogateescape)
-        return f"\\x{point - 0xDC00:02x}"
-    return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
-
-
-def printable(text: str) -> str:
-    """``text`` on one line, writable in any encoding this tool writes and in XML 1.0: control
-    characters, surrogates and non-characters as backslash escapes (the rest unchanged)."""
-    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
+    return json.dumps(body, indent=2).replace("##[", "#\\u0023[") + "\n"
 
 
 def what(item: Located) -> str:
@@ -49,8 +35,8 @@ def what(item: Located) -> str:
     if not item.kind:
         return f"document {item.document}"
     if not item.name:
-        return printable(f"{item.kind} (document {item.document})")
-    return printable(f"{item.kind}/{item.name}")
+        return visible(f"{item.kind} (document {item.document})")
+    return visible(f"{item.kind}/{item.name}")
 
 
 def in_document(item: Located, between: str = " ") -> str:
@@ -61,7 +47,7 @@ def in_document(item: Located, between: str = " ") -> str:
 
 def finding_text(f: Finding) -> str:
     """A finding as every message of this tool shows it: PATH: message [rule]."""
-    return printable(f"{f.path or '(document)'}: {f.message} [{f.rule}]")
+    return visible(f"{f.path or '(document)'}: {f.message} [{f.rule}]")
 
 
 def finding_line(item: Located, colour: bool = False) -> str:
@@ -69,7 +55,7 @@ def finding_line(item: Located, colour: bool = False) -> str:
     render's and the job library's errors use it too)."""
     f = item.finding
     severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
-    return f"{printable(item.file)}:{item.line}:{item.column}: {severity}: {what(item)}: {finding_text(f)}"
+    return f"{visible(item.file)}:{item.line}:{item.column}: {severity}: {what(item)}: {finding_text(f)}"
 
 
 def count(number: int, noun: str) -> str:

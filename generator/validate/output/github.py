@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from generator.validate.output.common import printable, summary, what
+from generator.core.text import visible
+from generator.validate.output.common import summary, what
 from generator.validate.report import Report
 
 
@@ -21,10 +22,10 @@ def write(report: Report, colour: bool = False) -> str:
         f = item.finding
         command = "error" if f.is_error else "warning"
         properties = ",".join(
-            f"{key}={_escape_property(printable(str(value)))}"
+            f"{key}={_escape_property(visible(str(value)))}"
             for key, value in (("file", item.file), ("line", item.line), ("col", item.column), ("title", f.rule))
         )
-        message = printable(f"{what(item)}: {f.path or '(document)'}: {f.message}")
+        message = visible(f"{what(item)}: {f.path or '(document)'}: {f.message}")
         lines.append(f"::{command} {properties}::{_escape_data(message)}")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"

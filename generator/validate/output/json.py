@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from generator.validate.output.common import json_text
 from generator.validate.report import Report
 
 
@@ -14,4 +13,4 @@ def write(report: Report, colour: bool = False) -> str:
         "truncated": report.truncated,
         "findings": [item.as_dict() for item in report.findings],
     }
-    return json.dumps(body, indent=2) + "\n"
+    return json_text(body)

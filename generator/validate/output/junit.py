@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from generator.validate.output.common import finding_text, in_document, printable
+from generator.core.text import visible
+from generator.validate.output.common import finding_text, in_document
 from generator.validate.report import Located, Report
 
 
@@ -20,14 +21,14 @@ def write(report: Report, colour: bool = False) -> str:
         suites, "testsuite", name="validate", tests=str(len(cases) + 1), failures=str(failed), errors="0", skipped="0"
     )
     for (file, _document), items in sorted(cases.items()):
-        file = printable(file)  # noqa: PLW2901 - XML 1.0 holds no control character nor surrogate
+        file = visible(file)  # noqa: PLW2901 - XML 1.0 holds no control character nor surrogate
         case = ElementTree.SubElement(suite, "testcase", classname=file, name=in_document(items[0], ": "), file=file)
         errors = [i for i in items if i.finding.is_error]
         body = "\n".join(f"{i.line}:{i.column}: {i.finding.severity}: {finding_text(i.finding)}" for i in items)
         if errors:
             first = errors[0].finding
-            message = printable(f"{first.path}: {first.message}")
-            failure = ElementTree.SubElement(case, "failure", message=message, type=printable(first.rule))
+            message = visible(f"{first.path}: {first.message}")
+            failure = ElementTree.SubElement(case, "failure", message=message, type=visible(first.rule))
             failure.text = body
         else:
             ElementTree.SubElement(case, "system-out").text = body

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from generator import __version__
 from generator.core import rulebook
-from generator.validate.output.common import DOCS, what
+from generator.validate.output.common import DOCS, json_text, what
 from generator.validate.report import Report
 
 
@@ -51,7 +50,7 @@ def write(report: Report, colour: bool = False) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2) + "\n"
+    return json_text(log)
 
 
 def _uri(file: str) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from generator.validate.output.common import count, in_document, printable, summary
+from generator.core.text import visible
+from generator.validate.output.common import count, in_document, summary
 from generator.validate.report import Located, Report
 
 
@@ -18,12 +19,12 @@ def write(report: Report, colour: bool = False) -> str:
     lines = ["TAP version 13", f"1..{len(by_document) + 1}"]
     for number, ((file, _document), items) in enumerate(by_document.items(), 1):
         failed = any(i.finding.is_error for i in items) or (report.strict and items)
-        description = _tap_description(f"{printable(file)} {in_document(items[0])}")
+        description = _tap_description(f"{visible(file)} {in_document(items[0])}")
         lines.append(f"{'not ok' if failed else 'ok'} {number} - {description}")
         lines += ["  ---", "  findings:"]
         for i in items:
             entry = {"severity": i.finding.severity, "line": i.line, "column": i.column, "rule": i.finding.rule}
-            entry |= {"path": printable(i.finding.path or "(document)"), "message": printable(i.finding.message)}
+            entry |= {"path": visible(i.finding.path or "(document)"), "message": visible(i.finding.message)}
             lines.append("    - " + json.dumps(entry, ensure_ascii=False))  # JSON is YAML: one line per finding
         lines.append("  ...")
     lines.append(f"ok {len(by_document) + 1} - {count(clean, 'document')} without findings")
@@ -33,6 +34,6 @@ def write(report: Report, colour: bool = False) -> str:
 
 def _tap_description(text: str) -> str:
     """A test point's description: a `#` would start a directive (`# SKIP` in a file name would
-    skip the test in tap.py, which knows no escape for it), so it is written as printable writes
-    a character it escapes."""
+    skip the test in tap.py, which knows no escape for it), so it is written as visible writes a
+    character it escapes."""
     return text.replace("#", "\\x23")
