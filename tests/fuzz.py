@@ -1,7 +1,7 @@
 """A seeded mutation fuzzer over the inputs users hand us: `validate`, `convert`, `local --explain`,
 `render --params` and `render FILE.jsonnet`; then the command-line classes of issue 24.
 
-    python -m tests.fuzz --seconds 45 --process-seconds 20 --suite   # what CI runs (tests/test_fuzz.py)
+    python -m tests.fuzz --inputs 1000 --rounds 4 --suite   # what CI runs (tests/test_fuzz.py)
     python -m tests.fuzz --seconds 3600            # longer, by hand (known bugs included)
     python -m tests.fuzz --replay journal:1234 --keep                 # one command-line case again
 
@@ -1015,11 +1015,15 @@ def run_process_case(name: str, case_seed: int, ctx: Context, keep: bool = False
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def run_processes(rng: random.Random, seconds: float, ctx: Context, only: list[str]) -> tuple[dict, int]:
-    """Round-robin over the command-line classes for ``seconds`` (at least one round)."""
+def run_processes(
+    rng: random.Random, seconds: float, ctx: Context, only: list[str], rounds: int | None = None
+) -> tuple[dict, int]:
+    """Round-robin over the command-line classes: ``rounds`` rounds when given (the same cases for
+    the same seed on any machine), else for ``seconds`` (at least one round)."""
     counts: dict[str, int] = {}
     failures = 0
     deadline = time.monotonic() + seconds
+    done_rounds = 0
     while True:
         for name in only:
             case_seed = rng.randrange(1 << 30)
@@ -1033,7 +1037,8 @@ def run_processes(rng: random.Random, seconds: float, ctx: Context, only: list[s
                 print(
                     f"FAIL {name} case-seed={case_seed} ({took:.1f} s; replay: {replay}):\n  {problem}", file=sys.stderr
                 )
-        if time.monotonic() >= deadline:
+        done_rounds += 1
+        if (rounds is not None and done_rounds >= rounds) or (rounds is None and time.monotonic() >= deadline):
             return counts, failures
 
 
@@ -1041,6 +1046,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60, help="the in-process inputs' share")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--inputs", type=int, help="run this many in-process inputs instead of for --seconds (the same on any machine)"
+    )
+    parser.add_argument("--rounds", type=int, help="run this many rounds of the command-line classes instead")
     parser.add_argument(
         "--process-seconds", type=float, help="the command-line classes' share (default: half of --seconds)"
     )
@@ -1072,7 +1081,7 @@ def main(argv: list[str] | None = None) -> int:
     slowest = (0.0, "", 0)  # the margin under TIME_LIMIT, printed in the summary
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline if args.inputs is None else sum(counts.values()) < args.inputs:
             case_seed = rng.randrange(1 << 30)
             case = random.Random(case_seed)
             target = case.choices(["validate", "convert", "local", "params", "jsonnet"], weights=[50, 15, 15, 15, 5])[0]
@@ -1104,11 +1113,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"MEMORY peak {peak:.0f} MB", file=sys.stderr)
     process_seconds = args.seconds / 2 if args.process_seconds is None else args.process_seconds
     process_counts: dict[str, int] = {}
-    if only and process_seconds > 0:
+    if only and (process_seconds > 0 or args.rounds):
         started = time.perf_counter()
         with tempfile.TemporaryDirectory() as tmp:
             process_counts, process_failures = run_processes(
-                rng, process_seconds, Context(Path(tmp), corpus, args.suite), only
+                rng, process_seconds, Context(Path(tmp), corpus, args.suite), only, args.rounds
             )
         failures += process_failures
         print(f"fuzz: command-line cases {process_counts} in {time.perf_counter() - started:.1f} s")
