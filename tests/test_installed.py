@@ -23,7 +23,10 @@ pytestmark = pytest.mark.slow
 
 EXE = "paddlejob-manifests"
 IMAGE = "registry.baidubce.com/paddlepaddle/paddle:3.3.1"
-RUNTIMES = ("paddle-operator", "volcano", "kubeflow", "kubernetes", "kubeflow-trainer")
+# every runtime of libsonnet/paddlejob/runtimes.json: a new one is run here without a change
+RUNTIMES = tuple(
+    r["name"] for r in json.loads((REPO / "libsonnet" / "paddlejob" / "runtimes.json").read_text())["runtimes"]
+)
 
 
 def _clean_env(**extra: str) -> dict[str, str]:

@@ -1,6 +1,7 @@
-"""The JobSet controller (kubernetes-sigs/jobset v0.12.0): the pods of a JobSet's Jobs, as its
+"""The JobSet controller (kubernetes-sigs/jobset v0.12.0), which runs the jobset runtime's JobSets and
+Kubeflow Trainer's (controllers/trainer.py): the pods of a JobSet's Jobs, as its
 controller makes the Jobs (pkg/controllers/jobset_controller.go constructJob) and the Job
-controller their pods. Kubeflow Trainer's TrainJobs run as JobSets too (controllers/trainer.py).
+controller their pods.
 
 Each replicated Job is made `replicas` times, named `<jobset>-<replicatedJob>-<index>`, Indexed by
 the webhook's default, labelled jobset.sigs.k8s.io/jobset-name and the rest, with the pod
@@ -23,7 +24,7 @@ import copy
 
 from generator.core import kinds as registry
 from generator.local.controllers.kubernetes import indexed_job_pods
-from generator.local.pods import Context, Pod, limit, name_and_namespace, pod_count
+from generator.local.pods import Context, ExpandError, Pod, limit, name_and_namespace, pod_count
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 
@@ -41,6 +42,14 @@ def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
     max_restarts = None
     if isinstance(failure, dict):
         max_restarts = limit(failure.get("maxRestarts"), f"JobSet {name} failurePolicy.maxRestarts") or 0
+    # successPolicy (executeSuccessPolicy, jobset_controller.go): operator All of the targets (every
+    # replicated Job when none is named) completes the JobSet; the Jobs still active are then
+    # deleted (Reconcile deletes a finished JobSet's active Jobs), so the others' pods need not end.
+    success = spec.get("successPolicy") or {}
+    if success.get("operator") == "Any":
+        raise ExpandError(f"JobSet {name}: successPolicy operator Any is not modelled here; local runs All")
+    targets = set(success.get("targetReplicatedJobs") or [])
+    in_order = (spec.get("startupPolicy") or {}).get("startupPolicyOrder") == "InOrder"
     pods = []
     for r in spec.get("replicatedJobs") or []:
         rname = r.get("name", "")
@@ -67,6 +76,17 @@ def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
                 if dns:  # the JobSet's headless Service, selecting jobset-name
                     pod.headless.append(subdomain)
                 pod.role = rname
+                if targets and rname not in targets:  # its Jobs are deleted once the targets complete
+                    pod.finishes = False
+                    pod.notes.append(
+                        f"successPolicy: JobSet {name} completes when every Job of {', '.join(sorted(targets))} does; "
+                        f"the JobSet controller then deletes {rname}'s Jobs"
+                    )
+                if in_order:
+                    pod.notes.append(
+                        "startupPolicy InOrder: the controller makes each replicated Job once the ones before it are "
+                        "ready; local starts them in that order"
+                    )
                 if max_restarts is not None:
                     pod.group_restart, pod.group_limit = restart, max_restarts
                     pod.owner = f"JobSet {name}"

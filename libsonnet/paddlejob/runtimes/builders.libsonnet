@@ -7,4 +7,5 @@
   kubeflow: import 'kubeflow.libsonnet',
   kubernetes: import 'kubernetes.libsonnet',
   trainer: import 'trainer.libsonnet',
+  jobset: import 'jobset.libsonnet',
 }
