@@ -132,3 +132,96 @@ def test_top_level_arguments_and_code(tmp_path):
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"n": "3", "e": "x"}}
     ]
     assert cli("render", str(source), "--tla-str", "bad-name=x").returncode == 2
+
+
+# A file a pull request commits, named as a flag of validate (issue 33, case 5): pre-commit runs
+# the hook's entry, then `args:`, then the file names, so without an end of options these would
+# turn the checks off or run the pull request's script as kubectl.
+INVALID_CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n"
+EVIL = "#!/bin/sh\ntouch ran-evil\nexit 0\n"
+
+
+def _pre_commit(tmp_path, args: list[str] | None) -> subprocess.CompletedProcess:
+    """Real pre-commit, offline, on a repository of hostile names: a `repo: local` hook made of
+    .pre-commit-hooks.yaml's paddlejob-validate (its entry run by the console script), with the
+    user's ``args`` (None: the hook's own)."""
+    import json
+    import os
+    import shutil
+
+    import yaml
+
+    console = shutil.which("paddlejob-manifests", path=os.path.dirname(sys.executable))
+    if console is None or shutil.which("git") is None:
+        pytest.skip("needs the paddlejob-manifests console script and git")
+    (hook,) = [
+        h for h in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text()) if h["id"] == "paddlejob-validate"
+    ]
+    program, *entry = hook["entry"].split()
+    assert program == "paddlejob-manifests"
+    local = {key: hook[key] for key in ("id", "name", "files", "exclude", "require_serial")}
+    local |= {"entry": " ".join([console, *entry]), "language": "system", "args": hook.get("args", [])}
+    if args is not None:
+        local["args"] = args  # a user's args replace the hook's, as pre-commit does
+    user = tmp_path / "user"
+    user.mkdir(parents=True)
+    (user / ".pre-commit-config.yaml").write_text(json.dumps({"repos": [{"repo": "local", "hooks": [local]}]}))
+    (user / "bad.yaml").write_text(INVALID_CONFIGMAP)
+    (user / "--skip-kinds=ConfigMap,x.yaml").write_text(INVALID_CONFIGMAP)
+    (user / "kustomization.yaml").write_text("resources: [bad.yaml]\n")
+    (user / "--kubectl=evil.yaml").write_text(INVALID_CONFIGMAP)
+    (user / "evil.yaml").write_text(EVIL)
+    (user / "evil.yaml").chmod(0o755)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "init", "-q"], cwd=user, check=True, env=env)
+    subprocess.run(["git", "add", "--", "."], cwd=user, check=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"],
+        cwd=user, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_the_hook_reads_committed_files_named_as_flags_as_files(tmp_path):
+    """The hook's own args (`--`): `--skip-kinds=ConfigMap,x.yaml` is a file and is checked,
+    and the ConfigMaps are checked too."""
+    done = _pre_commit(tmp_path, None)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "bad.yaml:3:12: error: ConfigMap/Bad_Name" in done.stdout, done.stdout
+    assert "--skip-kinds=ConfigMap,x.yaml:3:12: error: ConfigMap/Bad_Name" in done.stdout, done.stdout
+
+
+def test_the_hook_with_build_never_runs_a_committed_script_as_kubectl(tmp_path):
+    """A user's `args: [--build]`: the entry's --require-end-of-options stops the run (exit 2)
+    before any file name can be read as a flag, and says what to write; with `args: [--build,
+    --]`, as the README writes them, `--kubectl=evil.yaml` is a file. evil.yaml never runs."""
+    done = _pre_commit(tmp_path / "forgot", ["--build"])
+    assert done.returncode == 1, done.stdout + done.stderr  # pre-commit's "Failed"
+    assert "--require-end-of-options: no `--` before the paths" in done.stdout, done.stdout
+    assert not (tmp_path / "forgot" / "user" / "ran-evil").exists(), done.stdout
+    done = _pre_commit(tmp_path / "ended", ["--build", "--"])
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert not (tmp_path / "ended" / "user" / "ran-evil").exists(), done.stdout
+    assert "--kubectl=evil.yaml" in done.stdout and "--skip-kinds=ConfigMap,x.yaml" in done.stdout, done.stdout
+
+
+def test_every_subcommand_reads_what_follows_double_dash_as_a_file(tmp_path):
+    """`--` ends the options of every subcommand that takes files: a file named as a flag is
+    read as the file; `validate --require-end-of-options` without `--` is a usage error."""
+    (tmp_path / "evil.yaml").write_text(EVIL)
+    (tmp_path / "evil.yaml").chmod(0o755)
+    for argv in (
+        ["validate", "--require-end-of-options", "--", "--skip-kinds=ConfigMap,x.yaml"],
+        ["validate", "--build", "--require-end-of-options", "--", "--kubectl=evil.yaml"],
+        ["convert", "--", "--to=x.yaml"],
+        ["local", "--explain", "--", "--allow-cpu=x.yaml"],
+        ["render", "--", "--check=x.jsonnet"],
+    ):
+        (tmp_path / argv[-1]).write_text(INVALID_CONFIGMAP)
+        done = cli(*argv, cwd=tmp_path)
+        # read, and refused for what it holds (a ConfigMap with a bad name, no job, not jsonnet): never a flag
+        assert done.returncode == 1 and "usage:" not in done.stderr, (argv, done.stdout + done.stderr)
+        assert not (tmp_path / "ran-evil").exists()
+        if "--require-end-of-options" in argv:
+            without = cli(*[a for a in argv if a != "--"], cwd=tmp_path)
+            assert without.returncode == 2 and "no `--` before the paths" in without.stderr, without.stderr
