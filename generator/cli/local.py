@@ -40,7 +40,11 @@ def add_parser(sub) -> None:
         formatter_class=flags.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="FILE", help="the job's manifests (YAML or JSON), or - for stdin")
-    p.add_argument("--explain", action="store_true", help="print each pod's command and environment; run nothing")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="print each pod's command and environment; run nothing (no probe either: the notes say what a run checks)",
+    )
     p.add_argument("--python", default=sys.executable, help="interpreter for a `python` command (default: this one)")
     p.add_argument("--workdir", type=Path, default=Path.cwd(), help="where the training code is (default: here)")
     p.add_argument("--timeout", type=float, default=3600, help="seconds before the job is stopped (default: 3600)")
@@ -92,7 +96,14 @@ def cmd_local(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         processes = localrun.prepare(
-            data, name, args.python, args.workdir.resolve(), args.volcano_version, block, allow_cpu=args.allow_cpu
+            data,
+            name,
+            args.python,
+            args.workdir.resolve(),
+            args.volcano_version,
+            block,
+            allow_cpu=args.allow_cpu,
+            probe=not args.explain,  # --explain runs nothing: no nvidia-smi, no etcd3 import, no port tried
         )
     except localrun.LocalError as err:
         if isinstance(err, localrun.InvalidManifests):

@@ -17,7 +17,11 @@ modules predate protobuf 4 ("Descriptors cannot be created directly"); with Padd
 (>= 4) it imports only under protobuf's pure-Python implementation
 (PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python). `local` tries the pods' Python as it is, then
 with that variable: it adds it (marked as local mode's) only when needed, and says that the
-image needs the same; when neither imports, the job does not run here.
+image needs the same; when neither imports, the job does not run here. That probe runs the
+pods' Python isolated (`-I`: no current folder, no user site, no PYTHON* variables; the absolute
+PYTHONPATH entries put back) in an empty temporary folder, found through PATH's absolute entries
+only: nothing of the job's folder or the caller's (an `etcd3.py` there) is imported. `--explain`
+runs no probe: each pod that needs the client is told what a run checks.
 """
 
 from __future__ import annotations
@@ -25,9 +29,14 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
+import shutil
 import socket
 import subprocess
+import tempfile
 from pathlib import Path
+
+from generator.local.resources import absolute_path
 
 IMAGE = "quay.io/coreos/etcd:v3.5."
 CLIENT_PORT = 2379
@@ -48,6 +57,11 @@ OWN_FLAGS = (
 
 class EtcdMissing(Exception):
     pass
+
+
+class BadArgument(ValueError):
+    """An argument of the etcd container that is no value etcd takes (a port out of range): the
+    message names the pod, the container and the field (local's plan makes it a usage error)."""
 
 
 def is_etcd(container: dict) -> bool:
@@ -90,6 +104,30 @@ def _split_flags(args: list[str]) -> tuple[dict[str, str], list[str]]:
     return own, rest
 
 
+def client_port(pod_name: str, container: dict, argv: list[str]) -> int:
+    """The port the etcd container serves clients on: that of its first --listen-client-urls URL
+    (``argv``: its command and args, as local mode resolved them), else 2379. BadArgument when it
+    is not a port (1-65535)."""
+    own, _ = _split_flags(argv[1:])
+    listen = own.get("--listen-client-urls", "")
+    match = re.search(r":(\d+)$", listen.split(",")[0])
+    if not match:
+        return CLIENT_PORT
+    digits = match.group(1)
+    port = int(digits) if len(digits) <= 5 else None  # int() refuses a string of 4,301 digits
+    if port is not None and 1 <= port <= 65535:
+        return port
+    command = [str(c) for c in container.get("command") or []]
+    index = max(i for i, arg in enumerate(argv) if arg.partition("=")[0] == "--listen-client-urls")
+    index += "=" not in argv[index]  # `--listen-client-urls URL`: the URL is the next argument
+    field = f"command[{index}]" if index < len(command) else f"args[{index - len(command)}]"
+    shown = digits if len(digits) <= 20 else f"{digits[:20]}... ({len(digits)} digits)"
+    raise BadArgument(
+        f"pod {pod_name}: container {container.get('name')!r}: {field}: --listen-client-urls {listen[:200]!r}: "
+        f"port {shown} is not a port (1-65535)"
+    )
+
+
 def free_port(ip: str, wanted: int) -> int:
     """``wanted`` when nothing listens on it at ``ip``, else a free port there."""
     for port in (wanted, 0):
@@ -128,21 +166,58 @@ def server_argv(
     )
 
 
+# The probe's code: the pods' Python isolated (-I ignores PYTHONPATH), with the absolute entries of
+# the PYTHONPATH the pods get put back where Python puts them (before the standard library)
+_PROBE = (
+    "import os, sys\n"
+    "sys.path[0:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if os.path.isabs(p)]\n"
+    "import etcd3\n"
+)
+
+
 def client_env(python: str, base_env: dict[str, str]) -> tuple[dict[str, str] | None, str]:
     """What the pods' Python needs to import etcd3, as Paddle's launcher does: ({} when it
     imports as is, the pure-Python protobuf variable when only that works, None when it does
-    not import), and why."""
-    probe = [python, "-c", "import etcd3"]
+    not import), and why. The probe runs ``python -I`` in an empty temporary folder, with PATH's
+    absolute entries only (a bare name such as `python3` is looked up there): no module of the
+    caller's folder or the job's, and no relative PATH entry, is ever reached."""
+    path = absolute_path(base_env.get("PATH", ""))
+    if os.sep in python:
+        found = os.path.abspath(python)
+    else:
+        found = shutil.which(python, path=path)
+        if found is None:
+            return None, f"{python} is not on PATH (its absolute entries)"
+    env = {**base_env, "PATH": path}
     tried = []
-    for extra in ({}, dict([PURE_PROTOBUF])):
-        try:
-            done = subprocess.run(probe, env={**base_env, **extra}, capture_output=True, text=True, timeout=60)
-        except (OSError, subprocess.SubprocessError) as err:
-            return None, f"{python} does not run: {err}"
-        if done.returncode == 0:
-            return extra, ""
-        tried.append((done.stderr.strip().splitlines() or ["(no output)"])[-1])
+    with tempfile.TemporaryDirectory(prefix="paddlejob-local-probe-") as empty:
+        for extra in ({}, dict([PURE_PROTOBUF])):
+            try:
+                done = subprocess.run(
+                    [found, "-I", "-c", _PROBE],
+                    env={**env, **extra},
+                    cwd=empty,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=60,
+                )
+            except (OSError, subprocess.SubprocessError) as err:
+                return None, f"{python} does not run: {err}"
+            if done.returncode == 0:
+                return extra, ""
+            tried.append((done.stderr.strip().splitlines() or ["(no output)"])[-1])
     return None, tried[0]
+
+
+def unchecked_client(python: str) -> str:
+    """What --explain says in place of client_env's probe, which it does not run."""
+    return (
+        f"a run first checks that {python} imports the etcd3 client, as Paddle's launcher does (isolated, "
+        f"`-I`, in an empty folder), with {PURE_PROTOBUF[0]}={PURE_PROTOBUF[1]} added only where it needs "
+        "that, and refuses the job where it does not import; --explain runs nothing, so this is not checked"
+    )
 
 
 def remove_data(path: Path) -> None:

@@ -10,7 +10,10 @@ GPUs such a pod's CUDA_VISIBLE_DEVICES stays unset, as in a container without de
 launcher takes a set CUDA_VISIBLE_DEVICES, even empty, for GPU mode (launch/context/device.py
 Device.parse_device, 3.3.1) and would not choose gloo. This machine's GPUs are
 CUDA_VISIBLE_DEVICES when set, else those `nvidia-smi -L` lists, else none (no driver: never an
-error).
+error); `nvidia-smi` is looked for on PATH's absolute entries only (never a checkout's
+`bin/nvidia-smi` through a relative entry) and run in an empty temporary folder. `--explain` runs
+nothing: without CUDA_VISIBLE_DEVICES it shows each pod the devices it would get on a machine with
+exactly the GPUs the job asks for, and says so (unprobed_gpus).
 
 A job that asks for more GPUs than this machine has would not run as on a cluster: `local`
 refuses it before anything starts, unless the user allows CPU (``allow_cpu``); then every pod
@@ -31,37 +34,85 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 GPU = "nvidia.com/gpu"
 VISIBLE = "CUDA_VISIBLE_DEVICES"
 _SMI_LINE = re.compile(r"^GPU (\d+):")
 
 
+def absolute_path(value: str) -> str:
+    """A PATH value with only its absolute entries: a relative one ("bin", "", ".") names a folder
+    under wherever a process stands, such as a checkout's own `bin/`."""
+    return os.pathsep.join(p for p in value.split(os.pathsep) if os.path.isabs(p))
+
+
+def _visible(environ) -> tuple[list[str], str] | None:
+    """The GPUs CUDA_VISIBLE_DEVICES names, when it is set."""
+    if VISIBLE not in environ:
+        return None
+    value = environ[VISIBLE].strip()
+    # CUDA stops at the first invalid entry; "-1" or "" hide every device
+    devices = []
+    for entry in value.split(","):
+        entry = entry.strip()
+        if not entry or entry.startswith("-"):
+            break
+        devices.append(entry)
+    return devices, f"{VISIBLE}={value!r}"
+
+
 def machine_gpus(environ=None) -> tuple[list[str], str]:
     """(this machine's GPUs as CUDA_VISIBLE_DEVICES names them, where that came from). Never
     raises: a machine without a driver has none."""
     environ = os.environ if environ is None else environ
-    if VISIBLE in environ:
-        value = environ[VISIBLE].strip()
-        # CUDA stops at the first invalid entry; "-1" or "" hide every device
-        devices = []
-        for entry in value.split(","):
-            entry = entry.strip()
-            if not entry or entry.startswith("-"):
-                break
-            devices.append(entry)
-        return devices, f"{VISIBLE}={value!r}"
-    smi = shutil.which("nvidia-smi")
+    visible = _visible(environ)
+    if visible is not None:
+        return visible
+    smi = shutil.which("nvidia-smi", path=absolute_path(os.environ.get("PATH", os.defpath)))
     if smi is None:
         return [], "no nvidia-smi and no CUDA_VISIBLE_DEVICES"
     try:
-        done = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20, check=False)
+        with tempfile.TemporaryDirectory(prefix="paddlejob-local-probe-") as empty:
+            done = subprocess.run(
+                [smi, "-L"],
+                cwd=empty,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=20,
+                check=False,
+            )
     except (OSError, subprocess.SubprocessError) as err:
         return [], f"nvidia-smi -L failed: {err}"
     if done.returncode != 0:
         return [], f"nvidia-smi -L exited with {done.returncode}"
     found = [m.group(1) for line in done.stdout.splitlines() if (m := _SMI_LINE.match(line.strip()))]
     return found, "nvidia-smi -L"
+
+
+def unprobed_gpus(pods: list[tuple[str, dict]], environ=None) -> tuple[list[str], dict[str, str]]:
+    """--explain's stand-in for machine_gpus, which runs nothing: CUDA_VISIBLE_DEVICES when set,
+    else as many devices as the pods ask for (``pods``: name and container), numbered from 0, and
+    for each pod that asks for some, a note that says so and what a run checks instead."""
+    environ = os.environ if environ is None else environ
+    visible = _visible(environ)
+    if visible is not None:
+        return visible[0], {}
+    asked = {}
+    for name, container in pods:
+        try:
+            asked[name] = gpu_limit(container, name)
+        except ValueError:
+            asked[name] = 0  # the plan says why
+    total = sum(asked.values())
+    note = (
+        f"{VISIBLE} as on a machine with exactly the {total} GPUs the job asks for: --explain runs nothing, "
+        f"so it does not look for this machine's; a run takes {VISIBLE} when set, else runs `nvidia-smi -L` "
+        "(from PATH's absolute entries), and refuses the job where there are fewer (unless --allow-cpu)"
+    )
+    return [str(i) for i in range(total)], {name: note for name, n in asked.items() if n}
 
 
 def gpu_limit(container: dict, pod_name: str) -> int:
