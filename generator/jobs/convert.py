@@ -27,7 +27,9 @@ def to_job(doc) -> tuple[TrainingJob, list[str]]:
     key = (doc.get("apiVersion"), doc.get("kind"))
     function = registry.CONVERTS.get(key)  # the jobs convert reads: the registry's (core/kinds.py)
     if function is None:
-        known = " and ".join(f"{api} {kind}s" for api, kind in registry.CONVERTS)
+        kinds = {kind for _, kind in registry.CONVERTS}
+        apis = " and ".join(api for api, _ in registry.CONVERTS)
+        known = f"{apis} {kinds.pop()}s" if len(kinds) == 1 else " and ".join(f"{a} {k}s" for a, k in registry.CONVERTS)
         raise ConvertError(f"{key[0]} {key[1]} is not a job this command reads; it converts {known}")
     if key not in registry.LEGACY:
         _require_valid(doc)
