@@ -16,7 +16,14 @@ through a callback:
   engine's parse limit) stop it, as rjsonnet's parser would overflow its stack;
 - the child has a 1 GiB address-space limit, 60 s of CPU, and a 64 MiB evaluation stack; if
   the engine still dies (runaway recursion), the parent says so in one line;
-- the result must be JSON (no `inf` from std.pow), at most 16 MiB and MAX_DEPTH levels deep.
+- the result must be JSON (no `inf` from std.pow), at most 16 MiB and MAX_DEPTH levels deep;
+  the child measures it before it sends it, and the parent reads the child's answers bounded
+  (each one's size first, never more than 16 MiB of output, 1 MiB of an error, 16 KiB of the
+  error output, which std.trace writes to): what the program makes costs the parent no more
+  memory than a 16 MiB result;
+- an import outside the allowed folders gets one message whatever the path is (a file, a
+  folder, nothing, a link, and wherever a link points): the message tells nothing of the
+  machine beyond those folders.
 
 Our own library (the install bundle) is trusted and evaluated in-process by engine.py.
 """
@@ -28,6 +35,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +45,9 @@ from generator.kubeyaml.load import MAX_DEPTH, nesting_depth
 
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
 MAX_OUTPUT_BYTES = 16 * 1024 * 1024  # a job is kilobytes; parsed, the limit costs ~100 MB
+MAX_ERROR_CHARS = 16 * 1024  # of an evaluation's error message (`error std.repeat(...)` is any size)
+MAX_HEADER_BYTES = 1 << 20  # an answer's header: its size, or its error (escaped as JSON)
+STDERR_TAIL = 16 * 1024  # of the child's error output (std.trace writes there), kept to say why it died
 MAX_NESTING = 500
 MEMORY_LIMIT = 1 << 30
 CPU_SECONDS = 60
@@ -75,33 +86,82 @@ def evaluate_files(
     return start(paths, jpath, allow_anywhere, variables).result()
 
 
-class Pending:
-    """A sandboxed evaluation under way: the child works while the caller does other things."""
+class _Tail(threading.Thread):
+    """Reads a pipe to its end as it comes, keeping only its last ``keep`` bytes."""
 
-    def __init__(self, paths: list[Path], child: subprocess.Popen, request: str) -> None:
-        self.paths, self.child, self.request = paths, child, request
+    def __init__(self, pipe, keep: int) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.keep, self.data = pipe, keep, b""
+
+    def run(self) -> None:
+        while chunk := self.pipe.read1(1 << 16):
+            self.data = (self.data + chunk)[-self.keep :]
+
+    def text(self) -> str:
+        self.join()
+        return self.data.decode("utf-8", "replace")
+
+
+class Pending:
+    """A sandboxed evaluation under way: the child works while the caller does other things.
+
+    The child answers each file with a line, ``{"size": N}`` then N bytes of the result's JSON
+    text, or ``{"error": MESSAGE}``; the parent reads one answer at a time and never more than
+    the limits allow (it stops the child instead), so a program that makes a huge result or
+    error, or traces one to the error output, costs the parent no more than the limits."""
+
+    def __init__(self, paths: list[Path], child: subprocess.Popen, stderr: _Tail) -> None:
+        self.paths, self.child, self.stderr = paths, child, stderr
+        self.expired = False
+
+    def _expire(self) -> None:
+        self.expired = True
+        self.child.kill()
 
     def result(self) -> list:
+        timer = threading.Timer(CPU_SECONDS * 2, self._expire)
+        timer.start()
         try:
-            stdout, stderr = self.child.communicate(self.request, timeout=CPU_SECONDS * 2)
-        except subprocess.TimeoutExpired:
+            results = self._answers()
+        except BaseException:
             self.child.kill()
-            self.child.communicate()
-            raise SandboxError(f"{self.paths[0]}: jsonnet did not finish within {CPU_SECONDS * 2} s") from None
-        if self.child.returncode != 0 or not stdout:
-            raise SandboxError(f"{self.paths[0]}: {_death(self.child.returncode, stderr)}")
-        try:
-            outcomes = json.loads(stdout)
-        except ValueError:
-            raise SandboxError(f"{self.paths[0]}: the sandbox's answer is not JSON: {stdout[:200]!r}") from None
-        results = []
-        for path, outcome in zip(self.paths, outcomes, strict=False):
-            if "error" in outcome:
-                raise SandboxError(f"{path}: {outcome['error']}")
-            results.append(_output(path, outcome["json"]))
+            raise
+        finally:
+            self.child.wait()
+            timer.cancel()
+            self.child.stdout.close()
+        if self.expired:
+            raise SandboxError(f"{self.paths[0]}: jsonnet did not finish within {CPU_SECONDS * 2} s")
         if len(results) < len(self.paths):
             missing = self.paths[len(results)]
-            raise SandboxError(f"{missing}: the sandbox gave no result: {_death(self.child.returncode, stderr)}")
+            death = _death(self.child.returncode, self.stderr.text())
+            if self.child.returncode != 0 and not results:
+                raise SandboxError(f"{missing}: {death}")
+            raise SandboxError(f"{missing}: the sandbox gave no result: {death}")
+        return results
+
+    def _answers(self) -> list:
+        """The data of each file, read answer by answer; fewer when the child stopped early."""
+        results = []
+        for path in self.paths:
+            header = self.child.stdout.readline(MAX_HEADER_BYTES + 1)
+            if not header.endswith(b"\n"):
+                if len(header) > MAX_HEADER_BYTES:
+                    raise SandboxError(f"{path}: the sandbox's answer is longer than {MAX_HEADER_BYTES:,} bytes")
+                break  # the child stopped: its exit status says why
+            try:
+                answer = json.loads(header)
+                if "error" in answer:
+                    raise SandboxError(f"{path}: {str(answer['error'])[: MAX_ERROR_CHARS + 200]}")
+                size = int(answer["size"])
+            except (ValueError, KeyError, TypeError):
+                raise SandboxError(f"{path}: the sandbox's answer is not JSON: {header[:200]!r}") from None
+            if not 0 <= size <= MAX_OUTPUT_BYTES:
+                raise SandboxError(f"{path}: the output is larger than {MAX_OUTPUT_BYTES:,} bytes")
+            text = self.child.stdout.read(size)
+            if len(text) < size:
+                break
+            results.append(_output(path, text.decode("utf-8", "surrogatepass")))
         return results
 
 
@@ -112,12 +172,15 @@ def start(
     variables: dict[str, dict[str, str]] | None = None,
 ) -> Pending:
     """Start evaluating ``paths`` in a sandboxed child; ``.result()`` waits for the data."""
+    files = []
     for path in paths:
+        _check_utf8_path(path, "file")
+        files.append(str(_as_given(path, allow_anywhere)))  # a link out is refused before it is looked at
         _check_source_file(path)
     for folder in jpath or []:
         _check_utf8_path(Path(folder), "-J folder")
     request = {
-        "files": [str(_as_given(p, allow_anywhere)) for p in paths],
+        "files": files,
         "jpath": [str(LIBSONNET), *(str(Path(j).resolve()) for j in jpath or [])],
         "allow_anywhere": allow_anywhere,
         "engine": os.environ.get("PADDLEJOB_JSONNET", "rjsonnet"),
@@ -130,10 +193,15 @@ def start(
         stderr=subprocess.PIPE,
         cwd=os.sep,  # not the job's folder nor the caller's: nothing relative resolves there
         env={},  # nothing of the caller's environment (PYTHON*, secrets) reaches the child
-        encoding="utf-8",
-        errors="replace",
     )
-    return Pending(paths, child, json.dumps(request))
+    stderr = _Tail(child.stderr, STDERR_TAIL)
+    stderr.start()
+    try:  # the child reads its whole request first, then works while the caller does other things
+        child.stdin.write(json.dumps(request).encode())  # ASCII: json.dumps escapes the rest
+        child.stdin.close()
+    except OSError:
+        pass  # the child died at once: result() says why
+    return Pending(paths, child, stderr)
 
 
 # The child's first code: load this package from the file the parent loaded it from (argv:
@@ -173,10 +241,10 @@ def _as_given(path: Path, allow_anywhere: bool) -> Path:
     folder = path.parent.resolve()
     real = path.resolve()
     if not allow_anywhere and not _inside(real, [folder]):
+        # one message wherever the link points, and whether or not anything is there
         raise SourceRefused(
-            f"{path}: a symbolic link to {os.readlink(path) if path.is_symlink() else str(real)!r}, outside "
-            f"its own folder ({path.parent}); not read; give the file itself, or pass "
-            "--allow-import-anywhere if you trust where it points"
+            f"{path}: a symbolic link out of its own folder ({path.parent}); not read; give the file itself, "
+            "or pass --allow-import-anywhere if you trust where it points"
         )
     return folder / path.name
 
@@ -193,8 +261,6 @@ def _death(code: int, stderr: str) -> str:
 
 
 def _output(path: Path, text: str):
-    if len(text) > MAX_OUTPUT_BYTES:
-        raise SandboxError(f"{path}: the output is larger than {MAX_OUTPUT_BYTES:,} bytes")
     try:
         data = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as err:
@@ -269,39 +335,67 @@ def _inside(path: Path, roots: list[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
+def _outside_message(rel: str) -> str:
+    """The one error for an import outside the allowed folders, whatever is (or is not) there."""
+    return (
+        f"import {rel!r}: outside the file's folder, the library and -J folders (or a link out of them); not "
+        "read; pass --allow-import-anywhere if you trust the file"
+    )
+
+
 def make_import_callback(policy: Policy, as_bytes: bool):
-    """The engines' import callback: (importing folder, import path) -> (found path, content)."""
+    """The engines' import callback: (importing folder, import path) -> (found path, content).
+
+    Each candidate (the importing folder, then each root, as jsonnet searches them) is judged
+    first by its spelling (made absolute, `..` folded) and then by where it resolves: one that is
+    outside the roots either way is passed over without being looked at, so what lies outside
+    (a file, a folder, nothing, a link and its target) never changes the outcome; if no candidate
+    inside is found, an import that had a candidate outside gets _outside_message. Messages name
+    the candidate as spelt, never where a link points."""
+    spelt_roots = [Path(os.path.abspath(root)) for root in policy.roots]
+    real_roots = []
+    for root in policy.roots:
+        try:
+            real_roots.append(Path(root).resolve())
+        except (OSError, RuntimeError):
+            continue
+    roots = spelt_roots + real_roots
 
     def callback(folder: str, rel: str):
-        candidates = [Path(folder) / rel] + [root / rel for root in policy.roots]
+        # rjsonnet gives the top file's imports the process's own folder (the child's is /): not a
+        # folder of the program's, so not a candidate (the file's own folder is the first root)
+        own = policy.allow_anywhere or _inside(Path(os.path.abspath(folder)), roots)
+        candidates = [Path(folder) / rel] * own + [root / rel for root in policy.roots]
+        outside = False
         for candidate in candidates:
+            spelt = Path(os.path.abspath(candidate))
             try:
                 real = candidate.resolve()
             except (OSError, RuntimeError):
+                real = None
+            if not policy.allow_anywhere and (real is None or not (_inside(spelt, roots) and _inside(real, roots))):
+                outside = True  # a link that loops counts as outside: it may loop out there
                 continue
-            if not real.exists():
+            if real is None or not real.exists():
                 continue
-            if not policy.allow_anywhere and not _inside(real, policy.roots):
-                raise RuntimeError(
-                    f"import {rel!r} resolves to {real}, outside the file's folder, the library and -J "
-                    "folders; pass --allow-import-anywhere if you trust the file"
-                )
             if not real.is_file():
-                raise RuntimeError(f"import {rel!r}: {real} is not a regular file")
+                raise RuntimeError(f"import {rel!r}: {candidate} is not a regular file")
             if real.stat().st_size > MAX_SOURCE_BYTES:
-                raise RuntimeError(f"import {rel!r}: {real} is larger than {MAX_SOURCE_BYTES:,} bytes")
+                raise RuntimeError(f"import {rel!r}: {candidate} is larger than {MAX_SOURCE_BYTES:,} bytes")
             raw = real.read_bytes()[: MAX_SOURCE_BYTES + 1]
             if as_bytes:
                 return str(candidate), raw
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise RuntimeError(f"import {rel!r}: {real} is not UTF-8 text") from None
+                raise RuntimeError(f"import {rel!r}: {candidate} is not UTF-8 text") from None
             if real.suffix in (".jsonnet", ".libsonnet"):
                 problem = nesting_problem(text)
                 if problem:
-                    raise RuntimeError(f"import {rel!r}: {real}: {problem}")
+                    raise RuntimeError(f"import {rel!r}: {candidate}: {problem}")
             return str(candidate), text
+        if outside:
+            raise RuntimeError(_outside_message(rel))
         raise RuntimeError(f"import {rel!r}: file not found")
 
     return callback
@@ -357,19 +451,34 @@ def _child() -> None:
 
     _limit_child()
     request = json.loads(sys.stdin.read())
-    results: list[dict] = []
 
     def run() -> None:
         for file in request["files"]:
-            results.append(_evaluate_one(file, request))
-            if "error" in results[-1]:
+            outcome = _evaluate_one(file, request)
+            sys.stdout.buffer.write(_answer(outcome))
+            sys.stdout.buffer.flush()
+            if "error" in outcome:
                 break
 
     threading.stack_size(STACK_BYTES)
     worker = threading.Thread(target=run)
     worker.start()
     worker.join()
-    sys.stdout.write(json.dumps(results))
+
+
+def _answer(outcome: dict) -> bytes:
+    """One file's answer as Pending reads it: a header line, then the result's text. A result over
+    MAX_OUTPUT_BYTES and an error's message over MAX_ERROR_CHARS are never sent whole."""
+    if "error" in outcome:
+        message = outcome["error"]
+        if len(message) > MAX_ERROR_CHARS:
+            message = f"{message[:MAX_ERROR_CHARS]}... ({len(message) - MAX_ERROR_CHARS:,} characters more)"
+        return json.dumps({"error": message}).encode() + b"\n"
+    text = outcome["json"]
+    data = b"" if len(text) > MAX_OUTPUT_BYTES else text.encode("utf-8", "surrogatepass")
+    if len(text) > MAX_OUTPUT_BYTES or len(data) > MAX_OUTPUT_BYTES:
+        return json.dumps({"error": f"the output is larger than {MAX_OUTPUT_BYTES:,} bytes"}).encode() + b"\n"
+    return json.dumps({"size": len(data)}).encode() + b"\n" + data
 
 
 if __name__ == "__main__":
