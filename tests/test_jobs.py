@@ -283,7 +283,7 @@ def run_cli(*argv: str) -> subprocess.CompletedProcess:
         (["--min-available", "1"], "--min-available: only with --volcano"),
         (
             ["--min-workers", "1"],
-            "--min-workers: only with --elastic (runtimes that have it: paddle-operator, volcano, kubernetes)",
+            "--min-workers: only with --elastic (runtimes that have it: paddle-operator, volcano, kubernetes, jobset)",
         ),
         (["--etcd", "e:2379"], "--etcd: only with --elastic"),
         (["--deadline", "0"], "--deadline: must be 1 or more, got 0"),
@@ -450,7 +450,7 @@ def test_rendered_examples_are_the_committed_ones():
     files = render.render_examples(EXAMPLES)
     for rel, text in files.items():
         assert (DEPLOY / rel).read_text() == text, rel
-    assert len(files) == len(list(EXAMPLES.glob("*.jsonnet"))) == 9
+    assert len(files) == len(list(EXAMPLES.glob("*.jsonnet"))) == 10
 
 
 def test_every_example_passes_validate_and_kubectl(capsys):
@@ -596,7 +596,7 @@ def test_the_runtimes_are_listed_once():
     """features.libsonnet is the list: jsonnet's checks, the Python API and the CLI read it."""
     from generator import cli
 
-    assert jobs.runtimes() == ("paddle-operator", "volcano", "kubeflow", "kubernetes", "kubeflow-trainer")
+    assert jobs.runtimes() == ("paddle-operator", "volcano", "kubeflow", "kubernetes", "kubeflow-trainer", "jobset")
     assert engine.evaluate_snippet("std.objectFields((import 'paddlejob/checks.libsonnet').roleNames)") == sorted(
         jobs.runtimes()
     )
