@@ -71,19 +71,18 @@ def by_kind(docs: list[dict], kind: str) -> list[dict]:
 
 @pytest.fixture(params=["rapidyaml", "libyaml"])
 def yaml_reader(request, monkeypatch) -> str:
-    """Runs a test with each of yamlload's readers: rapidyaml's fast path (where installed) and
+    """Runs a test with each of kubeyaml.load's readers: rapidyaml's fast path (where installed) and
     libyaml's alone (PADDLEJOB_MANIFESTS_YAML=libyaml, or no rapidyaml)."""
-    from generator.kubeyaml import fast as yamlfast
-    from generator.kubeyaml import load as yamlload
+    from generator.kubeyaml import fast, load
 
     if request.param == "rapidyaml":
-        if not yamlfast.AVAILABLE:
+        if not fast.AVAILABLE:
             pytest.skip("rapidyaml is not installed")
-        monkeypatch.setattr(yamlload, "fast_reader", yamlfast.read)
-        monkeypatch.setattr(yamlload, "FAST_AFTER", 0)  # every document, however small the file
+        monkeypatch.setattr(load, "fast_reader", fast.read)
+        monkeypatch.setattr(load, "FAST_AFTER", 0)  # every document, however small the file
         monkeypatch.delenv("PADDLEJOB_MANIFESTS_YAML", raising=False)
     else:
-        monkeypatch.setattr(yamlload, "fast_reader", None)
+        monkeypatch.setattr(load, "fast_reader", None)
         monkeypatch.setenv("PADDLEJOB_MANIFESTS_YAML", "libyaml")
     return request.param
 

@@ -60,14 +60,14 @@ from xml.etree import ElementTree
 import yaml
 
 from generator import validate
-from generator.core import values as cliargs
+from generator.core.errors import InputError
 from generator.jobs import convert
 from generator.jobs import model as jobs
 from generator.jsonnet import sandbox
 from generator.kubeyaml.load import read_documents
 from generator.local import run as localrun
 from generator.render import params
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate import output as outputs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,7 +181,7 @@ def run_one(target: str, data: bytes, checker, workdir: Path) -> None:
     elif target == "params":
         path = workdir / "params.yaml"
         path.write_bytes(data)
-        with contextlib.suppress(cliargs.InputError):
+        with contextlib.suppress(InputError):
             params.check(params.read_params_file(str(path)))
     else:
         path = workdir / "job.jsonnet"
@@ -1071,7 +1071,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"FAIL {name} case-seed={seed}:\n  {problem}", file=sys.stderr)
         print(f"fuzz: {name}:{seed}, {len(problems)} failures")
         return 1 if problems else 0
-    checker = validate.ObjectChecker(kube.known_versions()[-1])
+    checker = validate.ObjectChecker(kubernetes.known_versions()[-1])
     jobs_corpus = [p.read_bytes() for p in JOBS]
     sources = [p.read_text() for p in JSONNET]
     deadline = time.monotonic() + args.seconds

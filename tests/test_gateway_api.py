@@ -19,8 +19,7 @@ import pytest
 from generator import validate
 from generator.core.kinds import PROJECTS
 from generator.core.versions import Release
-from generator.schema import kubernetes as kube
-from generator.schema import projects
+from generator.schema import kubernetes, projects
 from generator.validate.crd import kubecel
 
 from .conftest import FIXTURES
@@ -40,7 +39,7 @@ HAVE_GIT_DIR = bool(GIT_DIR) and Path(GIT_DIR, "HEAD").exists()
 def findings(text: str, release=None, tmp_path: Path | None = None):
     path = tmp_path / "objects.yaml"
     path.write_text(text)
-    checker = validate.ObjectChecker(kube.newest(), projects={"gateway-api": release})
+    checker = validate.ObjectChecker(kubernetes.newest(), projects={"gateway-api": release})
     return validate.validate_files([str(path)], checker).findings
 
 
@@ -258,7 +257,7 @@ NOT_COMPILED = {
 
 
 def test_every_cel_rule_of_the_pinned_crds_compiles_or_is_listed():
-    env = kubecel.environment(kube.newest())
+    env = kubecel.environment(kubernetes.newest())
     failed = set()
     total = 0
     for path in sorted(GATEWAY.glob("*/*.json.gz")):
@@ -326,7 +325,7 @@ def test_each_releases_examples_pass_its_own_crds(release, tmp_path):
     folder = "examples/" if isinstance(release, EXPERIMENTAL) else "examples/standard/"
     files = _examples(tag, folder, tmp_path)
     assert len(files) > 40
-    checker = validate.ObjectChecker(kube.newest(), projects={"gateway-api": release})
+    checker = validate.ObjectChecker(kubernetes.newest(), projects={"gateway-api": release})
     found = validate.validate_files(files, checker).findings
     wrong = [
         (item.file, item.finding.rule, item.finding.path)

@@ -9,14 +9,14 @@ from pathlib import Path
 import kubernetes_validate
 
 from generator.core.paths import KUBE_SCHEMA_DIR
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.tools import kube_extract
 
 
 def test_every_release_from_1_11_to_1_37_is_there():
-    assert kube.known_versions() == tuple(range(11, 38))
+    assert kubernetes.known_versions() == tuple(range(11, 38))
     sources = json.loads((KUBE_SCHEMA_DIR / "SOURCES.json").read_text())
-    assert sorted(sources, key=kube.parse_version) == [f"1.{m}" for m in range(11, 38)]
+    assert sorted(sources, key=kubernetes.parse_version) == [f"1.{m}" for m in range(11, 38)]
     assert {s["package"] for s in sources.values()} == {"kubernetes-validate==1.24.1", "kubernetes-validate==1.37.0"}
 
 
@@ -31,15 +31,15 @@ def test_extraction_is_faithful_to_the_installed_kubernetes_validate():
 
 def test_field_names_that_look_like_keywords_survive():
     # JSONSchemaProps has fields called "description" and "$ref": they are names, not keywords.
-    props = kube.definitions(16)["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"]
+    props = kubernetes.definitions(16)["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps"]
     assert {"description", "$ref", "x-kubernetes-int-or-string"} <= set(props["properties"])
 
 
 def test_kinds_and_api_removals():
-    assert kube.kinds(11)[("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition")]
-    assert ("apiextensions.k8s.io/v1", "CustomResourceDefinition") not in kube.kinds(15)
-    assert ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition") not in kube.kinds(22)
-    assert kube.kinds(37)[("apps/v1", "Deployment")] == "io.k8s.api.apps.v1.Deployment"
+    assert kubernetes.kinds(11)[("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition")]
+    assert ("apiextensions.k8s.io/v1", "CustomResourceDefinition") not in kubernetes.kinds(15)
+    assert ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition") not in kubernetes.kinds(22)
+    assert kubernetes.kinds(37)[("apps/v1", "Deployment")] == "io.k8s.api.apps.v1.Deployment"
 
 
 def refs_by_walking(node):
@@ -59,22 +59,22 @@ def refs_by_walking(node):
 
 
 def test_closure_holds_everything_a_kind_refers_to():
-    closure = kube.closure(20, "io.k8s.api.apps.v1.Deployment")
+    closure = kubernetes.closure(20, "io.k8s.api.apps.v1.Deployment")
     assert "io.k8s.api.core.v1.PodSpec" in closure and "io.k8s.api.core.v1.Service" not in closure
     for schema in closure.values():
         for ref in refs_by_walking(schema):
-            assert kube.ref_name(ref) in closure
+            assert kubernetes.ref_name(ref) in closure
     for minor in (11, 16, 37):
-        for name, schema in list(kube.definitions(minor).items())[::5]:
-            assert kube._direct_refs(minor, name) == {kube.ref_name(r) for r in refs_by_walking(schema)}
+        for name, schema in list(kubernetes.definitions(minor).items())[::5]:
+            assert kubernetes._direct_refs(minor, name) == {kubernetes.ref_name(r) for r in refs_by_walking(schema)}
 
 
 def test_version_parsing():
-    assert kube.parse_version("1.16") == 16 and kube.parse_version("v1.22.3") == 22
+    assert kubernetes.parse_version("1.16") == 16 and kubernetes.parse_version("v1.22.3") == 22
     for bad in ("2.0", "1", "1.x", ""):
         try:
-            kube.parse_version(bad)
-        except kube.UnknownVersionError as err:
+            kubernetes.parse_version(bad)
+        except kubernetes.UnknownVersionError as err:
             assert "1.MINOR" in str(err)
         else:
             raise AssertionError(bad)
@@ -95,10 +95,10 @@ def test_a_run_over_built_in_kinds_reads_only_their_index_and_closures(tmp_path)
         "        - {name: c, image: i, ports: [{containerPort: web}]}\n"
     )
     code = (
-        "import sys; from generator.schema import kubernetes as kube; from generator import validate; "
+        "import sys; from generator.schema import kubernetes; from generator import validate; "
         "report = validate.validate_files([sys.argv[1]], validate.ObjectChecker(37)); "
         "found = [(f.line, f.finding.path, f.finding.message) for f in report.findings]; "
-        "print(kube._definitions.cache_info().currsize, found)"
+        "print(kubernetes._definitions.cache_info().currsize, found)"
     )
     repo = Path(__file__).resolve().parent.parent
     outputs = []

@@ -1,4 +1,4 @@
-"""The fast reader's cheaper forms of its checks (kubeyaml/fast.py) against the forms they
+"""The fast reader's cheaper forms of its checks (scalars/fast.py) against the forms they
 replaced: a new string's kind from character tests and one scan, not two patterns; a flow end
 found by a pattern that looks behind it, not a look at every bracket; a quoted number known
 from rapidyaml's JSON, not from its tree. Each gives the same answers on every fixture and on
@@ -11,8 +11,7 @@ import re
 
 import pytest
 
-from generator.kubeyaml import fast as yamlfast
-from generator.kubeyaml import scalars as kubeyaml
+from generator.kubeyaml import fast, scalars
 
 from .conftest import FIXTURES
 from .test_kubectl_yaml import SCALARS
@@ -23,9 +22,9 @@ FLOW_INDICATOR = re.compile(r"[,\[\]{}]")
 
 
 def two_patterns(value: str) -> str:
-    if kubeyaml.resolve_plain(value)[0] != kubeyaml.STR or ODD_PLAIN.search(value):
-        return yamlfast._MUST_QUOTE
-    return yamlfast._FLOW_PLAIN if FLOW_INDICATOR.search(value) else yamlfast._PLAIN
+    if scalars.resolve_plain(value)[0] != scalars.STR or ODD_PLAIN.search(value):
+        return fast._MUST_QUOTE
+    return fast._FLOW_PLAIN if FLOW_INDICATOR.search(value) else fast._PLAIN
 
 
 def test_a_new_strings_kind_is_what_the_two_patterns_said():
@@ -37,21 +36,21 @@ def test_a_new_strings_kind_is_what_the_two_patterns_said():
     words = {word for path in FIXTURES.rglob("*.yaml") for word in path.read_text(errors="replace").split()}
     words |= {"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(100_000)}
     for word in words:
-        kind = yamlfast._classify(word)
-        assert (yamlfast._MUST_QUOTE if kind is yamlfast._QUOTED else kind) == two_patterns(word), repr(word)
+        kind = fast._classify(word)
+        assert (fast._MUST_QUOTE if kind is fast._QUOTED else kind) == two_patterns(word), repr(word)
 
 
-@pytest.mark.skipif(not yamlfast.AVAILABLE, reason="rapidyaml is not installed")
+@pytest.mark.skipif(not fast.AVAILABLE, reason="rapidyaml is not installed")
 def test_rapidyaml_writes_plain_integers_and_words_unquoted_and_quoted_ones_quoted():
     """What _QUOTED stands on: a string of _JSON_PLAIN in rapidyaml's JSON was a quoted or block
     scalar, in every place a value can be (a plain one is written as a number or a literal)."""
-    yamlfast._load()
+    fast._load()
     rng = random.Random(23)
     words = ["0", "true", "false", "null", *map(str, range(1, 300))]
     words += [str(rng.randrange(10 ** (n - 1), 10**n)) for n in range(2, 40) for _ in range(5)]
     places = ["a: {}\n", "a:\n  - {}\n", "a: [x, {}]\n", "a: {{b: {}}}\n"]
     for word in words:
-        assert yamlfast._JSON_PLAIN.match(word) and yamlfast._classify(word) is yamlfast._QUOTED, word
+        assert fast._JSON_PLAIN.match(word) and fast._classify(word) is fast._QUOTED, word
         for place in places:
             assert f'"{word}"'.encode() not in _json(place.format(word)), (place, word)
             for quoted in (f"'{word}'", f'"{word}"'):
@@ -60,13 +59,13 @@ def test_rapidyaml_writes_plain_integers_and_words_unquoted_and_quoted_ones_quot
             assert f'"{word}"'.encode() in _json(block), block
     # and no scalar of kubectl's table that rapidyaml writes as a string though plain (`012`) is one
     for scalar in SCALARS:
-        parsed = yamlfast._parse(f"a: {scalar}\n".encode())  # None: rapidyaml refuses it (`-`)
+        parsed = fast._parse(f"a: {scalar}\n".encode())  # None: rapidyaml refuses it (`-`)
         if parsed is not None and f'"{scalar}"'.encode() in bytes(parsed[1]):
-            assert not yamlfast._JSON_PLAIN.match(scalar), scalar
+            assert not fast._JSON_PLAIN.match(scalar), scalar
 
 
 def _json(text: str) -> bytes:
-    parsed = yamlfast._parse(text.encode())
+    parsed = fast._parse(text.encode())
     assert parsed is not None, text
     return bytes(parsed[1])
 
@@ -97,4 +96,4 @@ def test_the_flow_end_scan_finds_what_the_loop_found():
     ]
     for text in texts:
         for flow_end in "]}":
-            assert sorted(yamlfast._flow_ends(text, flow_end)) == flow_ends_by_loop(text, flow_end), repr(text[:200])
+            assert sorted(fast._flow_ends(text, flow_end)) == flow_ends_by_loop(text, flow_end), repr(text[:200])

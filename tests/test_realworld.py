@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.kubeyaml import load as yamlload
+from generator.kubeyaml import load
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "fixtures" / "realworld"
@@ -105,7 +105,7 @@ def test_kubectl_decodes_every_document_to_the_data_we_read(report):
             del obj["metadata"]["labels"]
         if not obj["metadata"]:  # the label made it: an object without metadata (istio's IstioOperator)
             del obj["metadata"]
-    ours = [doc for f in files for doc in yamlload.read_documents(f)[0] if doc]
+    ours = [doc for f in files for doc in load.read_documents(f)[0] if doc]
     for doc in ours:  # kubectl's builder, not its decoding: cli-runtime's FilterNamespace visitor
         meta = doc.get("metadata")  # sets an object's empty namespace with Unstructured.SetNamespace(""),
         if isinstance(meta, dict) and meta.get("namespace", 0) in (None, ""):  # which removes the key

@@ -18,7 +18,7 @@ import pytest
 
 from generator import validate
 from generator.core.findings import Finding
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate import discover
 from generator.validate import output as outputs
 
@@ -56,7 +56,7 @@ def no_traceback(done: subprocess.CompletedProcess) -> None:
         ["validate", "--list-rules"],
         ["job", "demo", "--image", "a:1", "--workers", "1"],
         ["completion", "bash"],
-        ["render", "--out", "-", "--kube-version", "1.30"],
+        ["render", "--out", "-", "--kubernetes-version", "1.30"],
         ["--version"],  # a few bytes: the failure surfaces only when stdout is flushed at the end
         ["validate", "--help"],
     ],
@@ -363,7 +363,7 @@ def test_convert_of_an_empty_file_is_an_error_naming_it(tmp_path, content):
 def test_a_finding_on_every_document_costs_linear_time():
     """Report counted every finding again after each document: 20,000 documents with a warning
     each took 14 times as long as 5,000 (quadratic), now about 4 times."""
-    checker = validate.ObjectChecker(kube.known_versions()[-1])
+    checker = validate.ObjectChecker(kubernetes.known_versions()[-1])
 
     def cpu(documents: int) -> float:
         text = "".join(

@@ -15,7 +15,7 @@ import pytest
 
 from generator import validate
 from generator.core.paths import KUBE_SCHEMA_DIR
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.tools import extractors
 from generator.validate.output import junit as junit_output
 from generator.validate.output import tap as tap_output
@@ -29,14 +29,16 @@ def served() -> dict:
 
 
 def all_kinds() -> dict:
-    return {minor: set(kube.kinds(minor)) for minor in kube.known_versions()}
+    return {minor: set(kubernetes.kinds(minor)) for minor in kubernetes.known_versions()}
 
 
 def check(text: str, minor: str, tmp_path: Path, releases=None):
     path = tmp_path / "in.yaml"
     path.write_text(text)
-    releases = [kube.parse_version(r) for r in releases] if releases else None
-    return validate.validate_files([str(path)], validate.ObjectChecker(kube.parse_version(minor), releases=releases))
+    releases = [kubernetes.parse_version(r) for r in releases] if releases else None
+    return validate.validate_files(
+        [str(path)], validate.ObjectChecker(kubernetes.parse_version(minor), releases=releases)
+    )
 
 
 def messages(report, rule=None) -> list[str]:
@@ -47,7 +49,7 @@ def messages(report, rule=None) -> list[str]:
 
 
 def configs(data: dict) -> dict:
-    return {kube.parse_version(source["release"]): source["config"] for source in data["sources"]}
+    return {kubernetes.parse_version(source["release"]): source["config"] for source in data["sources"]}
 
 
 # The releases whose DefaultAPIResourceConfigSource was read: 1.19 and 1.30 at kubernetes'
@@ -57,7 +59,7 @@ READ = ("1.19", "1.21", "1.22", "1.23", "1.24", "1.26", "1.30")
 
 def test_every_release_has_an_entry_and_the_sources_are_pinned():
     data = served()
-    assert list(data["releases"]) == [str(minor) for minor in kube.known_versions()]
+    assert list(data["releases"]) == [str(minor) for minor in kubernetes.known_versions()]
     for source in data["sources"]:
         assert re.fullmatch(r"[0-9a-f]{40}", source["commit"]) and re.fullmatch(r"[0-9a-f]{64}", source["sha256"])
         assert source["function"] == "DefaultAPIResourceConfigSource"
@@ -90,18 +92,20 @@ def test_on_each_release_read_the_policy_gives_what_the_code_says(release):
 
 
 def test_what_the_releases_leave_off():
-    off = kube.off_by_default
-    assert ("resource.k8s.io/v1alpha2", "ResourceClass") in off(kube.parse_version("1.27"))
-    assert ("batch/v2alpha1", "CronJob") in off(kube.parse_version("1.11"))
+    off = kubernetes.off_by_default
+    assert ("resource.k8s.io/v1alpha2", "ResourceClass") in off(kubernetes.parse_version("1.27"))
+    assert ("batch/v2alpha1", "CronJob") in off(kubernetes.parse_version("1.11"))
     # a beta before 1.24 is on; a beta new since 1.24 is off (KEP-3136)
-    assert ("batch/v1beta1", "CronJob") not in off(kube.parse_version("1.24"))
-    assert ("admissionregistration.k8s.io/v1beta1", "ValidatingAdmissionPolicy") in off(kube.parse_version("1.28"))
-    assert ("networking.k8s.io/v1beta1", "ServiceCIDR") in off(kube.parse_version("1.31"))
+    assert ("batch/v1beta1", "CronJob") not in off(kubernetes.parse_version("1.24"))
+    assert ("admissionregistration.k8s.io/v1beta1", "ValidatingAdmissionPolicy") in off(
+        kubernetes.parse_version("1.28")
+    )
+    assert ("networking.k8s.io/v1beta1", "ServiceCIDR") in off(kubernetes.parse_version("1.31"))
     # flowcontrol v1beta3 (new in 1.26) stays on: legacyBetaEnabledByDefaultResources
     for minor in ("1.26", "1.29", "1.31"):
-        assert ("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema") not in off(kube.parse_version(minor))
+        assert ("flowcontrol.apiserver.k8s.io/v1beta3", "FlowSchema") not in off(kubernetes.parse_version(minor))
     # GA is served
-    assert not any(extractors.version_stage(av) == "ga" for av, _ in off(kube.parse_version("1.37")))
+    assert not any(extractors.version_stage(av) == "ga" for av, _ in off(kubernetes.parse_version("1.37")))
 
 
 def test_the_recorded_readings_are_the_pinned_files_when_copies_are_given():
@@ -155,7 +159,7 @@ def test_a_folder_keeps_a_copy_under_its_tag_or_its_commit(tmp_path):
 
 
 def test_a_text_naming_a_version_its_release_lacks_is_refused():
-    kinds = {kube.parse_version("1.19"): {("v1", "Pod")}}
+    kinds = {kubernetes.parse_version("1.19"): {("v1", "Pod")}}
     with pytest.raises(ValueError, match="lacks"):
         extractors.served_document(
             {"1.19": GO}, kinds, sources=({"release": "1.19", "path": "p", "commit": "c", "tag": None},)

@@ -10,8 +10,7 @@ import pytest
 
 from generator import validate
 from generator.core import rulebook
-from generator.schema import kubernetes as kube
-from generator.schema import projects
+from generator.schema import kubernetes, projects
 from generator.validate import sources as schemasource
 
 from .conftest import FIXTURES, KUBECTL, kubectl_decode_error, needs_kubectl
@@ -39,9 +38,9 @@ def expectations(path: Path) -> set[tuple[int, str, str]]:
 
 def kube_version(path: Path) -> int:
     for line in header(path):
-        if line.startswith("# kube-version:"):
-            return kube.parse_version(line.split(":", 1)[1])
-    return kube.known_versions()[-1]
+        if line.startswith("# kubernetes-version:"):
+            return kubernetes.parse_version(line.split(":", 1)[1])
+    return kubernetes.known_versions()[-1]
 
 
 def project_release(path: Path, project: str):

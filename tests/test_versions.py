@@ -9,8 +9,7 @@ import pytest
 from generator.core.errors import InputError
 from generator.core.versions import KubeVersion, Release
 from generator.jobs.model import JobError, Role, TrainingJob
-from generator.schema import kubernetes as kube
-from generator.schema import projects
+from generator.schema import kubernetes, projects
 
 
 @pytest.mark.parametrize("text", ["1.30", "v1.30", "v1.30.2", " 1.30 ", KubeVersion(30), 30])
@@ -30,10 +29,10 @@ def test_what_is_not_a_kubernetes_version_is_bad_input(text):
 
 
 def test_the_newest_release_is_named_once_and_is_a_version():
-    assert kube.newest() == kube.known_versions()[-1]
-    assert isinstance(kube.newest(), KubeVersion)
-    with pytest.raises(kube.UnknownVersionError, match="not known here"):
-        kube.require_known("1.5")
+    assert kubernetes.newest() == kubernetes.known_versions()[-1]
+    assert isinstance(kubernetes.newest(), KubeVersion)
+    with pytest.raises(kubernetes.UnknownVersionError, match="not known here"):
+        kubernetes.require_known("1.5")
 
 
 def test_a_project_release_compares_as_numbers_and_prints_as_written():

@@ -1,4 +1,4 @@
-"""The fast reader (yamlfast.py, rapidyaml) against libyaml's reader: on every fixture, corpus
+"""The fast reader (fast.py, rapidyaml) against libyaml's reader: on every fixture, corpus
 file, example, rendered file, every scalar of kubectl's table and thousands of fuzzed inputs,
 both give the same documents: data (types included), problems, positions of every field.
 
@@ -16,14 +16,13 @@ import time
 
 import pytest
 
-from generator.kubeyaml import fast as yamlfast
-from generator.kubeyaml import load as yamlload
+from generator.kubeyaml import fast, load
 from tests import fuzz
 from tests.test_kubectl_yaml import SCALARS
 
 from .conftest import FIXTURES, REPO
 
-pytestmark = pytest.mark.skipif(not yamlfast.AVAILABLE, reason="rapidyaml is not installed")
+pytestmark = pytest.mark.skipif(not fast.AVAILABLE, reason="rapidyaml is not installed")
 
 FILES = sorted(
     p
@@ -33,21 +32,21 @@ FILES = sorted(
 )
 
 
-def read(data, fast: bool) -> list[tuple]:
+def read(data, use_fast: bool) -> list[tuple]:
     """What the reader gives, comparable: data by repr (1 is not 1.0 nor True), problems, the
     position of every field, and whether the fast reader read the document."""
-    saved, saved_after = yamlload.fast_reader, yamlload.FAST_AFTER
-    yamlload.fast_reader, yamlload.FAST_AFTER = (yamlfast.read if fast else None), 0
+    saved, saved_after = load.fast_reader, load.FAST_AFTER
+    load.fast_reader, load.FAST_AFTER = (fast.read if use_fast else None), 0
     try:
         out = []
-        for doc in yamlload.iter_documents(data):
+        for doc in load.iter_documents(data):
             fast_read = doc.text is not None
             problems = [(p.line, p.column, p.rule, p.message, p.severity) for p in doc.problems]
             positions = [doc.position(path)[0] for path in _paths(doc.data)]
             out.append((doc.index, repr(doc.data), problems, doc.nulls, doc.line_offset, positions, fast_read))
         return out
     finally:
-        yamlload.fast_reader, yamlload.FAST_AFTER = saved, saved_after
+        load.fast_reader, load.FAST_AFTER = saved, saved_after
 
 
 def _paths(data, prefix=(), limit=400) -> list[list]:
@@ -69,10 +68,10 @@ def _paths(data, prefix=(), limit=400) -> list[list]:
 
 def differences(data) -> list[tuple]:
     """Documents that the two readers give differently (the fast flag aside)."""
-    fast, slow = read(data, True), read(data, False)
-    if len(fast) != len(slow):
-        return [("documents", len(fast), len(slow))]
-    return [(a, b) for a, b in zip(fast, slow, strict=True) if a[:-1] != b[:-1]]
+    quick, slow = read(data, True), read(data, False)
+    if len(quick) != len(slow):
+        return [("documents", len(quick), len(slow))]
+    return [(a, b) for a, b in zip(quick, slow, strict=True) if a[:-1] != b[:-1]]
 
 
 def test_both_readers_agree_on_every_file_and_the_fast_one_reads_most():
@@ -123,16 +122,14 @@ def test_both_readers_agree_on_fuzzed_inputs():
 
 def test_a_document_rapidyaml_refuses_leaves_nothing_on_stderr():
     """rapidyaml's C++ error handler prints every parse error: the reader silences it."""
-    code = (
-        "from generator.kubeyaml import load as yamlload; print(len(list(yamlload.iter_documents('a: -\\nb: [\\n'))))"
-    )
+    code = "from generator.kubeyaml import load; print(len(list(load.iter_documents('a: -\\nb: [\\n'))))"
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "1"
     assert done.stderr == ""
 
 
 def test_the_environment_chooses_libyaml_alone():
-    code = "from generator.kubeyaml import load as yamlload; print(yamlload.fast_reader is None)"
+    code = "from generator.kubeyaml import load; print(load.fast_reader is None)"
     env = {**os.environ, "PADDLEJOB_MANIFESTS_YAML": "libyaml", "PYTHONPATH": str(REPO)}
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env, timeout=60)
     assert done.stdout.strip() == "True"
@@ -160,13 +157,13 @@ def test_the_environment_chooses_libyaml_alone():
     ],
 )
 def test_what_the_fast_reader_leaves_to_libyaml(text):
-    assert yamlfast.read(text, yamlload.MAX_DEPTH) is None
+    assert fast.read(text, load.MAX_DEPTH) is None
     assert differences(text) == []
 
 
 def test_the_fast_reader_reads_plain_manifests_as_kubectl_does():
     text = 'a: "1"\nb: 1e3\nc: 1.5\nd:\ne: [1, "y", {f: true}]\ng: null\nh: >-\n  y\n'
-    data, nulls = yamlfast.read(text, yamlload.MAX_DEPTH)
+    data, nulls = fast.read(text, load.MAX_DEPTH)
     expected = {"a": "1", "b": 1000, "c": 1.5, "d": None, "e": [1, "y", {"f": True}], "g": None, "h": "y"}
     assert repr(data) == repr(expected)
     assert nulls
@@ -176,21 +173,21 @@ def test_the_fast_reader_reads_plain_manifests_as_kubectl_does():
 def test_a_document_whose_json_outgrows_the_reused_buffer_reads_whole():
     """The JSON is emitted into a buffer reused for every document; a bigger document gets one of
     its own, and the reused one stays as it was (its memory does not grow with the input)."""
-    yamlfast.read("a: 1\n", yamlload.MAX_DEPTH)  # the reused buffer exists
-    kept = len(yamlfast._json)
+    fast.read("a: 1\n", load.MAX_DEPTH)  # the reused buffer exists
+    kept = len(fast._json)
     text = "".join(f"key-{i}: value-{i}\n" for i in range(kept // 10))
-    data, _ = yamlfast.read(text, yamlload.MAX_DEPTH)
+    data, _ = fast.read(text, load.MAX_DEPTH)
     assert data == {f"key-{i}": f"value-{i}" for i in range(kept // 10)}
-    assert len(yamlfast._json) == kept
-    assert yamlfast.read("- a\n", yamlload.MAX_DEPTH) is None  # no mapping: libyaml says so
-    assert yamlfast.read("# only a comment\n", yamlload.MAX_DEPTH) is None
+    assert len(fast._json) == kept
+    assert fast.read("- a\n", load.MAX_DEPTH) is None  # no mapping: libyaml says so
+    assert fast.read("# only a comment\n", load.MAX_DEPTH) is None
 
 
 def test_a_fast_document_composes_its_tree_only_when_a_node_is_asked(monkeypatch):
     """A position alone comes from rapidyaml's tree of the text (fast.Positions); the YAML node at
     a path (what a type finding says of the text) needs libyaml's node tree, composed then."""
-    monkeypatch.setattr(yamlload, "FAST_AFTER", 0)
-    docs = list(yamlload.iter_documents("x: 0\n---\na:\n  b: [1, 2]\n"))
+    monkeypatch.setattr(load, "FAST_AFTER", 0)
+    docs = list(load.iter_documents("x: 0\n---\na:\n  b: [1, 2]\n"))
     doc = docs[1]
     assert doc.text is not None and doc.node is None
     assert doc.position(["a", "b", 1]) == ((4, 10), None)
@@ -205,17 +202,17 @@ def test_a_small_stream_is_libyamls_and_loads_no_rapidyaml(monkeypatch):
     rapidyaml (its import costs more than the read); past them the fast reader takes over, in the
     same file or in the next ones of a folder."""
     code = (
-        "import sys; from generator.kubeyaml import load as yamlload; "
-        "docs = list(yamlload.iter_documents('a: 1\\n')); "
+        "import sys; from generator.kubeyaml import load; "
+        "docs = list(load.iter_documents('a: 1\\n')); "
         "print('ryml' in sys.modules, docs[0].text is None)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=60)
     assert done.stdout.split() == ["False", "True"], done.stderr
-    monkeypatch.setattr(yamlload, "_read_so_far", 0)
+    monkeypatch.setattr(load, "_read_so_far", 0)
     big = "---\n".join(f"name: job-{i}\nreplicas: {i}\n" for i in range(4000))
-    docs = list(yamlload.iter_documents(big))
+    docs = list(load.iter_documents(big))
     assert docs[0].text is None and docs[-1].text is not None  # libyaml first, rapidyaml later
-    assert list(yamlload.iter_documents("a: 1\n"))[0].text is not None  # the next file: rapidyaml
+    assert list(load.iter_documents("a: 1\n"))[0].text is not None  # the next file: rapidyaml
 
 
 def test_the_quoted_scalar_scan_is_the_one_regex_it_replaces():
@@ -229,7 +226,7 @@ def test_the_quoted_scalar_scan_is_the_one_regex_it_replaces():
     rng = random.Random(7)
     texts += ["".join(rng.choice(" \"'\n#:,[]{}-ab") for _ in range(rng.randint(0, 14))) for _ in range(50_000)]
     for text in texts:
-        assert yamlfast._after_quoted(text) == bool(one_regex.search(text)), repr(text[:200])
+        assert fast._after_quoted(text) == bool(one_regex.search(text)), repr(text[:200])
 
 
 def test_the_block_header_scan_finds_what_the_one_regex_found():
@@ -244,17 +241,17 @@ def test_the_block_header_scan_finds_what_the_one_regex_found():
     texts += ["".join(rng.choice(" \n#:-|>+09ab") for _ in range(rng.randint(0, 14))) for _ in range(50_000)]
     for text in texts:
         # the regex's matches do not overlap: each indicator it found, and no other, is found
-        assert set(yamlfast._block_headers(text)) == {m.start(1) for m in one_regex.finditer(text)}, repr(text[:200])
+        assert set(fast._block_headers(text)) == {m.start(1) for m in one_regex.finditer(text)}, repr(text[:200])
 
 
 def _screen_misses(data: bytes | str) -> list[str]:
     """Documents of ``data`` that the stream's screen marks clean though their own scan
     (_slow_path) finds something: there must be none."""
-    blocks = yamlload._decoded_blocks(data)
+    blocks = load._decoded_blocks(data)
     return [
         chunk.text[:200]
-        for chunk in yamlload._chunks(blocks, yamlfast.screen)
-        if chunk.problem is None and chunk.screened and yamlfast._slow_path(chunk.text)
+        for chunk in load._chunks(blocks, fast.screen)
+        if chunk.problem is None and chunk.screened and fast._slow_path(chunk.text)
     ]
 
 
@@ -274,7 +271,7 @@ def test_the_stream_screen_finds_whatever_a_documents_own_scan_finds():
     misses = [miss for text in texts for miss in _screen_misses(text)]
     assert misses == []
     plain = "---\n".join(f'a: {i}\nb: "x"\nc: [1, {{d: e}}]\n' for i in range(50))
-    assert all(chunk.screened for chunk in yamlload._chunks(yamlload._decoded_blocks(plain), yamlfast.screen))
+    assert all(chunk.screened for chunk in load._chunks(load._decoded_blocks(plain), fast.screen))
 
 
 def test_the_separator_search_finds_what_the_pattern_did():
@@ -288,11 +285,11 @@ def test_the_separator_search_finds_what_the_pattern_did():
         for _ in range(20_000)
     ]
     for text in texts:
-        assert list(yamlload._separator_lines(text)) == [m.span() for m in pattern.finditer(text)], repr(text)
+        assert list(load._separator_lines(text)) == [m.span() for m in pattern.finditer(text)], repr(text)
 
 
 def _sizes_and_rules(source) -> list[tuple]:
-    return [(doc.index, sorted(p.rule for p in doc.problems), doc.data) for doc in yamlload.iter_documents(source)]
+    return [(doc.index, sorted(p.rule for p in doc.problems), doc.data) for doc in load.iter_documents(source)]
 
 
 @pytest.mark.parametrize("form", ["file", "bytes", "text"])
@@ -302,7 +299,7 @@ def test_every_document_over_the_size_limit_is_refused_however_it_is_read(form, 
     text (a document that came whole within a block was once read as if it were small)."""
     import io
 
-    monkeypatch.setattr(yamlload, "MAX_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(load, "MAX_DOCUMENT_BYTES", 1000)
     text = "a: 1\n---\nb: " + "x" * 1500 + "\n---\nc: 2\n---\nd: " + "y" * 3000 + "\n"
     source = {"file": io.BytesIO(text.encode()), "bytes": text.encode(), "text": text}[form]
     found = _sizes_and_rules(source)
@@ -319,8 +316,8 @@ def test_a_separator_inside_a_skipped_long_line_is_no_separator(monkeypatch):
     a `---` of that line split across two blocks is not a line of its own."""
     import io
 
-    monkeypatch.setattr(yamlload, "_BLOCK_SIZE", 8)
-    monkeypatch.setattr(yamlload, "MAX_DOCUMENT_BYTES", 10)
+    monkeypatch.setattr(load, "_BLOCK_SIZE", 8)
+    monkeypatch.setattr(load, "MAX_DOCUMENT_BYTES", 10)
     data = b"a: " + b"x" * 12 + b"---y\nb: 1\n---\nc: 2\n"
     found = _sizes_and_rules(io.BytesIO(data))
     assert [(rules, data) for _, rules, data in found] == [(["yaml-size"], None), ([], {"c": 2})]
@@ -334,7 +331,7 @@ def test_a_stream_reads_the_same_from_a_file_a_pipe_bytes_or_text(size, tmp_path
     import io
     import threading
 
-    monkeypatch.setattr(yamlload, "_BLOCK_SIZE", 128 if size < 300 else 512)
+    monkeypatch.setattr(load, "_BLOCK_SIZE", 128 if size < 300 else 512)
     head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# pad\n"
     tail = "---\nkind: Secret\nkind: Secret\ndata: {b: 2}\n"  # a duplicate key: a problem with a line
     pad = "#" * (size - len(head) - len(tail) - 1) + "\n"
@@ -374,6 +371,5 @@ def test_a_stream_reads_the_same_from_a_file_a_pipe_bytes_or_text(size, tmp_path
 
 def _positions(source) -> list[tuple]:
     return [
-        (doc.index, [(p.rule, p.line, p.column) for p in doc.problems], doc.data)
-        for doc in yamlload.iter_documents(source)
+        (doc.index, [(p.rule, p.line, p.column) for p in doc.problems], doc.data) for doc in load.iter_documents(source)
     ]

@@ -46,11 +46,11 @@ class RawDescriptionHelpFormatter(_TerminalWidth, argparse.RawDescriptionHelpFor
 def kube_release(value: str):
     """--kube-version, parsed once, by argparse: '1.30' or 'v1.30.2' -> KubeVersion 1.30
     (core/versions.py), a release this tool knows."""
-    from generator.schema import kubernetes as kube
+    from generator.schema import kubernetes
 
     try:
-        return kube.require_known(value)
-    except kube.UnknownVersionError as err:
+        return kubernetes.require_known(value)
+    except kubernetes.UnknownVersionError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 

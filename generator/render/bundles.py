@@ -13,14 +13,14 @@ from generator.core.versions import KubeVersion
 from generator.jobs.model import trainer_runtimes
 from generator.jsonnet import engine
 from generator.schema import crd as crdschema
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.schema.crd import FIRST_V1, Target
 
 BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 
 FIRST_V1BETA1 = 11
 # The default v1 bundle is for the clusters people run: from 1.19 the pod securityContext has the
-# seccompProfile field that Pod Security admission checks. `--kube-version 1.16` (1.17, 1.18)
+# seccompProfile field that Pod Security admission checks. `--kubernetes-version 1.16` (1.17, 1.18)
 # renders the bundle for older clusters, with the seccomp annotation of that time instead.
 DEFAULT_V1 = 19
 
@@ -37,7 +37,7 @@ class Bundle:
 
 
 def for_releases(apiextensions: str, min_minor: int) -> Bundle:
-    newest = kube.newest()
+    newest = kubernetes.newest()
     max_minor = newest if apiextensions == "v1" else FIRST_V1 - 1
     return Bundle(apiextensions, Target(apiextensions, min_minor, max_minor))
 
@@ -47,7 +47,7 @@ def default_bundles(kube_version: str | KubeVersion | None = None) -> list[Bundl
     release, for releases from it to the newest its apiextensions version is served on."""
     if kube_version is None:
         return [for_releases("v1", DEFAULT_V1), for_releases("v1beta1", FIRST_V1BETA1)]
-    minor = kube.require_known(kube_version)
+    minor = kubernetes.require_known(kube_version)
     return [for_releases("v1" if minor >= FIRST_V1 else "v1beta1", minor)]
 
 
@@ -72,6 +72,6 @@ def evaluate(bundle: Bundle, params: dict, keep_descriptions: bool = False) -> d
         raise BundleError(f"{BUNDLE_ENTRY.relative_to(OPERATOR_LIB.parent.parent)}: jsonnet failed:\n{err}") from None
     files = {"crd.yaml": [data["crd"]]}
     if "jobs" in data:  # the jobs' namespace: `kubectl delete -f operator.yaml` keeps it
-        files["jobs.yaml"] = sorted(data["jobs"].values(), key=kube.apply_order)
-    files["operator.yaml"] = sorted(data["operator"].values(), key=kube.apply_order)
+        files["jobs.yaml"] = sorted(data["jobs"].values(), key=kubernetes.apply_order)
+    files["operator.yaml"] = sorted(data["operator"].values(), key=kubernetes.apply_order)
     return files

@@ -154,7 +154,7 @@ def _dotted(field: str, path: tuple) -> str:
 
 def check(params: dict, origin: tuple | None = None) -> dict:
     """``params`` unchanged, or ParamsError naming the flag (or, with ``origin``, the --params
-    file, line and column: (path, yamlload.Document)), the field and what it takes."""
+    file, line and column: (path, kubeyaml.load.Document)), the field and what it takes."""
     known = config_fields()
     for field in params:
         if field not in known:

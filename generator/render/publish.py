@@ -16,7 +16,7 @@ from generator.jobs import model as jobs
 from generator.jsonnet import engine
 from generator.render import bundles
 from generator.schema import crd as crdschema
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.schema import projects as thirdparty
 from generator.validate.crd.validator import to_json_schema
 
@@ -51,7 +51,7 @@ def modeline(obj: dict, schemas: str) -> str:
 
 def jsonschema_files() -> dict[str, str]:
     """'GROUP/KIND_VERSION.json' -> JSON Schema text, for every custom kind the project knows."""
-    newest = kube.newest()
+    newest = kubernetes.newest()
     target = crdschema.Target("v1", newest, newest)
     files = {}
     for entry in sorted(registry.custom_kinds()):
@@ -64,9 +64,8 @@ def jsonschema_files() -> dict[str, str]:
             origin = f"{source} {release[0]}.{release[1]}'s CRD (schemas/thirdparty/SOURCES.json)"
         else:
             openapi = crdschema.openapi_schema(target, keep_descriptions=True, path=PADDLEJOB_SCHEMA)
-            origin = (
-                f"schemas/{_source_name(PADDLEJOB_SCHEMA)}; pod templates as of Kubernetes {kube.version_name(newest)}"
-            )
+            pods = f"pod templates as of Kubernetes {kubernetes.version_name(newest)}"
+            origin = f"schemas/{_source_name(PADDLEJOB_SCHEMA)}; {pods}"
         schema = to_json_schema(openapi, strict=True)
         schema["properties"]["apiVersion"] = {"type": "string", "enum": [api_version]}
         schema["properties"]["kind"] = {"type": "string", "enum": [kind]}
@@ -238,7 +237,7 @@ def api_markdown() -> str:
             "",
             "Runtimes: which `paddlejob-manifests job --runtime` can express the field "
             "([runtimes.md](runtimes.md)). Pod templates are Kubernetes `PodTemplateSpec`s, derived from the "
-            f"Kubernetes release the CRD targets (Kubernetes {kube.version_name(v1.target.max_minor)} for "
+            f"Kubernetes release the CRD targets (Kubernetes {kubernetes.version_name(v1.target.max_minor)} for "
             "`deploy/v1`); the Paddle container is `containers[0]`.",
             "",
             "## spec",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from generator.kubeyaml import load as yamlload
+from generator.kubeyaml import load
 from generator.validate import discover, parallel
 from generator.validate.checker import ObjectChecker
 from generator.validate.report import Report
@@ -33,7 +33,7 @@ def validate_files(
     processes (None: as many as pay off; the same report: parallel.py)."""
     report = Report(max_errors=max_errors, skip_rules=skip_rules)
     sizes = parallel.file_sizes(names)
-    yamlload.plan(sum(sizes))
+    load.plan(sum(sizes))
     workers = parallel.workers(names, jobs, sizes)
     if workers > 1:
         parallel.validate_files(names, checker, report, workers, sizes)

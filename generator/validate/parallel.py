@@ -187,7 +187,7 @@ def _parts(name: str) -> list[_Unit] | None:
                     decoder.decode(block, final=not block)  # UnicodeDecodeError: not UTF-8
                 if offset == 0 and not data:
                     head = block.removeprefix(codecs.BOM_UTF8).lstrip(b" \t\r\n")
-                    if not head or head.startswith(b"{"):  # blank, or a JSON stream (yamlload)
+                    if not head or head.startswith(b"{"):  # blank, or a JSON stream (kubeyaml.load)
                         return None
                 # what is new, with the last line of what came before (a pattern may span them)
                 fresh = data[data.rfind(b"\n") + 1 :] + block

@@ -4,7 +4,7 @@ answers).
 
 The sources, in the order they are asked:
 
-1. the built-in kinds of the targeted Kubernetes release (kube.py: the release's definitions);
+1. the built-in kinds of the targeted Kubernetes release (kubernetes.py: the release's definitions);
 2. the user's CRDs (`validate --crd PATH`), so a user's own CRD of a kind wins over the ones
    shipped here (their Volcano, their release of a CRD);
 3. the custom resources this project knows (validate.CUSTOM_KINDS): our own PaddleJob API and the
@@ -24,9 +24,9 @@ from typing import NamedTuple, Protocol
 from generator.core.errors import Error
 from generator.core.grammar import lazy_pattern
 from generator.core.versions import KubeVersion
-from generator.kubeyaml import load as yamlload
+from generator.kubeyaml import load
 from generator.schema import crd as crdschema
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.schema import projects as thirdparty
 from generator.validate import discover
 from generator.validate.crd.validator import CustomResourceValidator
@@ -58,10 +58,10 @@ class BuiltinSource:
         self._schema = Schema(f"Kubernetes {KubeVersion(minor)}")
 
     def lookup(self, api_version: str, kind: str) -> Schema | None:
-        return self._schema if (api_version, kind) in kube.kinds(self.minor) else None
+        return self._schema if (api_version, kind) in kubernetes.kinds(self.minor) else None
 
     def kinds(self) -> Iterable[tuple[str, str]]:
-        return kube.kinds(self.minor)
+        return kubernetes.kinds(self.minor)
 
 
 class ProjectSource:
@@ -133,14 +133,14 @@ class CrdSource:
                 self._pending.setdefault(key, []).append((document, name))
 
     def _parse(self, text: str, origin: str, counted: bool = False) -> None:
-        # read as kubectl reads it (yamlload): `=` is a string there, not YAML 1.1's value tag
+        # read as kubectl reads it (load): `=` is a string there, not YAML 1.1's value tag
         documents = []
-        for document in yamlload.iter_documents(text):
+        for document in load.iter_documents(text):
             if document.data is None and document.problems:
                 problem = document.problems[0]
                 raise CrdLoadError(f"{origin}: line {problem.line}: {problem.message}")
             documents.append(document.data)
-        for crd in kube.list_objects(documents):
+        for crd in kubernetes.list_objects(documents):
             if isinstance(crd, dict) and crd.get("kind") == "CustomResourceDefinition":
                 self._add(crd, origin, counted)
 

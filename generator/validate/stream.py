@@ -11,9 +11,9 @@ import sys
 
 from generator.core import provenance
 from generator.core.findings import Finding, dotted, split_path
-from generator.kubeyaml import load as yamlload
+from generator.kubeyaml import load
 from generator.kubeyaml.load import Document, Problem, iter_documents
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate import across, discover
 from generator.validate.checker import ObjectChecker
 from generator.validate.report import Located, Report
@@ -36,7 +36,7 @@ def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
 # A named pipe (`validate <(kustomize build)`, a FIFO) has no size to bound it as a file has: at most
 # this much is read from it (the limit of a JSON stream, which is read whole), and it must give
 # something every PIPE_IDLE_SECONDS (a FIFO no process writes to would be waited on for ever).
-MAX_PIPE_BYTES = yamlload._MAX_JSON_BYTES
+MAX_PIPE_BYTES = load._MAX_JSON_BYTES
 PIPE_IDLE_SECONDS = 10.0
 
 
@@ -101,7 +101,7 @@ class _Pipe(io.RawIOBase):
 
 def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
     """``checker``, or for a file `render` wrote (when the checker follows records: no
-    --kube-version) the checker for the releases the file records and this tool knows."""
+    --kubernetes-version) the checker for the releases the file records and this tool knows."""
     if not checker.follow_records or not hasattr(stream, "peek"):
         return checker
     try:
@@ -111,7 +111,7 @@ def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
     # the releases this tool knows within the record's range (never the range itself: it is input)
     if record is None:
         return checker
-    releases = [minor for minor in kube.known_versions() if record.min_minor <= minor <= record.max_minor]
+    releases = [minor for minor in kubernetes.known_versions() if record.min_minor <= minor <= record.max_minor]
     return checker.for_releases(releases) if releases else checker
 
 
