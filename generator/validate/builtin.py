@@ -14,7 +14,7 @@ import jsonschema_rs
 from generator.core.findings import Finding, joined, version_span
 from generator.schema import kubernetes as kube
 from generator.validate.admission import builtin_defaults
-from generator.validate.schemaerrors import describe
+from generator.validate.schemaerrors import describe, integer_bounds
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -34,7 +34,8 @@ class KubeValidator:
             # dict equality runs in C and stops at the first difference
             validator = next((v for seen, v in known if seen == closure), None)
             if validator is None:
-                schema = {"$schema": _DRAFT, "$ref": f"#/definitions/{definition}", "definitions": closure}
+                definitions = _with_integer_bounds(closure)  # decode: int32/int64 as Go reads them
+                schema = {"$schema": _DRAFT, "$ref": f"#/definitions/{definition}", "definitions": definitions}
                 validator = jsonschema_rs.validator_for(schema)
                 known.append((closure, validator))
             self._by_version_kind[key] = validator
@@ -87,3 +88,44 @@ def _status_required(problem: tuple[str, str, str]) -> bool:
     holds is still decoded: a wrong type or an unknown field there stays a finding."""
     path, rule, _ = problem
     return rule == "required" and path.startswith("status.")
+
+
+def _with_integer_bounds(node):
+    """``node`` (a closure of definitions, or a schema in it) with the range of each integer's
+    format as its minimum and maximum (schemaerrors.integer_bounds): the documents of every release
+    say int32 or int64 of each integer field, which the apiserver decodes into that Go type first.
+    Copied where it changes, once per compiled closure."""
+    if isinstance(node, dict):
+        if INT_OR_STRING in node:  # IntOrString.UnmarshalJSON reads a number into its int32 IntVal
+            node = {**node, INT_OR_STRING: _int_or_string_bounds(node[INT_OR_STRING])}
+        bounded = integer_bounds(node) if "format" in node else None
+        out = bounded or node
+        for key, value in node.items():
+            if isinstance(value, dict | list):
+                new = _with_integer_bounds(value)
+                if new is not value:
+                    if out is node:
+                        out = dict(node)
+                    out[key] = new
+        return out
+    if isinstance(node, list):
+        items = [_with_integer_bounds(item) for item in node]
+        return items if any(a is not b for a, b in zip(items, node, strict=True)) else node
+    return node
+
+
+INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+
+
+def _int_or_string_bounds(schema):
+    """The integer branch of IntOrString's schema (a oneOf of string and integer) bounded as int32."""
+    branches = schema.get("oneOf") if isinstance(schema, dict) else None
+    if not isinstance(branches, list):
+        return schema
+    return {**schema, "oneOf": [_int32_branch(b) for b in branches]}
+
+
+def _int32_branch(branch):
+    if isinstance(branch, dict) and "format" not in branch:
+        return integer_bounds(branch, "int32") or branch
+    return branch

@@ -41,12 +41,66 @@ def describe(error) -> list[tuple[str, str, str]]:
         return [(path, "quantity", quantity_message(error.instance))]
     if isinstance(kind, _KIND.AnyOf | _KIND.OneOfNotValid) and _neither_int_nor_string(error.instance):
         return [(path, "type", int_or_string_message(error.instance))]
+    if isinstance(kind, _KIND.OneOfNotValid) and isinstance(error.instance, int):
+        # IntOrString's integer branch, bounded as the int32 its IntVal is (validate/builtin.py)
+        low, high = INTEGER_BOUNDS["int32"]
+        message = _integer_range_message(error.instance, high if error.instance > high else low)
+        if message is not None:
+            return [(path, "type", message)]
+    if isinstance(kind, _KIND.Maximum | _KIND.Minimum):
+        message = _integer_range_message(error.instance, kind.limit)
+        if message is not None:
+            return [(path, "type", message)]
     if isinstance(kind, _KIND.Type):
         rule, message = type_problem(error.instance, kind.types)
         if error.instance is None and path.endswith("]"):  # a null list item (a stray `-`)
             message = message.replace("remove the field", "remove the item")
         return [(path, rule, message)]
     return [(path, "schema", error.message)]
+
+
+# The integer formats of the OpenAPI documents and CRDs, and the range of the Go type each names:
+# Go's encoding/json refuses a number outside it ("json: cannot unmarshal number 3000000000 into Go
+# struct field DeploymentSpec.spec.replicas of type int32"), so the apiserver cannot decode such a
+# built-in object; a custom resource's integers are decoded as int64 (a larger number becomes a
+# float64, which `type: integer` refuses), and its operator's Go types hold what the format says.
+INTEGER_BOUNDS = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_FORMAT_OF_LIMIT = {limit: fmt for fmt, bounds in INTEGER_BOUNDS.items() for limit in bounds}
+
+
+def integer_bounds(node: dict, default: str | None = None) -> dict | None:
+    """``node`` with the range of its integer `format` (``default`` without one) as minimum and
+    maximum (where its own are absent or looser), or None when it has no such format or already
+    holds the range. A draft-4 exclusiveMaximum/-Minimum of a looser bound goes with it."""
+    fmt = node.get("format", default)
+    bounds = INTEGER_BOUNDS.get(fmt) if isinstance(fmt, str) else None
+    kind = node.get("type")
+    if bounds is None or not (kind == "integer" or (isinstance(kind, list) and "integer" in kind)):
+        return None
+    low, high = bounds
+    out = None
+    minimum, maximum = node.get("minimum"), node.get("maximum")
+    if not isinstance(minimum, int | float) or minimum < low:
+        out = {**node, "minimum": low}
+        out.pop("exclusiveMinimum", None)
+    if not isinstance(maximum, int | float) or maximum > high:
+        out = {**(out or node), "maximum": high}
+        out.pop("exclusiveMaximum", None)
+    return out
+
+
+def _integer_range_message(instance, limit) -> str | None:
+    """A number outside the range of its field's integer format (INTEGER_BOUNDS), else None."""
+    fmt = _FORMAT_OF_LIMIT.get(limit) if isinstance(limit, int) and not isinstance(limit, bool) else None
+    if isinstance(instance, float) and instance.is_integer():
+        instance = int(instance)  # 99999999999999999999 reads as a float (kubeyaml), 1e+20 in kubectl's JSON
+    if fmt is None or not isinstance(instance, int) or isinstance(instance, bool):
+        return None
+    low, high = INTEGER_BOUNDS[fmt]
+    return (
+        f"{instance} is outside {fmt} ({low} to {high}), the field's Go type: it cannot be decoded "
+        f"(json: cannot unmarshal number {instance} into a field of type {fmt})"
+    )
 
 
 def _neither_int_nor_string(value) -> bool:

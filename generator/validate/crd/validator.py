@@ -37,7 +37,7 @@ from generator.schema import cache as schemacache
 from generator.validate.crd import deadline
 from generator.validate.crd import formats as crformats
 from generator.validate.crd.formats import CHECKED_FORMATS
-from generator.validate.schemaerrors import describe
+from generator.validate.schemaerrors import describe, integer_bounds
 
 
 class _Everything:
@@ -96,6 +96,10 @@ def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict
             out[key] = [to_json_schema(sub, False, object_meta) for sub in value]
         else:
             out[key] = value
+    if out.get("type") == "integer":
+        # decode: the apiserver reads a custom resource's integers as int64 (a larger one becomes a
+        # float64, which `type: integer` refuses); format int32 is its operator's Go type
+        out = integer_bounds(out, "int64") or out
     if schema.get("nullable"):
         kind = out.get("type")
         if kind:
