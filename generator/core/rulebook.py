@@ -43,6 +43,7 @@ OWNERS = {
     "across": "verdicts across the objects of one input: a PodGroup and its pods, an operator and its jobs, ...",
     "crd": "the apiextensions apiserver's rules for CustomResourceDefinitions",
     "launcher": "Paddle's own launcher (paddle.distributed.launch 3.3.1), as it reads a pod's environment",
+    "lifecycle": "what a job's controller does with its lifecycle fields (retries, deadlines, TTL, managedBy, elastic)",
 }
 
 ERROR, WARNING = ("error",), ("warning",)
@@ -435,6 +436,52 @@ _RULES = [
         WARNING,
         "a CRD close to the 256 KiB `kubectl apply` limit",
         "tests/test_validate_cli.py: a CRD rendered with --keep-descriptions",
+    ),
+    # -- lifecycle (generator/validate/rules/lifecycle.py; issue 34) ----------------------------
+    Rule("lifecycle-int32", "lifecycle", ERROR, "a lifecycle count above 2147483647: the field is an int32"),
+    Rule(
+        "lifecycle-volcano-retry",
+        "lifecycle",
+        WARNING,
+        "a Volcano Job's maxRetry that is never reached (tasks restart in place, no PodFailed RestartJob), or 0",
+    ),
+    Rule(
+        "lifecycle-elastic-backoff",
+        "lifecycle",
+        WARNING,
+        "an elastic Indexed Job whose backoffLimit is below the launchers' PADDLE_MAX_RESTART",
+    ),
+    Rule(
+        "lifecycle-elastic-shrink",
+        "lifecycle",
+        WARNING,
+        "an elastic job that cannot complete once it has shrunk (no successPolicy, no minSuccess)",
+    ),
+    Rule(
+        "lifecycle-multikueue-queue",
+        "lifecycle",
+        WARNING,
+        "managedBy kueue.x-k8s.io/multikueue without the queue label: nothing runs the job",
+    ),
+    Rule(
+        "lifecycle-multikueue-copies",
+        "lifecycle",
+        WARNING,
+        "a MultiKueue Job whose pods name a ServiceAccount or subdomain MultiKueue does not copy",
+    ),
+    Rule(
+        "lifecycle-release-gate",
+        "lifecycle",
+        WARNING,
+        "a lifecycle field the targeted release drops or ignores (Job managedBy before 1.32, suspend before 1.22, "
+        "TrainJob managedBy before Trainer 2.3)",
+    ),
+    Rule("lifecycle-gang-size", "lifecycle", ERROR, "a kubeflow PaddleJob gang larger than its pods: never met"),
+    Rule(
+        "lifecycle-gpu-shm",
+        "lifecycle",
+        WARNING,
+        "a pod of more than one GPU without a memory-backed /dev/shm (NCCL needs more than 64 MiB)",
     ),
 ]
 
