@@ -117,8 +117,9 @@ def test_pre_commit_validate_hook_on_fixtures():
         for p in (FIXTURES / "validate" / "good").iterdir()
         if "-version:" not in p.read_text() and "# crd:" not in p.read_text()
     )
-    assert run_entry(hook["entry"], good).returncode == 0
-    bad = run_entry(hook["entry"], [*good, str(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml")])
+    args = hook.get("args", [])  # pre-commit's order: entry, args, file names
+    assert run_entry(hook["entry"], [*args, *good]).returncode == 0
+    bad = run_entry(hook["entry"], [*args, *good, str(FIXTURES / "validate" / "bad" / "paddlejob-on-failed.yaml")])
     assert bad.returncode == 1 and "spec.cleanPodPolicy" in bad.stdout
     import re
 
@@ -132,7 +133,7 @@ def test_pre_commit_validate_hook_on_fixtures():
 def test_pre_commit_drift_hook():
     hook = hooks()["paddlejob-drift"]
     assert hook["pass_filenames"] is False
-    done = run_entry(hook["entry"], [])
+    done = run_entry(hook["entry"], hook.get("args", []))
     assert done.returncode == 0, done.stdout + done.stderr
 
 
