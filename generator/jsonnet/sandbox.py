@@ -94,8 +94,9 @@ class _Tail(threading.Thread):
         self.pipe, self.keep, self.data = pipe, keep, b""
 
     def run(self) -> None:
-        while chunk := self.pipe.read1(1 << 16):
-            self.data = (self.data + chunk)[-self.keep :]
+        with self.pipe:
+            while chunk := self.pipe.read1(1 << 16):
+                self.data = (self.data + chunk)[-self.keep :]
 
     def text(self) -> str:
         self.join()
@@ -130,6 +131,7 @@ class Pending:
             self.child.wait()
             timer.cancel()
             self.child.stdout.close()
+            self.stderr.join()
         if self.expired:
             raise SandboxError(f"{self.paths[0]}: jsonnet did not finish within {CPU_SECONDS * 2} s")
         if len(results) < len(self.paths):
