@@ -129,17 +129,21 @@ def test_kubeflow_runtime_maps_policies():
 def test_operator_runtime_features():
     job = collective_job()
     job.elastic = Elastic("etcd:2379", 2, 4)
-    job.volcano = Volcano(queue="gpu", pod_group=True, min_available=2)  # the fewest workers
+    # v0.3.5 never trains with fewer than every worker (issue 34, cases 3 and 4): refused
+    with pytest.raises(JobError, match="cannot be expressed on the paddle-operator runtime"):
+        job.render("paddle-operator")
+    job.elastic = Elastic("etcd:2379", 4, 4)
+    job.volcano = Volcano(queue="gpu", pod_group=True, min_available=4)  # the fewest workers
     pdj, podgroup = job.render("paddle-operator")
     # Paddle's launcher with an etcd master, not the operator's spec.elastic (launchers before 2.3)
     assert "elastic" not in pdj["spec"] and "requests" not in pdj["spec"]["worker"]
-    assert pdj["spec"]["schedulingPolicy"] == {"minAvailable": 2, "queue": "gpu"}
+    assert pdj["spec"]["schedulingPolicy"] == {"minAvailable": 4, "queue": "gpu"}
     template = pdj["spec"]["worker"]["template"]["spec"]
     assert template["schedulerName"] == "volcano" and template["restartPolicy"] == "OnFailure"
     env = {e["name"]: e.get("value") for e in template["containers"][0]["env"]}
-    assert env["PADDLE_MASTER"] == "etcd://etcd:2379" and env["PADDLE_NNODES"] == "2:4"
+    assert env["PADDLE_MASTER"] == "etcd://etcd:2379" and env["PADDLE_NNODES"] == "4:4"
     assert env["PADDLE_ELASTIC_LEVEL"] == "1" and env["PADDLE_JOB_ID"] == "resnet"
-    assert podgroup["kind"] == "PodGroup" and podgroup["spec"]["minMember"] == 2
+    assert podgroup["kind"] == "PodGroup" and podgroup["spec"]["minMember"] == 4
 
 
 @pytest.mark.parametrize(
@@ -324,7 +328,19 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
     "argv",
     [
         ["--volcano", "--queue", "gpu", "--priority-class", "high", "--min-available", "2"],
-        ["--elastic", "--etcd", "etcd:2379", "--min-workers", "1", "--max-workers", "2", "--command", "fleetrun t.py"],
+        [
+            "--elastic",
+            "--etcd",
+            "etcd:2379",
+            "--min-workers",
+            "1",
+            "--max-workers",
+            "2",
+            "--command",
+            "fleetrun t.py",
+            "--runtime",
+            "volcano",
+        ],
         [
             "--elastic",
             "--min-workers",
@@ -345,6 +361,8 @@ def test_flags_the_runtime_cannot_honour_are_usage_errors(argv, message):
             "--suspend",
             "--managed-by",
             "kueue.x-k8s.io/multikueue",
+            "--kueue-queue",
+            "q",
             "--runtime",
             "kubeflow-trainer",
         ],

@@ -57,7 +57,7 @@ examples:
       --ttl 3600 --deadline 7200 --backoff-limit 2 --runtime kubeflow
   # created suspended for MultiKueue, its pods at a priority class of the cluster's
   paddlejob-manifests job bert --image registry.baidubce.com/paddlepaddle/paddle:3.3.1 --workers 4 \\
-      --suspend --managed-by kueue.x-k8s.io/multikueue --kueue-queue team-a --priority-class high --runtime kubernetes
+      --suspend --managed-by kueue.x-k8s.io/multikueue --kueue-queue team-a --priority-class high --runtime jobset
 """
 
 

@@ -96,7 +96,7 @@ KINDS: tuple[Kind, ...] = (
     *_builtin("extensions", "DaemonSet", "apps:daemonset_findings"),
     *_builtin("apps", "ReplicaSet", "apps:replicaset_findings"),
     *_builtin("extensions", "ReplicaSet", "apps:replicaset_findings"),
-    *_builtin("batch", "Job", "batch:job_findings", {"Job": "kubernetes:indexed_job_pods"}),
+    *_builtin("batch", "Job", "lifecycle:job_findings", {"Job": "kubernetes:indexed_job_pods"}),
     *_builtin("batch", "CronJob", "batch:cronjob_findings", templates="cron_job_template"),
     *_builtin("networking.k8s.io", "Ingress", "networking:ingress_findings"),
     *_builtin("networking.k8s.io", "NetworkPolicy", "networking:network_policy_findings"),
@@ -140,7 +140,7 @@ KINDS: tuple[Kind, ...] = (
         "batch.volcano.sh/v1alpha1",
         "Job",
         "volcano",
-        rules="volcano:volcano_job_findings",
+        rules="lifecycle:volcano_job_findings",
         local="volcano:job_pods",
         published=True,
         templates="volcano_templates",
@@ -152,7 +152,7 @@ KINDS: tuple[Kind, ...] = (
         "kubeflow.org/v1",
         "PaddleJob",
         "kubeflow",
-        rules="kubeflow:kubeflow_paddlejob_findings",
+        rules="lifecycle:kubeflow_paddlejob_findings",
         local="kubeflow:paddle_job_pods",
         published=True,
         templates="replica_spec_templates",
@@ -166,7 +166,7 @@ KINDS: tuple[Kind, ...] = (
         local="trainer:trainjob_pods",
         published=True,
         templates="no_templates",  # a TrainJob holds no whole pod template: its runtime does
-        release_rules="trainer:kube_release_findings",
+        release_rules="lifecycle:trainjob_release_findings",
     ),
     *(
         Kind(
@@ -186,6 +186,7 @@ KINDS: tuple[Kind, ...] = (
         "jobset.x-k8s.io/v1alpha2",
         "JobSet",
         "jobset",
+        rules="lifecycle:jobset_findings",
         admission="jobset",
         local="jobset:jobset_pods",
         templates="jobset_templates",

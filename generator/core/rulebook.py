@@ -121,6 +121,13 @@ _RULES = [
         "no document at all (`--fail-on-empty`: an error)",
         "tests/test_validate_cli.py: an empty pipe",
     ),
+    Rule(
+        "ignore-check",
+        "yaml",
+        WARNING,
+        "an ignore-check.paddlejob-manifests.io/RULE annotation that names no rule: it silences nothing",
+        "tests/test_ignore_annotations.py: a misspelt rule id",
+    ),
     # -- object -----------------------------------------------------------------------------
     Rule("not-an-object", "object", ERROR, "a document that is not a mapping"),
     Rule("required", "object", ERROR, "a required field is missing (apiVersion, kind, metadata, or per schema)"),
@@ -145,6 +152,20 @@ _RULES = [
     Rule("label-key", "object", ERROR, "a label key that is not [DNS-1123 subdomain/]name"),
     Rule("label-value", "object", ERROR, "a label value longer than 63 characters or with other characters"),
     Rule("annotation-key", "object", ERROR, "an annotation key that is not [DNS-1123 subdomain/]name"),
+    Rule(
+        "metadata",
+        "object",
+        ERROR,
+        "metadata ValidateObjectMeta refuses: annotations over 256 KiB in all, an owner reference without "
+        "version, kind, name or uid, an Event as owner, two controllers",
+    ),
+    Rule(
+        "finalizer",
+        "object",
+        ERROR,
+        "a finalizer that is no qualified name (a core kind's without a domain: only kubernetes, orphan, "
+        "foregroundDeletion), or orphan with foregroundDeletion",
+    ),
     # -- schema -----------------------------------------------------------------------------
     Rule("unknown-field", "schema", ERROR, "a field the schema does not have: the apiserver drops it silently"),
     Rule("type", "schema", ERROR, "a value of the wrong type"),
@@ -212,6 +233,12 @@ _RULES = [
     Rule("readiness-gate", "pod", ERROR, "a readiness gate whose conditionType is no qualified name"),
     Rule("volume-device", "pod", ERROR, "a volumeDevice that is no claim of the pod, listed twice, or also mounted"),
     Rule("service-account", "pod", ERROR, "a deprecated serviceAccount that is not the pod's serviceAccountName"),
+    Rule(
+        "runtime-class",
+        "pod",
+        ERROR,
+        "a pod's overhead without a runtimeClassName, which the RuntimeClass admission plugin refuses",
+    ),
     # -- core -------------------------------------------------------------------------------
     Rule("service", "core", ERROR, "Service ports (range, names, duplicates, targetPort, nodePort) and type rules"),
     Rule("configmap", "core", ERROR, "a ConfigMap key that is no file name, in data and binaryData, or over 1 MiB"),
@@ -220,13 +247,6 @@ _RULES = [
     Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
     Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
     Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
-    Rule(
-        "finalizer",
-        "core",
-        ERROR,
-        "a core object's finalizer that is no qualified name, or has no domain and is not kubernetes, orphan or "
-        "foregroundDeletion",
-    ),
     # -- apps -------------------------------------------------------------------------------
     Rule("deployment", "apps", ERROR, "a Deployment's strategy type and rolling update (maxSurge, maxUnavailable)"),
     Rule("statefulset", "apps", ERROR, "a StatefulSet's updateStrategy, retention policy, ordinals, maxUnavailable"),
@@ -438,7 +458,6 @@ _RULES = [
         "tests/test_validate_cli.py: a CRD rendered with --keep-descriptions",
     ),
     # -- lifecycle (generator/validate/rules/lifecycle.py; issue 34) ----------------------------
-    Rule("lifecycle-int32", "lifecycle", ERROR, "a lifecycle count above 2147483647: the field is an int32"),
     Rule(
         "lifecycle-volcano-retry",
         "lifecycle",

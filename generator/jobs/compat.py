@@ -17,9 +17,10 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from generator.jobs.model import CephFS, Role, TrainingJob, Volume
+from generator.jobs.model import CephFS, JobError, Role, TrainingJob, Volume, known_fields
 
 
+@known_fields
 @dataclass
 class CephFSVolume:
     monitors_addr: str
@@ -29,6 +30,7 @@ class CephFSVolume:
     path: str = "/"
 
 
+@known_fields
 class PaddleJob:
     def __init__(
         self,
@@ -49,7 +51,7 @@ class PaddleJob:
     ):
         cpu = cpu_nums if cpu_nums is not None else cpu_num
         if cpu is None:
-            raise TypeError("PaddleJob needs cpu_nums (the CPU count of every pod)")
+            raise JobError("PaddleJob needs cpu_nums (the CPU count of every pod)")
         # The old API's trainers read TRAINER_ID and TRAINERS (seeds: "Fetch Runtime information"):
         # TRAINERS is known now; TRAINER_ID is the pod's index, which each runtime gives under its
         # own name when the pod starts, so a shell exports it under the old one.

@@ -92,6 +92,38 @@ class JobError(Error, ValueError):
     """A job description that cannot be rendered; the message is one line."""
 
 
+def known_fields(cls):
+    """``cls``'s constructor raises JobError, not TypeError, for a keyword it does not know (with
+    the nearest known name) and for a missing argument: the Python API's every mistake is a
+    JobError, as the library's (lifecycle.libsonnet) and the CLI's are."""
+    import difflib
+    import inspect
+
+    init = cls.__init__
+    signature = inspect.signature(init)
+    names = [n for n in signature.parameters if n != "self"]
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        for given in kwargs:
+            if given not in names:
+                lower = {n.lower().replace("_", ""): n for n in names}
+                close = lower.get(given.lower().replace("_", "")) or next(
+                    iter(difflib.get_close_matches(given, names, n=1, cutoff=0.6)), None
+                )
+                hint = f"; did you mean {close!r}?" if close else ""
+                raise JobError(f"{given} is not a field of {cls.__name__}{hint}; the fields are {', '.join(names)}")
+        try:
+            signature.bind(self, *args, **kwargs)
+        except TypeError as err:
+            raise JobError(f"{cls.__name__}: {err}") from None
+        init(self, *args, **kwargs)
+
+    cls.__init__ = checked
+    return cls
+
+
+@known_fields
 @dataclass
 class Role:
     replicas: int
@@ -105,6 +137,7 @@ class Role:
     args: list[str] | None = None
 
 
+@known_fields
 @dataclass
 class Volume:
     """One data volume mounted into every Paddle container: set one of pvc, host_path, cephfs."""
@@ -116,6 +149,7 @@ class Volume:
     cephfs: CephFS | None = None
 
 
+@known_fields
 @dataclass
 class CephFS:
     monitors: list[str]
@@ -124,6 +158,7 @@ class CephFS:
     secret_name: str = "cephfs-secret"
 
 
+@known_fields
 @dataclass
 class Elastic:
     """Elastic collective training through Paddle's launcher (libsonnet/paddlejob/elastic.libsonnet):
@@ -138,6 +173,7 @@ class Elastic:
     timeout: int | None = None
 
 
+@known_fields
 @dataclass
 class Volcano:
     queue: str | None = None
@@ -147,6 +183,7 @@ class Volcano:
     pod_group: bool = False
 
 
+@known_fields
 @dataclass
 class TrainingJob:
     name: str
@@ -263,6 +300,8 @@ def render_description(
         except Error as err:
             raise JobError(f"releases: {project}: {err}") from None
     shown = {p: "{}.{}".format(*(chosen.get(p) or thirdparty.newest(p))) for p in projects}
+    # the Kubernetes release too: the library judges feature gates by it (lifecycle.libsonnet)
+    shown["kubernetes"] = f"1.{int(release)}"
     try:
         manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime, "releases": shown})
     except engine.JsonnetError as err:

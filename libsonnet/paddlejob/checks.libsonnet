@@ -1,6 +1,7 @@
 // The rules a job description must follow, and what each runtime can express.
 // check(job, runtime) returns the job with its defaults filled in, or stops with an error that
 // names the field, the value and what is allowed.
+local lifecycle = import 'lifecycle.libsonnet';
 local util = import 'util.libsonnet';
 local has(obj, field) = std.objectHas(obj, field) && obj[field] != null;
 local isCount(n, least) = std.isNumber(n) && n == std.floor(n) && n >= least;
@@ -85,7 +86,7 @@ local checkRole(name, r) =
   support:: support,
   roleNames:: roleNames,
 
-  check(job, runtime)::
+  check(job, runtime, releases={})::
     assert std.isString(util.get(job, 'name')) : 'must provide name';
     assert isLabel(job.name) :
            "name '%s' must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter, at most 63" % job.name;
@@ -144,5 +145,7 @@ local checkRole(name, r) =
     ];
     assert tooLong == [] :
            "name '%s' is too long: pod and host name '%s' would exceed 63 characters" % [job.name, tooLong[0]];
+    // What the lifecycle flags promise, held to each runtime's controller (issue 34).
+    assert lifecycle.check(job, runtime, releases);
     { namespace: null, port: 36543, env: {}, labels: {}, volumes: [], nodeSelector: {}, tolerations: [] } + job,
 }

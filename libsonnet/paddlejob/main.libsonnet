@@ -131,5 +131,5 @@ local features = import 'features.libsonnet';
   render(job, runtime='paddle-operator', releases={})::
     assert std.objectHas(runtimes, runtime) :
            "runtime must be one of %s, got '%s'" % [std.join(', ', std.objectFields(runtimes)), runtime];
-    runtimes[runtime].render(checks.check(job, runtime) { releases:: releases }),
+    runtimes[runtime].render(checks.check(job, runtime, releases) { releases:: releases }),
 }

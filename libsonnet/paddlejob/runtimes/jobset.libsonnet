@@ -72,6 +72,10 @@ local release(job) =
     local isElastic = elastic.of(job) != null;
     local hasPs = std.objectHas(job.roles, 'ps');
     local backoff = util.get(job, 'backoffLimit');
+    // MultiKueue copies the JobSet alone to the worker cluster (pkg/controller/jobs/jobset
+    // jobset_multikueue_adapter.go SyncJob): a ServiceAccount of the job's would stay behind, and
+    // pods naming it would not be created there; they run as the namespace's default.
+    local multikueue = util.get(job, 'managedBy') == 'kueue.x-k8s.io/multikueue';
     local replicated(role, trainingRole) = {
       name: replicatedJob[role],
       replicas: 1,
@@ -81,17 +85,22 @@ local release(job) =
           completionMode: 'Indexed',
           completions: job.roles[role].replicas,
           parallelism: job.roles[role].replicas,
-          backoffLimit: if isElastic && role == 'worker' then util.get(job, 'backoffLimit', 3) else 0,
+          backoffLimit: if isElastic && role == 'worker' then util.get(job, 'backoffLimit', util.get(job.elastic, 'maxRestart', 3)) else 0,
+          // An elastic job that has shrunk completes with its fewest workers (the Job's
+          // successPolicy, Kubernetes 1.31+: pkg/controller/job/success_policy.go).
+          [if isElastic && role == 'worker' && elastic.fewest(job) < elastic.most(job) then 'successPolicy']: {
+            rules: [{ succeededCount: elastic.fewest(job) }],
+          },
           [if util.get(job, 'deadline') != null then 'activeDeadlineSeconds']: job.deadline,
           template: pod.template(job,
                                  role,
                                  labels(job, role),
                                  contract(job, role, trainingRole),
-                                 { serviceAccountName: job.name, restartPolicy: 'Never' }),
+                                 { [if !multikueue then 'serviceAccountName']: job.name, restartPolicy: 'Never' }),
         },
       },
     };
-    pod.podReader(job)
+    (if multikueue then [] else pod.podReader(job))
     + elastic.etcd(job)
     + [{
       apiVersion: api,

@@ -115,7 +115,13 @@ local podSpec(job) = { serviceAccountName: job.name };
           completionMode: 'Indexed',
           completions: workers,
           parallelism: workers,
-          backoffLimit: util.get(job, 'backoffLimit', 3),
+          // An elastic job's lost or crashed worker is a failed pod: room for the launchers' restarts.
+          backoffLimit: util.get(job, 'backoffLimit', if elastic.of(job) != null then util.get(job.elastic, 'maxRestart', 3) else 3),
+          // An elastic job that has shrunk completes with its fewest workers (JobSuccessPolicy,
+          // Kubernetes 1.31+: pkg/controller/job/success_policy.go matchSuccessPolicy).
+          [if elastic.of(job) != null && elastic.fewest(job) < elastic.most(job) then 'successPolicy']: {
+            rules: [{ succeededCount: elastic.fewest(job) }],
+          },
           [if util.get(job, 'ttl') != null then 'ttlSecondsAfterFinished']: job.ttl,
           [if util.get(job, 'deadline') != null then 'activeDeadlineSeconds']: job.deadline,
           [if util.get(job, 'suspend', false) == true then 'suspend']: true,

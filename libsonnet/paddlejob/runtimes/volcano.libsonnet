@@ -30,12 +30,20 @@ local contract(job, role, trainingRole) =
      else elastic.contract(job, pod.paddleEnv(job, trainingRole, '$(POD_NAME).%s' % job.name, hosts(job))))
   + (if role == 'ps' then [] else elastic.env(job));
 
+// A crash reaches maxRetry only when the pod fails: with restartPolicy OnFailure the kubelet
+// restarts the container in place, the pod never reaches phase Failed, the PodFailed event
+// (pkg/controllers/job/job_controller_handler.go updatePod, v1.15.0 l. 273-275) never fires and
+// state/restarting.go never reads maxRetry. So a job with backoffLimit restarts Never: a crash
+// fails the pod, PodFailed restarts the job (RestartJob), at most maxRetry times.
+local restartPolicy(job) =
+  if util.get(job, 'backoffLimit') != null && elastic.of(job) == null then 'Never' else 'OnFailure';
+
 local task(job, roleName, taskName, trainingRole, policies) =
   local template = pod.template(job,
                                 roleName,
                                 pod.roleLabels(job, roleName, taskName),
                                 contract(job, roleName, trainingRole),
-                                { restartPolicy: 'OnFailure', serviceAccountName: job.name });
+                                { restartPolicy: restartPolicy(job), serviceAccountName: job.name });
   local paddle = template.spec.containers[0];
   {
     name: taskName,
@@ -56,7 +64,7 @@ local task(job, roleName, taskName, trainingRole, policies) =
       port: 'every endpoint in `PADDLE_*` and `PADDLE_PORT`',
       'Volcano gang scheduling (volcano)': 'native: `minAvailable`, `queue`, `priorityClassName`',
       'ttl after finishing (ttl)': '`spec.ttlSecondsAfterFinished`',
-      'retries (backoffLimit)': "`spec.maxRetry`: the job controller restarts the job at most that many times (Volcano's default 3)",
+      'retries (backoffLimit)': '`spec.maxRetry` (1 or more: the webhook turns 0 into 3), the tasks `restartPolicy: Never` so that a crash fails the pod and `PodFailed` restarts the job, at most that many times (not with elastic, which has no `RestartJob`)',
       'priority class (priorityClass)': "`spec.priorityClassName` (the gang's) and the pod templates' `priorityClassName`",
       elastic: "Paddle's launcher with an etcd master (`PADDLE_MASTER=etcd://...`, `PADDLE_NNODES=MIN:MAX`); `minAvailable` is the fewest workers, and a failed pod restarts alone (no `RestartJob` policy, which would stop the survivors)",
     },
@@ -80,6 +88,10 @@ local task(job, roleName, taskName, trainingRole, policies) =
       // (a Volcano Job has no minResources: checks.libsonnet stops a job that sets them)
       spec: pod.gang(job, volcano, 'minAvailable', 'priorityClassName') + {
         [if elastic.of(job) != null && !std.objectHas(volcano, 'minAvailable') then 'minAvailable']: elastic.fewest(job),
+        // An elastic job that has shrunk completes with its fewest workers: `minSuccess`
+        // (pkg/controllers/job/state/running.go Execute, v1.15.0 l. 70-74: Completed once
+        // status.Succeeded >= minSuccess), not only when every replica has succeeded.
+        [if elastic.of(job) != null && elastic.fewest(job) < elastic.most(job) then 'minSuccess']: elastic.fewest(job),
         schedulerName: 'volcano',
         [if util.get(job, 'ttl') != null then 'ttlSecondsAfterFinished']: job.ttl,
         [if util.get(job, 'backoffLimit') != null then 'maxRetry']: job.backoffLimit,
