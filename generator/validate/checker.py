@@ -346,6 +346,14 @@ def _served_elsewhere(api_version: str, kind: str, minor: int) -> str | None:
         gone = f"was removed in Kubernetes {KubeVersion(max(served) + 1)} (the last release to serve it: {last})"
     else:
         gone = f"is not served before Kubernetes {KubeVersion(min(served))}"
+        on = [m for m in served if (api_version, kind) not in kubernetes.off_by_default(m)]
+        if not on or min(on) > min(served):  # defined, but off by default there (served.json)
+            flag = f"--runtime-config={api_version}=true"
+            gone = f"is defined from Kubernetes {KubeVersion(min(served))} but " + (
+                f"served by default only from {KubeVersion(min(on))} (before, with {flag})"
+                if on
+                else f"served by default by no release this tool knows (it needs {flag})"
+            )
     return f"{api_version} {kind} {gone}{_instead(api_version, kind, minor)}"
 
 
