@@ -213,6 +213,18 @@ def test_int32_overflow_is_refused(capsys, flag):
     assert "at most 2147483647" in line
 
 
+# -- case 12: GPUs without /dev/shm --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("runtime", ["paddle-operator", "volcano", "kubeflow", "kubernetes", "jobset"])
+def test_gpus_without_shm_are_warned(capsys, runtime):
+    code, _, err = job(capsys, "--workers", "2", "--gpus", "8", "--command", "python train.py", "--runtime", runtime)
+    assert code == 0, err
+    assert "lifecycle-gpu-shm" in err and "8 GPUs in one pod" in err
+    code, _, err = job(capsys, "--workers", "2", "--gpus", "8", "--shm", "--command", "p t.py", "--runtime", runtime)
+    assert code == 0 and "lifecycle-gpu-shm" not in err, err
+
+
 # -- case 13: library inputs ----------------------------------------------------------------------------------
 
 

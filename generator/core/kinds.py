@@ -128,7 +128,7 @@ KINDS: tuple[Kind, ...] = (
         "batch.paddlepaddle.org/v1",
         "PaddleJob",
         OWN_SCHEMA,
-        rules="paddlejob:paddlejob_findings",
+        rules="lifecycle:paddlejob_findings",
         local="operator:paddle_job_pods",
         published=True,
         templates="paddle_templates",

@@ -23,7 +23,7 @@ Sources, at the releases the project targets:
 from __future__ import annotations
 
 from generator.core.findings import Finding
-from generator.validate.rules import batch, kubeflow, trainer, volcano
+from generator.validate.rules import batch, kubeflow, paddlejob, trainer, volcano
 from generator.validate.rules.base import as_dict, as_int, as_list, error, warning
 from generator.validate.rules.pod import pod_templates
 
@@ -169,6 +169,11 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     return out
 
 
+def paddlejob_findings(obj: dict, release=None) -> list[Finding]:
+    """batch.paddlepaddle.org PaddleJob: the operator's rules (rules/paddlejob.py), then GPUs and /dev/shm."""
+    return paddlejob.paddlejob_findings(obj) + gpu_shm_findings(obj)
+
+
 def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) -> list[Finding]:
     """kubeflow.org PaddleJob: training-operator's webhook (rules/kubeflow.py), then the lifecycle's."""
     out = kubeflow.kubeflow_paddlejob_findings(obj, release) + gpu_shm_findings(obj)
@@ -226,7 +231,8 @@ def gpu_shm_findings(obj: dict) -> list[Finding]:
         for i, container in enumerate(as_list(pod.get("containers"))):
             container = as_dict(container)
             limits = as_dict(as_dict(container.get("resources")).get("limits"))
-            gpus = as_int(limits.get("nvidia.com/gpu"))
+            given = limits.get("nvidia.com/gpu")  # a quantity: 8 or "8"
+            gpus = int(given) if isinstance(given, str) and given.isdigit() else as_int(given)
             mounted = any(
                 as_dict(m).get("mountPath") == "/dev/shm" and as_dict(m).get("name") in memory
                 for m in as_list(container.get("volumeMounts"))
