@@ -27,38 +27,18 @@ from generator.core.grammar import (
 )
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.meta import finalizer_findings
 from generator.validate.rules.pod_volumes import azure_disk_findings
 from generator.validate.rules.selector import node_field_findings, node_requirement_findings
 
 # -- every core kind ------------------------------------------------------------------------------
 
-STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")  # helper.IsStandardFinalizerName
 
-
-def _finalizer_problem(name) -> str | None:
-    """apimachinery ValidateFinalizerName (a qualified name) and validateKubeFinalizerName: a
-    finalizer without a domain is one of the standard ones."""
-    if not isinstance(name, str):
-        return None  # the schema's finding
-    if "/" not in name and name not in STANDARD_FINALIZERS:
-        return (
-            f"finalizer {name!r} is neither a standard finalizer ({', '.join(STANDARD_FINALIZERS)}) nor "
-            "fully qualified (DOMAIN/NAME, e.g. example.com/cleanup)"
-        )
-    problem = label_key_problem(name, "finalizer")
-    return problem.replace(" key", "", 1) if problem else None
-
-
-def _finalizer_findings(obj: dict, path: str = "metadata.finalizers") -> list[Finding]:
-    """ValidateObjectMeta (core/validation, v1.31.1) on metadata.finalizers of a core kind."""
+def _finalizer_findings(obj, path: str = "metadata.finalizers") -> list[Finding]:
+    """ValidateObjectMeta (core/validation, v1.31.1) on the finalizers of a core kind (meta.py's
+    finalizer_findings, which every object's metadata meets: the same findings, kept once)."""
     finalizers = as_dict(obj.get("metadata")).get("finalizers") if path == "metadata.finalizers" else obj
-    if not finalizers or not isinstance(finalizers, list):
-        return []
-    return [
-        error(f"{path}[{i}]", "finalizer", problem)
-        for i, name in enumerate(finalizers)
-        if (problem := _finalizer_problem(name))
-    ]
+    return finalizer_findings(finalizers, path, core=True)
 
 
 def serviceaccount_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
@@ -297,10 +277,41 @@ def _service_type_findings(spec: dict, kind, cluster_ip, headless: bool, release
     if headless and kind in ("NodePort", "LoadBalancer"):
         message = f"clusterIP may not be None for a {kind} Service (headless Services are ClusterIP)"
         out.append(error("spec.clusterIP", "service", message))
-    return out + _cluster_ip_findings(spec, cluster_ip)
+    related = _cluster_ip_findings(spec, cluster_ip)  # initIPFamilyFields stops at these
+    return out + (related or _single_stack_findings(spec, cluster_ip, releases))
 
 
 IP_FAMILIES = ("IPv4", "IPv6")
+
+DUAL_STACK_SINCE = 20  # ipFamilies, ipFamilyPolicy and clusterIPs: IPv6DualStack's API from 1.20
+
+
+def _single_stack_findings(spec: dict, cluster_ip, releases) -> list[Finding]:
+    """The Service registry's initIPFamilyFields (pkg/registry/core/service/storage/alloc.go,
+    v1.31.1) on create, once ValidateServiceClusterIPsRelatedFields passed: an unset
+    ipFamilyPolicy becomes SingleStack (RequireDualStack for a headless Service without selector),
+    and a SingleStack Service may have neither two clusterIPs nor two ipFamilies (field.Invalid at
+    spec.ipFamilyPolicy)."""
+    if not enforced(releases, DUAL_STACK_SINCE):
+        return []
+    policy = spec.get("ipFamilyPolicy")
+    if policy is None:
+        if cluster_ip == "None" and not as_dict(spec.get("selector")):
+            return []  # defaulted to RequireDualStack
+        policy = "SingleStack"
+    if policy != "SingleStack":
+        return []
+    out = []
+    named = "ipFamilyPolicy SingleStack" if spec.get("ipFamilyPolicy") else "ipFamilyPolicy (unset: SingleStack)"
+    for field, what in (("clusterIPs", "cluster IPs"), ("ipFamilies", "IP families")):
+        if len(as_list(spec.get(field))) == 2:
+            message = (
+                f"{named} must be RequireDualStack or PreferDualStack when multiple {what} are specified ({field})"
+            )
+            out.append(error("spec.ipFamilyPolicy", "service", message))
+    return out
+
+
 IP_FAMILY_POLICIES = ("SingleStack", "PreferDualStack", "RequireDualStack")
 
 
@@ -483,7 +494,8 @@ def secret_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     for key in _SECRET_KEYS.get(kind, ()):
         if key not in decoded or (kind == "kubernetes.io/ssh-auth" and not decoded[key]):
             message = f"a {kind} Secret needs the key {key!r} in data or stringData"
-            out.append(error("type", "secret", message + (" (not empty)" if key in decoded else "")))
+            # ValidateSecret: field.Required(dataPath.Key(key)), where upstream's error names it
+            out.append(error(child("data", key), "secret", message + (" (not empty)" if key in decoded else "")))
         elif key.startswith(".docker"):
             try:
                 json.loads(decoded[key])

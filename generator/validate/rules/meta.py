@@ -14,7 +14,7 @@ from generator.core.grammar import (
     name_problem,
     path_segment_problem,
 )
-from generator.validate.rules.base import as_dict, error
+from generator.validate.rules.base import as_dict, byte_length, error
 
 # -- names ------------------------------------------------------------------------------------
 # Each kind's metadata.name is checked with the name function its own
@@ -100,14 +100,29 @@ def _job_name_findings(obj: dict, name) -> list[Finding]:
     return []
 
 
+def _mask_trailing_dash(name: str) -> str:
+    """apimachinery maskTrailingDash: a generateName may end in '-' (the random suffix follows)."""
+    return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
 def name_findings(obj: dict, releases: list[int] | None = None) -> list[Finding]:
-    """metadata.name checked as its kind's own validation does, on ``releases`` (default: the newest rule)."""
+    """metadata.name checked as its kind's own validation does, on ``releases`` (default: the newest rule);
+    a generateName as ValidateObjectMetaAccessor checks it: the kind's name function with prefix
+    true (maskTrailingDash)."""
     meta = as_dict(obj.get("metadata"))
     name = meta.get("name")
-    if name is None and meta.get("generateName"):
-        return []
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     what = kind if isinstance(kind, str) and kind else "object"
+    generate = meta.get("generateName")
+    if isinstance(generate, str) and generate:
+        group_version = api_version if isinstance(api_version, str) else ""
+        for check in _name_check(group_version, what, releases):
+            problem = check(_mask_trailing_dash(generate), what)
+            if problem:
+                message = f"generateName {generate!r} does not give a valid name: {problem}"
+                return [error("metadata.generateName", "name", message)]
+    if name is None and generate:
+        return []
     out = []
     for check in _name_check(api_version if isinstance(api_version, str) else "", what, releases):
         problem = check(name, what)
@@ -131,11 +146,117 @@ def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | 
         if problem:
             out.append(error("metadata.namespace", "name", problem))
     out += label_findings(meta.get("labels"), "metadata.labels")
-    for key in as_dict(meta.get("annotations")):
+    annotations = as_dict(meta.get("annotations"))
+    size = 0
+    for key, value in annotations.items():
         # ValidateAnnotations: IsQualifiedName(strings.ToLower(k)), the case of a key does not matter
         problem = label_key_problem(key.lower() if isinstance(key, str) else key, "annotation")
         if problem:  # the path is built only for a finding: most keys have none
             out.append(error(child("metadata.annotations", key), "annotation-key", problem))
+        size += len(key) + (len(value) if isinstance(value, str) else 0)
+    if size * 4 > ANNOTATIONS_SIZE_LIMIT:  # characters: at most 4 bytes each; most objects stop here
+        out += _annotations_size(annotations)
+    if "ownerReferences" in meta:
+        out += owner_reference_findings(meta["ownerReferences"])
+    if "finalizers" in meta:
+        group = obj.get("apiVersion", "").rpartition("/")[0] if isinstance(obj.get("apiVersion"), str) else None
+        out += finalizer_findings(meta["finalizers"], "metadata.finalizers", core=group == "")
+    return out
+
+
+# -- the rest of ValidateObjectMeta (apimachinery pkg/api/validation/objectmeta.go, v1.31.1) ------
+
+ANNOTATIONS_SIZE_LIMIT = 256 * 1024  # TotalAnnotationSizeLimitB
+
+
+def _annotations_size(annotations: dict) -> list[Finding]:
+    """ValidateAnnotationsSize: the keys and values of all annotations, in bytes, at most 256 KiB
+    (field.TooLong at metadata.annotations)."""
+    size = sum(
+        byte_length(k) + (byte_length(v) if isinstance(v, str) else 0)
+        for k, v in annotations.items()
+        if isinstance(k, str)
+    )
+    if size <= ANNOTATIONS_SIZE_LIMIT:
+        return []
+    message = (
+        f"the annotations hold {size} bytes (keys and values); an object's annotations hold at most "
+        f"{ANNOTATIONS_SIZE_LIMIT} (256 KiB)"
+    )
+    return [error("metadata.annotations", "metadata", message)]
+
+
+BANNED_OWNERS = frozenset({("v1", "Event")})  # BannedOwners: core/v1 Event
+
+
+def _version_of(api_version) -> str:
+    """schema.FromAPIVersionAndKind's version: ParseGroupVersion's, "" when it fails."""
+    if not isinstance(api_version, str) or not api_version or api_version == "/":
+        return ""
+    if api_version.count("/") > 1:
+        return ""
+    return api_version.rpartition("/")[2]
+
+
+def owner_reference_findings(refs) -> list[Finding]:
+    """ValidateOwnerReferences and validateOwnerReference: apiVersion with a version, kind, name
+    and uid not empty, no v1 Event as owner, one controller at most."""
+    out: list[Finding] = []
+    if not isinstance(refs, list):
+        return out
+    first_controller = None
+    for i, ref in enumerate(refs):
+        if not isinstance(ref, dict):
+            continue  # the schema's finding
+        here = f"metadata.ownerReferences[{i}]"
+        api_version, kind = ref.get("apiVersion"), ref.get("kind")
+        if isinstance(api_version, str) and not _version_of(api_version):
+            out.append(error(f"{here}.apiVersion", "metadata", f"apiVersion {api_version!r} has no version"))
+        for field in ("kind", "name", "uid"):
+            if ref.get(field) == "":
+                out.append(error(f"{here}.{field}", "metadata", f"an owner reference's {field} must not be empty"))
+        if (api_version, kind) in BANNED_OWNERS:
+            out.append(error(here, "metadata", "an Event (v1) may not be an owner"))
+        if ref.get("controller") is True:
+            name = f"{kind}/{ref.get('name')}"
+            if first_controller is not None:
+                message = (
+                    f"only one owner reference may have controller: true; found it for {first_controller} and {name}"
+                )
+                out.append(error(here, "metadata", message))
+            else:
+                first_controller = name
+    return out
+
+
+STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")  # helper.IsStandardFinalizerName
+
+
+def finalizer_problem(name, core: bool) -> str | None:
+    """ValidateFinalizerName (a qualified name) and, for a core kind, core/validation's
+    validateKubeFinalizerName: a finalizer without a domain is one of the standard ones."""
+    if not isinstance(name, str):
+        return None  # the schema's finding
+    if core and "/" not in name and name not in STANDARD_FINALIZERS:
+        return (
+            f"finalizer {name!r} is neither a standard finalizer ({', '.join(STANDARD_FINALIZERS)}) nor "
+            "fully qualified (DOMAIN/NAME, e.g. example.com/cleanup)"
+        )
+    problem = label_key_problem(name, "finalizer")
+    return problem.replace(" key", "", 1) if problem else None
+
+
+def finalizer_findings(finalizers, path: str, core: bool) -> list[Finding]:
+    """ValidateFinalizers: each name (finalizer_problem), and not orphan with foregroundDeletion."""
+    if not finalizers or not isinstance(finalizers, list):
+        return []
+    out = [
+        error(f"{path}[{i}]", "finalizer", problem)
+        for i, name in enumerate(finalizers)
+        if (problem := finalizer_problem(name, core))
+    ]
+    if path == "metadata.finalizers" and "orphan" in finalizers and "foregroundDeletion" in finalizers:
+        out.append(error(path, "finalizer", "the finalizers orphan and foregroundDeletion cannot both be set"))
     return out
 
 

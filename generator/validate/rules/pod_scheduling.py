@@ -88,7 +88,26 @@ def _dns(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
 
 
 # the checks of this module, each with the pod spec fields it reads (pod_plan.py)
+POD_OVERHEAD_SINCE = 18  # PodOverhead: alpha 1.16 (off: the field dropped), beta on 1.18, GA 1.24
+
+
+def _overhead(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+    """The RuntimeClass admission plugin (plugin/pkg/admission/runtimeclass/admission.go,
+    setOverhead, v1.31.1): a pod's overhead comes from its RuntimeClass; a pod that sets overhead
+    without a runtimeClassName is refused on create ("Pod Overhead set without corresponding
+    RuntimeClass defined Overhead"). A template's pods are refused when the controller makes them."""
+    if spec.get("overhead") is None or spec.get("runtimeClassName") or not enforced(ctx.releases, POD_OVERHEAD_SINCE):
+        return []
+    whose = "its pods are refused when the controller creates them" if ctx.template else "the pod is refused"
+    message = (
+        f"overhead without runtimeClassName: {whose} (the RuntimeClass admission plugin sets overhead from the "
+        "pod's RuntimeClass); remove overhead, or name a RuntimeClass that defines it"
+    )
+    return [error(f"{path}.overhead", "runtime-class", message)]
+
+
 SPEC_CHECKS = (
+    SpecCheck(("overhead",), _overhead),
     SpecCheck(("tolerations",), _tolerations),
     SpecCheck(("affinity",), _affinity),
     SpecCheck(("topologySpreadConstraints",), _spread),
