@@ -120,16 +120,18 @@ def _target_findings(target: dict, here: str, kind: str) -> list[Finding]:
         out.append(error(f"{here}.type", "hpa", message))
     present = {f for f in ("value", "averageValue", "averageUtilization") if target.get(f) is not None}
     if kind in ("Object", "External") and not present & {"value", "averageValue"}:
-        out.append(error(here, "hpa", f"a {kind} metric's target needs value or averageValue"))
+        # validateObjectSource / validateExternalSource: field.Required at target.averageValue
+        out.append(error(f"{here}.averageValue", "hpa", f"a {kind} metric's target needs value or averageValue"))
     elif kind == "External" and {"value", "averageValue"} <= present:  # validateExternalSource
         message = "an External metric's target may not set both value and averageValue"
         out.append(error(f"{here}.value", "hpa", message))
     elif kind == "Pods" and "averageValue" not in present:
-        out.append(error(here, "hpa", "a Pods metric's target needs averageValue"))
+        out.append(error(f"{here}.averageValue", "hpa", "a Pods metric's target needs averageValue"))
     elif kind in ("Resource", "ContainerResource"):
         if not present & {"averageUtilization", "averageValue"}:
             message = f"a {kind} metric's target needs averageUtilization or averageValue"
-            out.append(error(here, "hpa", message))
+            # validate(Container)ResourceSource: field.Required at target.averageUtilization
+            out.append(error(f"{here}.averageUtilization", "hpa", message))
         elif {"averageUtilization", "averageValue"} <= present:
             message = f"a {kind} metric's target may not set both averageUtilization and averageValue"
             out.append(error(f"{here}.averageValue", "hpa", message))
