@@ -31,6 +31,12 @@ def cli(*argv: str, stdin: str | None = None, cwd=REPO) -> subprocess.CompletedP
         (["validate", "-f", "x.yaml"], "give the files and folders as arguments"),
         (["validate", "--dry-run=server", "x.yaml"], "never contacts a cluster"),
         (["render", "--nmespace", "x"], "did you mean --namespace?"),
+        (["validate", "-output", "json", "x.yaml"], "-output: use --output"),
+        (["validate", "-n", "4", "x.yaml"], "-n: use --jobs N"),
+        (["validate", "--format", "json", "x.yaml"], "--format: use --output"),
+        (["validate", "--include", "a/", "x.yaml"], "--include: give the files and folders"),
+        (["validate", "--exclude", "a/", "x.yaml"], "--exclude: use --ignore REGEX"),
+        (["render", "--config", "x.yaml"], "--config: validate takes --config FILE"),
     ],
 )
 def test_flags_from_other_tools_are_answered_under_the_subcommands_usage(argv, hint):
@@ -68,6 +74,10 @@ def test_tap_output_is_read_by_a_tap_parser():
     tests = [line for line in lines if line.category == "test"]
     assert plan[0].expected_tests == len(tests) == 2
     assert [t.ok for t in tests] == [False, True]
+    alone = cli("validate", "-o", "tap", str(BAD / "label-value.yaml"))  # every document has findings
+    tests = [line for line in Parser().parse_text(alone.stdout) if line.category == "test"]
+    assert [t.ok for t in tests] == [False], "no test point for the documents without findings when there are none"
+    assert "0 documents without findings" not in alone.stdout
     assert any(line.category == "version" and line.version == 13 for line in lines)
     assert "label-value" in done.stdout
 
@@ -94,10 +104,12 @@ def test_files_named_that_are_no_manifests_are_skipped_by_name(tmp_path):
     ]
     done = cli("validate", *named, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == "1 document: 0 errors, 0 warnings (valid)"
+    assert done.stdout.strip().splitlines()[-1] == "1 document: 0 errors, 0 warnings (valid)"
     assert len(re.findall(r": skipped: ", done.stderr)) == 7
     walked = cli("validate", ".", cwd=tmp_path)  # the folder walk skips the same files
-    assert walked.returncode == 0 and walked.stdout.strip() == "1 document: 0 errors, 0 warnings (valid)"
+    assert (
+        walked.returncode == 0 and walked.stdout.strip().splitlines()[-1] == "1 document: 0 errors, 0 warnings (valid)"
+    )
     assert "jsonnetfile.json: skipped: jsonnet-bundler's configuration" in walked.stderr
 
 
@@ -225,3 +237,49 @@ def test_every_subcommand_reads_what_follows_double_dash_as_a_file(tmp_path):
         if "--require-end-of-options" in argv:
             without = cli(*[a for a in argv if a != "--"], cwd=tmp_path)
             assert without.returncode == 2 and "no `--` before the paths" in without.stderr, without.stderr
+
+
+def test_skip_kinds_refuses_a_kind_it_does_not_know_with_the_nearest(tmp_path):
+    done = cli("validate", "--skip-kinds", "Deploymnt", str(GOOD / "kubeflow.yaml"))
+    assert done.returncode == 2 and "no kind 'Deploymnt'" in done.stderr and "did you mean 'Deployment'?" in done.stderr
+    known = cli(
+        "validate", "--skip-kinds", "ConfigMap,PodSecurityPolicy,example.com/v1/Widget", str(GOOD / "kubeflow.yaml")
+    )
+    assert known.returncode == 0, known.stderr  # a release's kind, an older release's, a group of one's own
+
+
+def test_ignore_applies_to_files_named_too(tmp_path):
+    (tmp_path / "bad.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n")
+    (tmp_path / "good.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: good}\n")
+    done = cli("validate", "--ignore", "bad", "bad.yaml", "good.yaml", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "bad.yaml: skipped: --ignore" in done.stderr
+
+
+def test_color_always_and_never(tmp_path):
+    bad = str(BAD / "label-value.yaml")
+    assert "\x1b[31m" in cli("validate", "--color", "always", bad).stdout
+    assert "\x1b[" not in cli("validate", "--color", "never", bad).stdout
+    assert "\x1b[" not in cli("validate", bad).stdout  # auto: not a terminal
+
+
+def test_quiet_keeps_errors_and_verbose_lists_what_annotations_ignored(tmp_path):
+    env = "env: [{name: A, value: '1'}, {name: A, value: '2'}]"
+    (tmp_path / "a.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
+        "    ignore-check.paddlejob-manifests.io/env-duplicate: the launcher reads the last\n"
+        f"spec:\n  containers: [{{name: c, image: 'nginx:1', {env}}}]\n"
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\n"
+        f"spec:\n  containers: [{{name: c, image: 'nginx:1', {env}}}]\n"
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: Bad_Name}\n"
+    )
+    normal = cli("validate", "a.yaml", cwd=tmp_path)
+    assert normal.returncode == 1 and "1 finding ignored" in normal.stdout and "Pod/q" in normal.stdout
+    assert "Pod/p" not in normal.stdout
+    verbose = cli("validate", "--verbose", "a.yaml", cwd=tmp_path)
+    assert "ignored: Pod/p" in verbose.stdout and "[env-duplicate] (the launcher reads the last)" in verbose.stdout
+    quiet = cli("validate", "--quiet", "a.yaml", cwd=tmp_path)
+    lines = quiet.stdout.strip().splitlines()
+    assert quiet.returncode == 1 and all(": error: " in line for line in lines[:-1]) and len(lines) >= 2
+    assert "Pod/q" not in quiet.stdout and lines[-1].endswith("1 warning (invalid)")  # hidden, still counted
+    assert cli("validate", "--quiet", "--verbose", "a.yaml", cwd=tmp_path).returncode == 2

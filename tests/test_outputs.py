@@ -93,3 +93,22 @@ def test_sarif_describes_each_rule_from_the_rulebook_with_a_link_that_resolves()
         assert rule["defaultConfiguration"]["level"] == entry.severities[0]
         anchor = rule["helpUri"].rpartition("#")[2]
         assert rule["helpUri"].startswith("https://") and f'<a id="{anchor}"></a>`{entry.id}`' in doc
+
+
+def test_several_outputs_in_one_run_files_written_whole(tmp_path):
+    sarif, junit = tmp_path / "results.sarif", tmp_path / "out" / "report.xml"
+    junit.parent.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", "--no-config", "--output", f"sarif={sarif}",
+         "--output", "text", "-o", f"junit={junit}", *BAD],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stdout.strip().splitlines()[-1].endswith("(invalid)")  # the text, on stdout
+    assert json.loads(sarif.read_text())["runs"][0]["results"]
+    assert junit.read_text().startswith("<?xml")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging file left
+    two = validate("json", "--output", "text", *BAD)
+    assert two.returncode == 2 and "both to standard output" in two.stderr
+    unknown = validate("sarf=x.sarif", *BAD)
+    assert unknown.returncode == 2 and "did you mean 'sarif'?" in unknown.stderr

@@ -75,7 +75,7 @@ def test_invalid_yaml_exits_1():
     [
         (["no/such/file.yaml"], "no/such/file.yaml: no such file or directory"),
         (["--kube-version", "1.99", "x"], "--kube-version: Kubernetes 1.99 is not known"),
-        (["--output", "xml", "x"], "invalid choice: 'xml'"),
+        (["--output", "xml", "x"], "no format 'xml'"),
         (["--no-such-flag", "x"], "unrecognized arguments"),
     ],
 )

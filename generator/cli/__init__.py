@@ -241,8 +241,16 @@ def _main(argv: list[str]) -> int:
         import argcomplete
 
         argcomplete.autocomplete(parser)  # answers the shell's completion request
+    if argv and argv[0] in SUBCOMMANDS and not completing:
+        from generator.cli import flags
+
+        subparser = parser.get_default("subparsers")[argv[0]]
+        habit = flags.misread_habit(subparser, argv[1:])
+        if habit:  # `-output json` read by argparse as `-o utput`: said before it is misread
+            subparser.error(habit)
     args, extras = parser.parse_known_args(argv)
     args.end_of_options = "--" in argv  # `--` given: what follows it is a path, never a flag
+    args.argv = argv[1:] if argv and argv[0] == args.subcommand else argv  # the config file gives way to it
     if extras:  # said under the subcommand's usage, not the top-level one
         from generator.cli import flags
 

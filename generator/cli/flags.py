@@ -126,7 +126,31 @@ HABITS = {
     "--filename": "give the files and folders as arguments (- for stdin)",
     "--dry-run": "not needed: this tool never contacts a cluster",
     "--server-side": "not needed: this tool never contacts a cluster",
+    "-n": "use --jobs N (kubeconform's -n is its number of workers; a namespace comes from the files)",
+    "--format": "use --output (text, json, junit, sarif, github, tap; FORMAT=FILE for a file)",
+    "-format": "use --output (text, json, junit, sarif, github, tap; FORMAT=FILE for a file)",
+    "--config": "validate takes --config FILE (its flags' long names as keys); other subcommands take none",
+    "--include": "give the files and folders to check as arguments (--ignore REGEX leaves some out)",
+    "--exclude": "use --ignore REGEX (a file's path, named or found in a folder)",
+    "-exclude": "use --ignore REGEX (a file's path, named or found in a folder)",
+    "--add-all-built-in": "not needed: every rule runs; --skip-rules RULE[,RULE...] drops some",
+    "--do-not-auto-add-defaults": "use --skip-rules RULE[,RULE...]",
 }
+
+
+def misread_habit(subparser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The error for a single-dash long flag of kubeconform (`-output json`, `-summary`) that
+    argparse would read as a short flag and its value (`-o utput`): said with what to write,
+    before argparse misreads it. None when there is none (up to `--`)."""
+    options = {o for action in subparser._actions for o in action.option_strings}
+    for arg in argv:
+        if arg == "--":
+            return None
+        flag = arg.split("=", 1)[0]
+        single = flag.startswith("-") and not flag.startswith("--") and len(flag) > 2
+        if single and flag in HABITS and flag not in options and flag[:2] in options:
+            return f"unrecognized arguments: {arg}\n  {flag}: {HABITS[flag]}"
+    return None
 
 
 def unrecognized(subparser: argparse.ArgumentParser, extras: list[str]) -> str:

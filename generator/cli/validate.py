@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -27,10 +28,30 @@ examples:
   paddlejob-manifests validate --crd crds/ --crd cert-manager.crds.yaml manifests/
   paddlejob-manifests validate --list-rules
   paddlejob-manifests validate --build clusters/      # kustomizations and charts built, as Argo CD and Flux do
+  paddlejob-manifests validate --output sarif=results.sarif --output text clusters/   # a file and the log
 
 output: FILE:LINE:COLUMN: error|warning: KIND/NAME: PATH: message [rule]
-exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error
+ignore: an object's annotation ignore-check.paddlejob-manifests.io/RULE: "reason" silences RULE on it
+config: --config FILE, else .paddlejob-manifests.yaml from here up to the repository's root, else
+        [tool.paddlejob-manifests] in pyproject.toml: the flags' long names as keys; flags given win
+exit:   0 no errors (warnings allowed), 1 errors found, 2 usage error, 3 internal error (a bug)
 """
+
+# Flags a configuration file may not set: what only a command line says (which file, what to
+# list), and what chooses the programs --build runs or lifts its sandbox, which a file a pull
+# request can change must never choose.
+COMMAND_LINE_ONLY = {
+    "config": "the file itself",
+    "no-config": "the file itself",
+    "list-rules": "a command, not a setting",
+    "require-end-of-options": "the pre-commit hook's entry",
+    "kubectl": "the program --build runs: a file a pull request can change must not choose it",
+    "helm": "the program --build runs: a file a pull request can change must not choose it",
+    "build-unconfined": "it lifts --build's sandbox: a file a pull request can change must not",
+}
+# Keys of the file with another name than the flag's: `crds: [...]` is `--crd` given for each.
+CONFIG_ALIASES = {"crds": "crd"}
+COLOURS = ("auto", "always", "never")
 
 
 def add_parser(sub) -> None:
@@ -53,12 +74,35 @@ def add_parser(sub) -> None:
     flags.add_kube_version(
         p, f"Kubernetes release to check against (default: {newest}; a file `render` wrote: the releases it records)"
     )
-    flags.add_output(
-        p,
-        sorted(outputs.FORMATS),
-        "text",
-        help="text, json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions "
-        "annotations), tap (Test Anything Protocol 13)",
+    p.add_argument(
+        "--output",
+        "-o",
+        action="append",
+        type=_output,
+        metavar="FORMAT[=FILE]",
+        help="text (default), json, junit (JUnit XML), sarif (SARIF 2.1.0: GitHub code scanning), github (Actions "
+        "annotations), tap (Test Anything Protocol 13); FORMAT=FILE writes FILE (whole or not at all), FORMAT alone "
+        "standard output (one at most); repeatable: --output sarif=results.sarif --output text",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the configuration file (default: .paddlejob-manifests.yaml here or in a folder above, up to the "
+        "repository's root, else [tool.paddlejob-manifests] in pyproject.toml); flags given win over it",
+    )
+    p.add_argument("--no-config", action="store_true", help="read no configuration file")
+    p.add_argument(
+        "--verbose", action="store_true", help="also list each finding an annotation ignored, with its reason"
+    )
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="errors only: no warnings (still counted), notes or breakdown"
+    )
+    p.add_argument(
+        "--color",
+        "--colour",
+        choices=COLOURS,
+        default="auto",
+        help="colour the text output: auto (default: on a terminal, without NO_COLOR), always, never",
     )
     p.add_argument("--strict-kinds", action="store_true", help="an object of a kind with no known schema is an error")
     p.add_argument(
@@ -79,20 +123,22 @@ def add_parser(sub) -> None:
         action="append",
         default=[],
         metavar="PATH",
-        help="a CRD file, a folder of them or an install manifest: their kinds are checked against "
-        "the CRDs' schemas and x-kubernetes-validations rules; repeatable",
+        help="a CRD file, a folder of them (CRD YAML files, or JSON Schemas laid out as the catalogs do: "
+        "GROUP/KIND_VERSION.json) or an install manifest: their kinds are checked against the CRDs' schemas and "
+        "x-kubernetes-validations rules; repeatable (`crds:` in the configuration file)",
     )
     p.add_argument(
         "--skip-kinds",
         metavar="KIND[,KIND...]",
         default="",
-        help="do not check these kinds (Kind or apiVersion/Kind, comma-separated), as kubeconform's -skip",
+        help="do not check these kinds (Kind or apiVersion/Kind, comma-separated), as kubeconform's -skip; a Kind "
+        "this tool does not know is refused (write GROUP/VERSION/Kind for a kind of your own)",
     )
     p.add_argument(
         "--ignore",
         action="append",
         metavar="REGEX",
-        help="skip files under the folders named whose path matches REGEX; repeatable",
+        help="skip the files (named, or found in the folders named) whose path matches REGEX; repeatable",
     )
     p.add_argument(
         "--skip-rules",
@@ -175,11 +221,210 @@ def _tools(args: argparse.Namespace) -> dict[str, str | None]:
     return tools
 
 
+def _output(value: str) -> tuple[str, str | None]:
+    """--output FORMAT or FORMAT=FILE, parsed once (argparse's type)."""
+    name, equals, path = value.partition("=")
+    if name not in outputs.FORMATS:
+        import difflib  # here: only a mistyped format needs it
+
+        close = difflib.get_close_matches(name, list(outputs.FORMATS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise argparse.ArgumentTypeError(
+            f"no format {name!r} (choose from {', '.join(outputs.FORMATS)}; FORMAT=FILE writes a file){hint}"
+        )
+    if equals and not path:
+        raise argparse.ArgumentTypeError(f"{value!r}: no file after '='")
+    return name, (path or None)
+
+
+def _given(parser: argparse.ArgumentParser, argv: list[str]) -> set[str]:
+    """The dests the command line sets (the file's settings give way to them): argv parsed
+    again with every default suppressed, so only what it holds is in the result."""
+    saved = [(action, action.default) for action in parser._actions]
+    try:
+        for action, _ in saved:
+            action.default = argparse.SUPPRESS
+        given, _ = parser.parse_known_args(argv, argparse.Namespace())
+    finally:
+        for action, default in saved:
+            action.default = default
+    return set(vars(given))
+
+
+def apply_config(args: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The configuration file's settings into ``args`` where the command line gave nothing; each
+    value parsed as its flag's value is. Returns the file read, if any."""
+    from generator.validate import config
+
+    path = args.config or (None if args.no_config else config.find())
+    if args.config and args.no_config:
+        raise cliargs.InputError("--config and --no-config: give one")
+    if path is None:
+        return None
+    if args.config and not os.path.exists(path):
+        raise cliargs.InputError(f"--config: {path}: no such file")
+    loaded = config.load(path)
+    actions = {
+        option[2:]: action
+        for action in parser._actions
+        for option in action.option_strings
+        if option.startswith("--") and action.dest != "help"
+    }
+    given = _given(parser, argv)
+    folder = os.path.dirname(path)
+    for setting in loaded.settings:
+        where = loaded.where(setting)
+        key = setting.key if isinstance(setting.key, str) else str(setting.key)
+        name = CONFIG_ALIASES.get(key, key)
+        if name in COMMAND_LINE_ONLY:
+            raise cliargs.InputError(f"{where}: {key!r} is for the command line only ({COMMAND_LINE_ONLY[name]})")
+        action = actions.get(name)
+        if action is None:
+            import difflib
+
+            known = sorted({*actions, *CONFIG_ALIASES} - set(COMMAND_LINE_ONLY))
+            close = difflib.get_close_matches(key.replace("_", "-"), known, n=1, cutoff=0.5)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (keys: {', '.join(known)})"
+            raise cliargs.InputError(visible(f"{where}: no setting {key!r}{hint}"))
+        if action.dest in given:
+            continue
+        setattr(args, action.dest, _setting_value(parser, action, setting.value, f"{where}: {key}", folder))
+    return path
+
+
+def _setting_value(parser, action, value, where: str, folder: str):
+    """A setting's value as the flag's parser makes it: a boolean for a switch, a list for a
+    repeatable flag (a string alone is one item), a comma-separated list's items joined."""
+    if isinstance(action, argparse._StoreTrueAction):
+        if not isinstance(value, bool):
+            raise cliargs.InputError(visible(f"{where}: expected true or false, got {value!r}"))
+        return value
+    if isinstance(action, argparse._AppendAction):
+        items = value if isinstance(value, list) else [value]
+        return [_one_value(parser, action, item, where, folder) for item in items]
+    if isinstance(value, list) and action.metavar and "," in str(action.metavar):
+        return ",".join(str(_one_value(parser, action, item, where, folder)) for item in value)
+    return _one_value(parser, action, value, where, folder)
+
+
+def _one_value(parser, action, value, where: str, folder: str):
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise cliargs.InputError(visible(f"{where}: expected a string or number, got {value!r}"))
+    try:
+        parsed = parser._get_values(action, [str(value)]) if action.nargs is None else str(value)
+    except argparse.ArgumentError as err:
+        raise cliargs.InputError(visible(f"{where}: {err.message}")) from None
+    if isinstance(parsed, list):
+        (parsed,) = parsed
+    if action.dest == "crd" and folder:  # a path in the file is relative to the file's folder
+        parsed = os.path.relpath(os.path.join(folder, parsed)) if not os.path.isabs(parsed) else parsed
+    if action.dest == "output" and parsed[1] is not None:
+        parsed = (parsed[0], _output_in(parsed[1], folder, where))
+    return parsed
+
+
+def _output_in(path: str, folder: str, where: str) -> str:
+    """An output file the configuration names: inside the file's folder (a file a pull request
+    can change must not make a run write elsewhere on the machine)."""
+    base = os.path.realpath(folder or ".")
+    target = os.path.realpath(os.path.join(base, path))
+    if os.path.isabs(path) or not (target == base or target.startswith(base.rstrip(os.sep) + os.sep)):
+        raise cliargs.InputError(
+            visible(f"{where}: {path!r} is outside the configuration file's folder; give it with --output instead")
+        )
+    return os.path.relpath(os.path.join(folder, path)) if folder else path
+
+
+def _skip_kinds(text: str, checker) -> frozenset[str]:
+    """--skip-kinds, each Kind one this tool knows (a typo would otherwise skip nothing, without
+    a word); apiVersion/Kind of a group no schema here has is taken as a kind of the user's own."""
+    skip = frozenset(k.strip() for k in text.split(",") if k.strip())
+    if not skip:
+        return skip
+    from generator.core import kinds as registry
+
+    known = checker.schemas.kinds()
+    names = {kind for _, kind in known} | {entry.kind for entry in registry.KINDS}
+    groups = {api_version.rpartition("/")[0] for api_version, _ in known}
+    for entry in sorted(skip):
+        api_version, _, kind = entry.rpartition("/")
+        if kind in names or (api_version and api_version.rpartition("/")[0] not in groups):
+            continue
+        if not api_version and _in_other_release(kind):
+            continue
+        import difflib
+
+        close = difflib.get_close_matches(kind, sorted(names), n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise cliargs.InputError(
+            visible(
+                f"--skip-kinds: no kind {kind!r} is known here; {hint}"
+                "(a kind of your own: GROUP/VERSION/Kind, or give its CRD with --crd)"
+            )
+        )
+    return skip
+
+
+def _in_other_release(kind: str) -> bool:
+    """A built-in kind of another release (PodSecurityPolicy, gone in 1.25)."""
+    return any(kind == k for minor in kube.known_versions() for _, k in kube.kinds(minor))
+
+
+def _write_outputs(report, chosen: list[tuple[str, str | None]], colour: str) -> None:
+    """Each output: a file written whole or not at all (a temporary file beside it, renamed),
+    or standard output."""
+    for name, path in chosen:
+        if path is None:
+            on = colour == "always" or (colour == "auto" and outputs.use_colour(sys.stdout))
+            sys.stdout.write(outputs.FORMATS[name](report, colour=on))
+        else:
+            _write_atomically(path, outputs.FORMATS[name](report, colour=False))
+
+
+def _write_atomically(path: str, text: str) -> None:
+    import tempfile  # here: only an output file needs it
+
+    folder = os.path.dirname(path) or "."
+    try:
+        fd, staged = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
+    except OSError as err:
+        raise cliargs.InputError(visible(f"--output: {path}: cannot write there: {err.strerror or err}")) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(staged, 0o644)
+        os.replace(staged, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise cliargs.InputError(visible(f"--output: {path}: cannot write it: {err.strerror or err}")) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
+    parser = args.subparsers["validate"] if hasattr(args, "subparsers") else None
+    argv = getattr(args, "argv", None)
+    if parser is not None and argv is not None:
+        apply_config(args, parser, argv)
+    chosen = args.output or [("text", None)]
+    to_stdout = [name for name, path in chosen if path is None]
+    if len(to_stdout) > 1:
+        raise cliargs.InputError(
+            f"--output: {' and '.join(to_stdout)} both to standard output; give all but one a file (FORMAT=FILE)"
+        )
+    files_out = [path for _, path in chosen if path is not None]
+    if len(set(files_out)) < len(files_out):
+        raise cliargs.InputError("--output: a file named twice")
+    if args.verbose and args.quiet:
+        raise cliargs.InputError("--verbose and --quiet: give one")
     if args.list_rules:
-        if args.output not in outputs.RULE_LISTS:
+        (name, path), *more = chosen
+        if more or path is not None or name not in outputs.RULE_LISTS:
             raise cliargs.InputError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
-        sys.stdout.write(outputs.RULE_LISTS[args.output]())
+        sys.stdout.write(outputs.RULE_LISTS[name]())
         return 0
     if args.require_end_of_options and not getattr(args, "end_of_options", False):
         raise cliargs.InputError(
@@ -202,10 +447,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
             f"--build-timeout: expected seconds above 0, at most 86400, got {args.build_timeout:g}"
         )
     found = discover.find(args.paths, args.ignore, build=args.build)
-    for path, why in found.skipped:
-        print(visible(f"{path}: skipped: {why}"), file=sys.stderr)
+    if not args.quiet:
+        for path, why in found.skipped:
+            print(visible(f"{path}: skipped: {why}"), file=sys.stderr)
     tools = _tools(args) if args.build else {}
-    skip = frozenset(k.strip() for k in args.skip_kinds.split(",") if k.strip())
     projects = {p.name: getattr(args, f"{p.name.replace('-', '_')}_version") for p in PROJECTS if p.validated}
     try:
         crds = schemasource.CrdSource(args.crd) if args.crd else None
@@ -215,11 +460,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
     checker = validate.ObjectChecker(
         minor or newest,
         args.strict_kinds or args.strict,
-        skip_kinds=skip,
         follow_records=minor is None,
         crds=crds,
         projects=projects,
     )
+    skip = _skip_kinds(args.skip_kinds, checker)
+    if skip:
+        checker = validate.ObjectChecker(
+            minor or newest,
+            args.strict_kinds or args.strict,
+            skip_kinds=skip,
+            follow_records=minor is None,
+            crds=crds,
+            projects=projects,
+        )
     roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
     kube_version = kube.version_name(minor or newest)
     # with nothing to build, build.py (and subprocess, shutil, tempfile) is never loaded
@@ -228,13 +482,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if found.builds
         else ([], [], [])
     )
-    for path, why in notes:
-        print(visible(f"{path}: skipped: {why}"), file=sys.stderr)
+    if not args.quiet:
+        for path, why in notes:
+            print(visible(f"{path}: skipped: {why}"), file=sys.stderr)
     covered = frozenset().union(*(b.inputs for b in built))
     files = []
     for name in found.files:
         if covered and os.path.realpath(name) in covered:
-            print(f"{visible(name)}: checked as a kustomization that names it builds it", file=sys.stderr)
+            if not args.quiet:
+                print(f"{visible(name)}: checked as a kustomization that names it builds it", file=sys.stderr)
         else:
             files.append(name)
     try:
@@ -246,10 +502,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
         raise cliargs.InputError(f"--crd: {err}") from None
     files += [b.target.file for b in built]
+    report.files = len(files)
+    report.skipped_files = list(found.skipped) + list(notes)
     validate.note_empty(report, files, fail=args.fail_on_empty)
     report.strict = args.strict
-    sys.stdout.write(outputs.FORMATS[args.output](report, colour=outputs.use_colour(sys.stdout)))
-    if args.summary and args.output != "text":
+    report.verbosity = 0 if args.quiet else 2 if args.verbose else 1
+    _write_outputs(report, chosen, args.color)
+    if args.summary and "text" not in to_stdout:
         print(outputs.summary(report), file=sys.stderr)
     return 0 if report.valid else 1
 

@@ -166,7 +166,8 @@ def _generator_sources(doc: dict) -> list[str]:
 
 
 def find(paths: list[str], ignore: list[str] | None = None, build: bool = False) -> Found:
-    """Files to read: the files named, and the manifests under the folders named. With
+    """Files to read: the files named, and the manifests under the folders named, but those whose
+    path a pattern of ``ignore`` finds (--ignore: a file named too, as kubeconform). With
     ``build`` (`validate --build`), the kustomizations and charts found (and kustomizations
     named) are listed in ``builds`` instead of ``skipped``; a kustomize Component is skipped:
     it is built by the kustomizations that name it."""
@@ -179,6 +180,9 @@ def find(paths: list[str], ignore: list[str] | None = None, build: bool = False)
     for name in paths:
         if name == "-":
             out.files.append(name)
+            continue
+        if patterns and any(pattern.search(name) for pattern in patterns):  # named or found, as kubeconform
+            out.skipped.append((name, "--ignore"))
             continue
         path = Path(name)
         try:

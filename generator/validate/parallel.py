@@ -327,6 +327,8 @@ class _Checked(NamedTuple):
     errors: int
     read: int  # a part's documents read: the next part's are numbered after them (a file's: 0)
     lines: int  # a part's lines: the next part's start after them (a file's: 0)
+    suppressed: list = []  # Suppressed: findings an object's annotation silenced, placed as findings
+    skipped: dict = {}  # documents of --skip-kinds, by kind
 
 
 def _check_run(shared: _Shared, index: int, slot: int) -> list[_Checked]:
@@ -336,7 +338,7 @@ def _check_run(shared: _Shared, index: int, slot: int) -> list[_Checked]:
     for unit in shared.runs[index]:
         one = Report(skip_rules=shared.skip_rules)
         read, lines = _check_unit(unit, shared.checker, one)
-        found.append(_Checked(one.documents, one.findings, one.errors, read, lines))
+        found.append(_Checked(one.documents, one.findings, one.errors, read, lines, one.suppressed, one.skipped))
         shared.add_errors(slot, one.errors)
     return found
 
@@ -435,15 +437,26 @@ def _merge(runs: list[list[_Unit]], checked: dict, checker, report) -> None:
                 budget = report.max_errors and report.max_errors - report.errors
                 one = Report(max_errors=budget, skip_rules=report.skip_rules)
                 read, lines = _check_unit(unit, checker, one)
-                documents, findings = one.documents, one.findings
+                documents, findings, suppressed, skipped = one.documents, one.findings, one.suppressed, one.skipped
             else:
-                documents, findings, _, read, lines = found[position]
+                documents, findings, _, read, lines, suppressed, skipped = found[position]
             documents_above, lines_above = before[unit.name] if unit.start else (0, 0)  # a file named twice: anew
             if documents_above or lines_above:
                 findings = [
                     item._replace(document=item.document + documents_above, line=item.line + lines_above)
                     for item in findings
                 ]
+                suppressed = [
+                    entry._replace(
+                        item=entry.item._replace(
+                            document=entry.item.document + documents_above, line=entry.item.line + lines_above
+                        )
+                    )
+                    for entry in suppressed
+                ]
             report.documents += documents
             report.findings += findings
+            report.suppressed += suppressed
+            for kind, number in skipped.items():
+                report.skipped[kind] = report.skipped.get(kind, 0) + number
             before[unit.name] = (documents_above + read, lines_above + lines)

@@ -38,12 +38,28 @@ class Located(NamedTuple):
         }
 
 
+class Suppressed(NamedTuple):
+    """A finding an object's annotation silenced (ignore-check.paddlejob-manifests.io/RULE), with
+    the annotation's reason: reported as ignored, never as a finding."""
+
+    item: Located
+    reason: str
+
+    def as_dict(self) -> dict:
+        return self.item.as_dict() | {"reason": self.reason}
+
+
 class Report:
     """What a run found: the documents read and the findings, in the order they were found."""
 
     __slots__ = (
         "documents",
         "findings",
+        "suppressed",
+        "skipped",
+        "files",
+        "skipped_files",
+        "verbosity",
         "max_errors",
         "truncated",
         "skip_rules",
@@ -64,6 +80,11 @@ class Report:
     ):
         self.documents = documents
         self.findings = [] if findings is None else findings
+        self.suppressed: list[Suppressed] = []  # findings an object's ignore annotation silenced
+        self.skipped: dict[str, int] = {}  # documents not checked, by kind (--skip-kinds)
+        self.files = 0  # files read (the caller counts them: a file named twice is read twice)
+        self.skipped_files: list[tuple[str, str]] = []  # (file, why) not read: not a manifest
+        self.verbosity = 1  # 0: --quiet, 1, 2: --verbose (what the text output says beyond findings)
         self.max_errors = max_errors
         self.truncated = truncated
         self.skip_rules = skip_rules
@@ -81,6 +102,40 @@ class Report:
     def add(self, item: Located) -> None:
         if item.finding.rule not in self.skip_rules:
             self.findings.append(item)
+
+    def suppress(self, item: Located, reason: str) -> None:
+        if item.finding.rule not in self.skip_rules:
+            self.suppressed.append(Suppressed(item, reason))
+
+    def skip(self, kind: str) -> None:
+        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
+    @property
+    def invalid(self) -> int:
+        """Documents with at least one error (a YAML error outside any document counts as one)."""
+        return len({(item.file, item.document) for item in self.findings if item.finding.is_error})
+
+    @property
+    def valid_documents(self) -> int:
+        """Documents read, checked and without an error (warnings allowed)."""
+        return max(self.documents - self.invalid - sum(self.skipped.values()), 0)
+
+    def counts(self) -> dict:
+        """The summary as data: files, documents and what became of them, and the totals."""
+        return {
+            "files": self.files,
+            "documents": self.documents,
+            "valid": self.valid_documents,
+            "invalid": self.invalid,
+            "skipped": {
+                "documents": sum(self.skipped.values()),
+                "kinds": dict(sorted(self.skipped.items())),
+                "files": [{"file": file, "why": why} for file, why in self.skipped_files],
+            },
+            "ignored": len(self.suppressed),
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
 
     @property
     def full(self) -> bool:

@@ -103,6 +103,7 @@ class CrdSource:
         self.paths = list(paths)
         self._versions: dict[tuple[str, str], Schema] = {}
         self._pending: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (group, kind) -> [(text, file)]
+        self._catalog: dict[tuple[str, str], Schema] = {}  # (apiVersion, kind in lower case): catalog files
         self.crds = 0
         for path in paths:
             if not Path(path).exists():
@@ -122,6 +123,9 @@ class CrdSource:
             raise CrdLoadError(f"{name}: cannot read the file: {err.strerror}") from None
         except UnicodeDecodeError:
             raise CrdLoadError(f"{name}: not UTF-8 text") from None
+        if name.endswith(".json") and "CustomResourceDefinition" not in text:
+            self._catalog_schema(name, text)
+            return
         for document in _DOCUMENT_SEPARATOR().split(text):
             if "CustomResourceDefinition" not in document:
                 continue
@@ -131,6 +135,32 @@ class CrdSource:
             else:
                 self.crds += 1
                 self._pending.setdefault(key, []).append((document, name))
+
+    def _catalog_schema(self, name: str, text: str) -> None:
+        """A JSON Schema laid out as the CRD catalogs lay them out (datreeio/CRDs-catalog,
+        kubeconform's openapi2jsonschema): GROUP/KIND_VERSION.json, the kind in lower case, the
+        schema the CRD's openAPIV3Schema. Other JSON files are not CRDs: passed over."""
+        path = Path(name)
+        match = _CATALOG_FILE().fullmatch(path.name)
+        group = path.parent.name
+        if match is None or "." not in group:
+            return
+        import json
+
+        try:
+            schema = json.loads(text)
+        except ValueError as err:
+            raise CrdLoadError(f"{name}: not JSON: {err}") from None
+        if not isinstance(schema, dict) or ("properties" not in schema and "type" not in schema):
+            return
+        kind, version = match.groups()
+        self.crds += 1
+        self._catalog[(f"{group}/{version}", kind)] = Schema(
+            f"--crd {name}",
+            _constant(_openapi(schema)),
+            served=True,
+            status_subresource="status" in schema.get("properties", {}),
+        )
 
     def _parse(self, text: str, origin: str, counted: bool = False) -> None:
         # read as kubectl reads it (load): `=` is a string there, not YAML 1.1's value tag
@@ -190,11 +220,14 @@ class CrdSource:
 
     def lookup(self, api_version: str, kind: str) -> Schema | None:
         self._resolve(api_version.rpartition("/")[0], kind)
-        return self._versions.get((api_version, kind))
+        found = self._versions.get((api_version, kind))
+        if found is None and self._catalog and isinstance(kind, str):
+            found = self._catalog.get((api_version, kind.lower()))
+        return found
 
     def kinds(self) -> Iterable[tuple[str, str]]:
         self._resolve()
-        return [key for key, schema in self._versions.items() if schema.served]
+        return [key for key, schema in self._versions.items() if schema.served] + list(self._catalog)
 
     def versions_of(self, api_version: str, kind: str) -> list[str]:
         """The served apiVersions of ``kind`` in the group of ``api_version`` (a version of
@@ -203,9 +236,28 @@ class CrdSource:
         self._resolve(group, kind)
         return sorted(
             av
-            for (av, k), schema in self._versions.items()
-            if schema.served and k == kind and av.rpartition("/")[0] == group
+            for (av, k), schema in [*self._versions.items(), *self._catalog.items()]
+            if schema.served and k in (kind, kind.lower()) and av.rpartition("/")[0] == group
         )
+
+
+_CATALOG_FILE = lazy_pattern(r"([a-z0-9]+)_(v[0-9]+(?:(?:alpha|beta)[0-9]+)?)\.json")
+
+
+def _openapi(schema):
+    """A catalog's JSON Schema as the openAPIV3Schema it was made from: no `$schema`, and no
+    `additionalProperties: false` beside `properties` (which openapi2jsonschema's strict mode
+    adds, and a structural schema may not hold: unknown fields are errors here anyway)."""
+    if isinstance(schema, list):
+        return [_openapi(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "$schema" or (key == "additionalProperties" and value is False and "properties" in schema):
+            continue
+        out[key] = _openapi(value) if key != "enum" and key != "default" else value
+    return out
 
 
 # kubectl's YAML reader splits a stream at lines that start with `---`

@@ -9,7 +9,7 @@ import os
 import stat
 import sys
 
-from generator.core import provenance
+from generator.core import provenance, rulebook
 from generator.core.findings import Finding, dotted, split_path
 from generator.kubeyaml import load
 from generator.kubeyaml.load import Document, Problem, iter_documents
@@ -139,6 +139,7 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
     # what the verdicts across objects read (across.py), until the input ends: the objects,
     # slimmed, and where a finding may be on one, its document without its data (for the position)
     kept: list[tuple[object, Document | None]] = []
+    ignored_kept: dict[int, dict] = {}  # the rules silenced on a kept object, by its place in kept
     pods = False
     read = 0
     verdicts = across.input_may_report(source)  # else no verdict can be on its objects: none is kept
@@ -146,8 +147,12 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         if report.full:
             return read
         read = doc.index
+        ignores = None
         if doc.data is not None:
             report.documents += 1
+            if checker.skip_kinds:
+                _count_skipped(doc.data, checker.skip_kinds, report)
+            ignores = ignored_rules(doc.data)
         if doc.data is not None and verdicts:
             slim, holds_pods = across.keep(doc.data)
             pods = pods or holds_pods
@@ -156,8 +161,12 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
                 if across.reports_on(doc.data):
                     place = Document(doc.index, None, [], doc.node, doc.line_offset, doc.nulls, doc.text)
                 kept.append((slim, place))
+                if ignores:
+                    ignored_kept[len(kept) - 1] = ignores
         findings = checker.check(doc.data, doc.nulls) if doc.data is not None else []
         findings += podsecurity.namespace_findings(doc.data, namespace_levels, checker.minor)
+        if ignores and None in ignores:  # annotations naming no rule: a warning each
+            findings += ignores.pop(None)
         if not findings and not doc.problems:
             continue
         ident = _identity(doc.data)
@@ -167,17 +176,69 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
             if problem.severity == "error":
                 explained.add(path)
             finding = Finding(problem.severity, path, problem.rule, problem.message)
-            report.add(Located(finding, name, doc.index, problem.line, problem.column, *ident))
+            _add(report, Located(finding, name, doc.index, problem.line, problem.column, *ident), ignores)
         for finding in findings:
             if finding.path not in explained:
-                report.add(_locate(finding, doc, name, ident))
+                _add(report, _locate(finding, doc, name, ident), ignores)
     if any(doc is not None for _, doc in kept) and not report.full:  # the verdicts across the documents
         for index, finding in across.check([data for data, _ in kept], checker.minor, pods):
             data, doc = kept[index]
             if doc is None:  # across.reports_on and across.check disagree: a bug
                 raise AssertionError(f"a finding on an object across.reports_on did not name: {finding}")
-            report.add(_locate(finding, doc, name, _identity(data)))
+            _add(report, _locate(finding, doc, name, _identity(data)), ignored_kept.get(index))
     return read
+
+
+# An object's annotation that silences one rule on that object, as kube-linter's
+# `ignore-check.kube-linter.io/<check>`: `ignore-check.paddlejob-manifests.io/<rule-id>: "reason"`.
+IGNORE_PREFIX = "ignore-check.paddlejob-manifests.io/"
+
+
+def ignored_rules(data) -> dict | None:
+    """The rules ``data``'s annotations silence, rule id -> reason; under None, the warnings
+    (ignore-check findings) for annotations that name no rule, each with the nearest rule id.
+    None when there is no such annotation (most objects: a few dictionary lookups)."""
+    if type(data) is not dict:
+        return None
+    meta = data.get("metadata")
+    annotations = meta.get("annotations") if type(meta) is dict else None
+    if type(annotations) is not dict:
+        return None
+    found = None
+    for key, reason in annotations.items():
+        if type(key) is not str or not key.startswith(IGNORE_PREFIX):
+            continue
+        found = {} if found is None else found
+        rule = key[len(IGNORE_PREFIX) :]
+        if rule in rulebook.RULES:
+            found[rule] = reason if isinstance(reason, str) else ""
+            continue
+        import difflib  # here: only a mistyped rule id needs it
+
+        close = difflib.get_close_matches(rule, list(rulebook.RULES), n=1, cutoff=0.6)
+        hint = f"; did you mean {IGNORE_PREFIX}{close[0]}?" if close else " (validate --list-rules lists them)"
+        message = f"no rule {rule!r}: the annotation silences nothing{hint}"
+        found.setdefault(None, []).append(
+            Finding("warning", dotted(["metadata", "annotations", key]), "ignore-check", message)
+        )
+    return found
+
+
+def _add(report: Report, item: Located, ignores: dict | None) -> None:
+    """``item`` into ``report``: a finding, or one the object's annotation silences."""
+    if ignores and item.finding.rule in ignores:
+        report.suppress(item, ignores[item.finding.rule])
+    else:
+        report.add(item)
+
+
+def _count_skipped(data, skip_kinds: frozenset[str], report: Report) -> None:
+    """A document of a kind --skip-kinds names, counted as skipped (the checker passes it over)."""
+    if type(data) is not dict:
+        return
+    kind, api_version = data.get("kind"), data.get("apiVersion")
+    if kind in skip_kinds or f"{api_version}/{kind}" in skip_kinds:
+        report.skip(kind if isinstance(kind, str) else "?")
 
 
 def _shortened(path: list, keep: int = 12) -> list:

@@ -62,6 +62,29 @@ def count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
+def breakdown(report: Report) -> str:
+    """3 files: 13 documents valid, 4 invalid, 2 skipped (ConfigMap: 2, --skip-kinds); 1 finding
+    ignored (annotations); 2 files skipped (not manifests): the line before summary's."""
+    documents = [f"{count(report.valid_documents, 'document')} valid", f"{report.invalid} invalid"]
+    if report.skipped:
+        kinds = ", ".join(f"{visible(kind)}: {n}" for kind, n in sorted(report.skipped.items()))
+        documents.append(f"{sum(report.skipped.values())} skipped ({kinds}; --skip-kinds)")
+    parts = [f"{count(report.files, 'file')}: {', '.join(documents)}"]
+    if report.suppressed:
+        parts.append(f"{count(len(report.suppressed), 'finding')} ignored (ignore-check annotations)")
+    if report.skipped_files:
+        parts.append(f"{count(len(report.skipped_files), 'file')} skipped (not manifests)")
+    return "; ".join(parts)
+
+
+def suppressed_line(entry, colour: bool = False) -> str:
+    """FILE:LINE:COLUMN: ignored: KIND/NAME: PATH: message [rule] (reason)."""
+    item = entry.item
+    reason = visible(entry.reason) if entry.reason else "no reason given"
+    where = f"{visible(item.file)}:{item.line}:{item.column}"
+    return f"{where}: ignored: {what(item)}: {finding_text(item.finding)} ({reason})"
+
+
 def summary(report: Report) -> str:
     """17 documents: 4 errors, 1 warning (invalid)."""
     verdict = "valid" if report.valid else "invalid"

@@ -1,4 +1,5 @@
-"""JSON: {"valid", "documents", "truncated", "findings": [...]}."""
+"""JSON: {"valid", "documents", "errors", "warnings", "truncated", "summary": {...}, "findings": [...],
+"ignored": [...]}."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ def write(report: Report, colour: bool = False) -> str:
     body = {
         "valid": report.valid,
         "documents": report.documents,
+        "errors": report.errors,
+        "warnings": report.warnings,
         "truncated": report.truncated,
+        "summary": report.counts(),
         "findings": [item.as_dict() for item in report.findings],
+        "ignored": [entry.as_dict() for entry in report.suppressed],
     }
     return json_text(body)

@@ -6,32 +6,37 @@ import os
 
 from generator import __version__
 from generator.core import rulebook
+from generator.core.text import visible
 from generator.validate.output.common import DOCS, json_text, what
 from generator.validate.report import Report
 
 
 def write(report: Report, colour: bool = False) -> str:
-    """SARIF 2.1.0: one run, a rule per rule id that occurs, a result per finding."""
-    rules = sorted({item.finding.rule for item in report.findings})
+    """SARIF 2.1.0: one run, a rule per rule id that occurs, a result per finding, and one per
+    finding an object's annotation silenced, with an inSource suppression and its reason (code
+    scanning shows it as dismissed)."""
+    items = [(item, None) for item in report.findings] + [(e.item, e.reason) for e in report.suppressed]
+    rules = sorted({item.finding.rule for item, _ in items})
     results = []
-    for item in report.findings:
+    for item, reason in items:
         f = item.finding
-        results.append(
-            {
-                "ruleId": f.rule,
-                "ruleIndex": rules.index(f.rule),
-                "level": "error" if f.is_error else "warning",
-                "message": {"text": f"{what(item)}: {f.path or '(document)'}: {f.message}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": _uri(item.file)},
-                            "region": {"startLine": item.line, "startColumn": item.column},
-                        }
+        result = {
+            "ruleId": f.rule,
+            "ruleIndex": rules.index(f.rule),
+            "level": "error" if f.is_error else "warning",
+            "message": {"text": f"{what(item)}: {f.path or '(document)'}: {f.message}"},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(item.file)},
+                        "region": {"startLine": item.line, "startColumn": item.column},
                     }
-                ],
-            }
-        )
+                }
+            ],
+        }
+        if reason is not None:
+            result["suppressions"] = [{"kind": "inSource", "justification": visible(reason) or "no reason given"}]
+        results.append(result)
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
