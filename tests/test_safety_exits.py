@@ -56,7 +56,7 @@ def no_traceback(done: subprocess.CompletedProcess) -> None:
         ["validate", "--list-rules"],
         ["job", "demo", "--image", "a:1", "--workers", "1"],
         ["completion", "bash"],
-        ["render", "--out", "-", "--kubernetes-version", "1.30"],
+        ["render", "--out", "-", "--kube-version", "1.30"],
         ["--version"],  # a few bytes: the failure surfaces only when stdout is flushed at the end
         ["validate", "--help"],
     ],

@@ -38,7 +38,7 @@ def expectations(path: Path) -> set[tuple[int, str, str]]:
 
 def kube_version(path: Path) -> int:
     for line in header(path):
-        if line.startswith("# kubernetes-version:"):
+        if line.startswith("# kube-version:"):
             return kubernetes.parse_version(line.split(":", 1)[1])
     return kubernetes.known_versions()[-1]
 

@@ -116,8 +116,8 @@ HABITS = {
     "-skip": "use --skip-kinds",
     "-strict": "use --strict (unknown fields are always errors here; --strict also fails on warnings)",
     "-output": "use --output",
-    "-kubernetes-version": "use --kube-version",
-    "--kubernetes-version": "use --kube-version",
+    "-kube-version": "use --kube-version",
+    "--kube-version": "use --kube-version",
     "-ignore-filename-pattern": "use --ignore",
     "-ignore-missing-schemas": "not needed: a kind without a schema is a warning (--strict-kinds makes it an error)",
     "-schema-location": "use --crd FILE for your CRDs; the Kubernetes, Volcano, Kubeflow, Trainer and JobSet "

@@ -20,7 +20,7 @@ BUNDLE_ENTRY = OPERATOR_LIB / "bundle.jsonnet"
 
 FIRST_V1BETA1 = 11
 # The default v1 bundle is for the clusters people run: from 1.19 the pod securityContext has the
-# seccompProfile field that Pod Security admission checks. `--kubernetes-version 1.16` (1.17, 1.18)
+# seccompProfile field that Pod Security admission checks. `--kube-version 1.16` (1.17, 1.18)
 # renders the bundle for older clusters, with the seccomp annotation of that time instead.
 DEFAULT_V1 = 19
 

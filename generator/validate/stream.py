@@ -101,7 +101,7 @@ class _Pipe(io.RawIOBase):
 
 def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
     """``checker``, or for a file `render` wrote (when the checker follows records: no
-    --kubernetes-version) the checker for the releases the file records and this tool knows."""
+    --kube-version) the checker for the releases the file records and this tool knows."""
     if not checker.follow_records or not hasattr(stream, "peek"):
         return checker
     try:
