@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from generator.core import rulebook
@@ -25,7 +26,7 @@ class _Fields(NamedTuple):
 class Finding(_Fields):
     __slots__ = ()
 
-    def __new__(cls, severity: str, path: str, rule: str, message: str):
+    def __new__(cls, severity: str, path: str, rule: str, message: str) -> Finding:
         if not rulebook.is_known(rule, severity):  # a typo in a rule id is a bug here
             raise ValueError(f"finding with rule {rule!r} ({severity}) is not in the rulebook")
         return super().__new__(cls, severity, path, rule, message)
@@ -42,14 +43,14 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 _TOKEN = lazy_pattern(r'\.?([^.\[\]"]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 
 
-def child(path: str, key) -> str:
+def child(path: str, key: object) -> str:
     """The path of ``key`` under ``path``: an int is an index, a string a name."""
     if isinstance(key, int) and not isinstance(key, bool):
         return f"{path}[{key}]"
-    key = str(key)
-    if _PLAIN_KEY.match(key):
-        return f"{path}.{key}" if path else key
-    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    name = str(key)
+    if _PLAIN_KEY.match(name):
+        return f"{path}.{name}" if path else name
+    return f"{path}[{json.dumps(name, ensure_ascii=False)}]"
 
 
 def joined(prefix: str, path: str) -> str:
@@ -59,7 +60,7 @@ def joined(prefix: str, path: str) -> str:
     return prefix + path if path.startswith("[") else f"{prefix}.{path}"
 
 
-def dotted(parts) -> str:
+def dotted(parts: Iterable[object]) -> str:
     """['spec', 'containers', 0, 'image'] -> 'spec.containers[0].image'."""
     out = ""
     for part in parts:
@@ -67,9 +68,9 @@ def dotted(parts) -> str:
     return out
 
 
-def split_path(path: str) -> list:
+def split_path(path: str) -> list[str | int]:
     """'spec.containers[0].image' -> ['spec', 'containers', 0, 'image'] (the inverse of dotted)."""
-    parts: list = []
+    parts: list[str | int] = []
     position = 0
     while position < len(path):
         match = _TOKEN().match(path, position)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 
 
-def lazy_pattern(text: str, flags: int = 0) -> Callable[[], re.Pattern]:
+def lazy_pattern(text: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
     """A regex compiled on its first use: for grammars only some kinds or inputs need
     (compiling them all would slow every start-up, about 0.1 to 1 ms each). Call it for the
     pattern: ``_IANA_SVC_NAME().match(name)``."""
@@ -34,7 +34,7 @@ LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 # <number> ::= <digits> | <digits>.<digits> | <digits>. | .<digits>, then a suffix
 QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))([eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE]|)$")
 
-_SUFFIX = {
+_SUFFIX: dict[str, Decimal | int] = {
     "": 1,
     "n": Decimal("1e-9"),
     "u": Decimal("1e-6"),
@@ -62,7 +62,7 @@ DNS_POLICIES = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
 PROTOCOLS = ("TCP", "UDP", "SCTP")
 
 
-def parse_quantity(text) -> Decimal | None:
+def parse_quantity(text: object) -> Decimal | None:
     """A Kubernetes quantity ('100m', '1.5Gi', '2e3', '1Ei', 4) as a number; None if it is not one
     (or its exponent is beyond ±1000, which no resource needs and Decimal arithmetic would choke on)."""
     if isinstance(text, str):  # the usual case first
@@ -108,7 +108,7 @@ IMAGE_REFERENCE = re.compile(
 )
 
 
-def image_problem(image) -> str | None:
+def image_problem(image: object) -> str | None:
     """Why ``image`` is not a usable container image reference, or None."""
     return _image_text_problem(image) if isinstance(image, str) else "image is required"
 
@@ -162,11 +162,11 @@ def quantity_text(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
-def quantity_message(value) -> str:
+def quantity_message(value: object) -> str:
     return f"{value!r} is not a Kubernetes quantity (e.g. 500m, 2, 1.5Gi)"
 
 
-def name_problem(value, pattern: re.Pattern, limit: int, what: str) -> str | None:
+def name_problem(value: object, pattern: re.Pattern[str], limit: int, what: str) -> str | None:
     if not isinstance(value, str) or not value:
         return f"{what} is required"
     if len(value) > limit:
@@ -183,7 +183,7 @@ _SPELLING = {
 }
 
 
-def path_segment_problem(value, what: str) -> str | None:
+def path_segment_problem(value: object, what: str) -> str | None:
     """Why ``value`` cannot be a name in a URL path segment (apimachinery's
     path.IsValidPathSegmentName, which the apiserver's storage key functions apply to every
     object's name): '.', '..', or a name with '/' or '%'."""
@@ -197,7 +197,7 @@ def path_segment_problem(value, what: str) -> str | None:
     return None
 
 
-def label_value_problem(value, key) -> str | None:
+def label_value_problem(value: object, key: object) -> str | None:
     """Why ``value`` is not a label value (the one spelling of that rule: rules, flags, params)."""
     if isinstance(value, str) and len(value) <= 63 and LABEL_VALUE.match(value):
         return None
@@ -209,7 +209,7 @@ def label_value_problem(value, key) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)  # keys repeat across documents; bounded like the scalar cache
-def label_key_problem(key, what: str = "label") -> str | None:
+def label_key_problem(key: object, what: str = "label") -> str | None:
     """Why ``key`` is not a label (or annotation) key: [DNS-1123 subdomain/]qualified name."""
     if not isinstance(key, str):
         return f"{what} key {key!r} must be a string"
@@ -229,7 +229,7 @@ def label_key_problem(key, what: str = "label") -> str | None:
 _CONFIG_KEY = lazy_pattern(r"^[-._a-zA-Z0-9]+$")
 
 
-def config_key_problem(key) -> str | None:
+def config_key_problem(key: object) -> str | None:
     """IsConfigMapKey (apimachinery util/validation): a file name for a volume."""
     if not isinstance(key, str) or not key:
         return "a key must not be empty"

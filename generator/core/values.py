@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Collection, Iterator
 
 from generator.core import grammar
 from generator.core.errors import InputError  # noqa: F401  (what a bad value raises)
@@ -55,7 +56,7 @@ def resources(option: str, value: str | None) -> dict[str, str]:
     return out
 
 
-def toleration(value: str) -> dict:
+def toleration(value: str) -> dict[str, str]:
     """KEY[=VALUE]:EFFECT, as `kubectl taint` writes taints."""
     spec, sep, effect = value.rpartition(":")
     if not sep or effect not in EFFECTS:
@@ -81,13 +82,13 @@ class LazyChoices:
     that neither `--help` nor any other subcommand should read. Give the flag a metavar: argparse formats the
     choices of a flag without one as soon as it is added."""
 
-    def __init__(self, compute) -> None:
+    def __init__(self, compute: Callable[[], Collection[object]]) -> None:
         self._compute = compute
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[object]:
         return iter(self._compute())
 
-    def __contains__(self, value) -> bool:
+    def __contains__(self, value: object) -> bool:
         return value in self._compute()
 
     def __len__(self) -> int:

@@ -18,6 +18,9 @@ import gc
 import json
 import math
 import re
+import types
+from collections.abc import Iterator
+from typing import Any
 
 import yaml
 from yaml.composer import Composer, ComposerError
@@ -63,22 +66,23 @@ class _Builder:
         self.depth = 0
         self._open: set[int] = set()  # collections being built: an alias back to one is a cycle
         # go-yaml's aliasing rule, counted only when the text has an alias at all
-        self._seen: set[int] | None = set() if aliases else None
+        self._aliases = aliases
+        self._seen: set[int] = set()
         self._decoded = self._aliased = self._alias_depth = 0
         self.nulls = False  # a null value was read
 
-    def problem(self, node, rule: str, message: str, severity: str = "error") -> None:
+    def problem(self, node: Any, rule: str, message: str, severity: str = "error") -> None:
         mark = node.start_mark
         self.problems.append(Problem(mark.line + 1 + self.offset, mark.column + 1, rule, message, severity))
 
-    def build(self, node):
-        if self._seen is not None:
+    def build(self, node: Any) -> Any:
+        if self._aliases:
             return self._counted(node)
         if node.__class__ is ScalarNode:
             return self.scalar(node)
         return self.collection(node)
 
-    def _counted(self, node):
+    def _counted(self, node: Any) -> Any:
         self._decoded += 1
         alias = id(node) in self._seen
         self._seen.add(id(node))
@@ -102,7 +106,7 @@ class _Builder:
         finally:
             self._alias_depth -= alias
 
-    def collection(self, node):
+    def collection(self, node: Any) -> Any:
         if id(node) in self._open:
             self.problem(node, "yaml-alias", "an alias refers to a node that contains it; manifests cannot be cyclic")
             return None
@@ -126,7 +130,7 @@ class _Builder:
             self._open.discard(id(node))
             self.depth -= 1
 
-    def scalar(self, node, as_key: bool = False):
+    def scalar(self, node: Any, as_key: bool = False) -> Any:
         tag, value = node.tag, node.value
         if tag == scalars.STR:
             return value
@@ -155,16 +159,16 @@ class _Builder:
                 result = scalars.json_number(result)
         return result
 
-    def tagged(self, node):
+    def tagged(self, node: Any) -> object:
         try:
             return scalars.tagged(node.tag, node.value)
         except DecodeError as err:
             self.problem(node, "yaml-tag", f"{err}; kubectl fails on this: remove the tag or fix the value")
             return node.value
 
-    def mapping(self, node) -> dict:
-        out: dict = {}
-        merged: set = set()  # keys a `<<` brought in may be overridden: that is merging
+    def mapping(self, node: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        merged: set[str] = set()  # keys a `<<` brought in may be overridden: that is merging
         for key_node, value_node in node.value:
             key = key_node.value
             if key_node.tag != scalars.STR or key == "<<":  # the common case, a string key, skips both
@@ -180,7 +184,7 @@ class _Builder:
             out[key] = self.build(value_node)
         return out
 
-    def key(self, key_node) -> str | None:
+    def key(self, key_node: Any) -> str | None:
         if key_node.__class__ is not ScalarNode:
             self.problem(key_node, "yaml-key", "a mapping key must be a string, not a mapping or a list")
             return None
@@ -199,12 +203,12 @@ class _Builder:
             )
         return key
 
-    def merge(self, out: dict, value_node, key_node, merged: set) -> None:
+    def merge(self, out: dict[str, Any], value_node: Any, key_node: Any, merged: set[str]) -> None:
         """go-yaml v2's merge (decode.go): each mapping merged sets its keys, replacing what the
         mapping holds so far (a key written before the `<<` too); a list of them is merged from
         its last item to its first, so the first item wins. A key written after the `<<` wins."""
         sources = value_node.value if value_node.__class__ is SequenceNode else [value_node]
-        replaced: list = []
+        replaced: list[str] = []
         for source in reversed(sources):
             values = self.build(source)
             if not isinstance(values, dict):
@@ -225,7 +229,7 @@ class _Builder:
                 "warning",
             )
 
-    def tag_ignored(self, node) -> None:
+    def tag_ignored(self, node: Any) -> None:
         self.problem(
             node,
             "yaml-tag",
@@ -235,7 +239,7 @@ class _Builder:
         )
 
 
-def _is_merge(node) -> bool:
+def _is_merge(node: Any) -> bool:
     """go-yaml's isMerge: a plain `<<` key, or one tagged !!merge."""
     return (
         node.__class__ is ScalarNode and node.value == "<<" and (node.style in (None, "") or node.tag == scalars.MERGE)
@@ -277,9 +281,7 @@ def over_limits(text: str, line_offset: int, node_limit: int | None) -> Problem 
                     continue
                 if count > limit >= 0:
                     mark = event.start_mark
-                    return Problem(
-                        mark.line + 1 + line_offset, mark.column + 1, "yaml-size", too_many_message(node_limit)
-                    )
+                    return Problem(mark.line + 1 + line_offset, mark.column + 1, "yaml-size", too_many_message(limit))
     except yaml.YAMLError:
         return None  # the composer reports the syntax error
     finally:
@@ -288,7 +290,7 @@ def over_limits(text: str, line_offset: int, node_limit: int | None) -> Problem 
 
 
 @contextlib.contextmanager
-def collecting_later():
+def collecting_later() -> Iterator[None]:
     """The cycle collector paused while libyaml builds a document's events or nodes. A big
     document is hundreds of thousands of new objects, and each few hundred would start a
     collection that walks every object the run holds (its schemas, too): a 1.5 MB document took
@@ -309,30 +311,41 @@ _START_EVENTS = (SequenceStartEvent, MappingStartEvent)
 _END_EVENTS = (SequenceEndEvent, MappingEndEvent)
 
 
-class _AnchorsLoader(Loader):
-    """go-yaml lets an anchor be defined again, an alias meaning the latest definition; libyaml's
-    composer refuses that, so a document it refuses for it is composed again by PyYAML's Python
-    composer (over libyaml's events) with the check left out. Only such documents pay for it."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.anchors = {}
-
-    check_node = Composer.check_node
-    get_node = Composer.get_node
-    compose_document = Composer.compose_document
-    compose_scalar_node = Composer.compose_scalar_node
-    compose_sequence_node = Composer.compose_sequence_node
-    compose_mapping_node = Composer.compose_mapping_node
-
-    def compose_node(self, parent, index):
-        event = self.peek_event()
-        if not isinstance(event, AliasEvent) and event.anchor is not None:
-            self.anchors.pop(event.anchor, None)  # defined again: the new definition replaces the old
-        return Composer.compose_node(self, parent, index)
+# go-yaml lets an anchor be defined again, an alias meaning the latest definition; libyaml's
+# composer refuses that, so a document it refuses for it is composed again by PyYAML's Python
+# composer (over libyaml's events) with the check left out. Only such documents pay for it. Made
+# by a call, as tree.Loader is (a class statement could not put PyYAML's methods in it compiled).
+_AnchorsLoader: Any = type(
+    "_AnchorsLoader",
+    (Loader,),
+    {
+        "__module__": __name__,
+        "check_node": Composer.check_node,
+        "get_node": Composer.get_node,
+        "compose_document": Composer.compose_document,
+        "compose_scalar_node": Composer.compose_scalar_node,
+        "compose_sequence_node": Composer.compose_sequence_node,
+        "compose_mapping_node": Composer.compose_mapping_node,
+    },
+)
 
 
-def _compose(text: str):
+def _compose_node(loader: Any, parent: Any, index: Any) -> Any:
+    """Composer.compose_node, but an anchor defined again replaces the old definition."""
+    event = loader.peek_event()
+    if not isinstance(event, AliasEvent) and event.anchor is not None:
+        loader.anchors.pop(event.anchor, None)  # defined again: the new definition replaces the old
+    return Composer.compose_node(loader, parent, index)
+
+
+def _anchors_loader(text: str) -> Any:
+    loader = _AnchorsLoader(text)
+    loader.anchors = {}
+    loader.compose_node = types.MethodType(_compose_node, loader)  # what Composer's methods call
+    return loader
+
+
+def _compose(text: str) -> Any:
     """The first document's node tree, libyaml's composer first."""
     loader = Loader(text)
     try:
@@ -342,7 +355,7 @@ def _compose(text: str):
             raise
     finally:
         loader.dispose()
-    loader = _AnchorsLoader(text)
+    loader = _anchors_loader(text)
     try:
         return loader.get_node() if loader.check_node() else None
     finally:
@@ -381,7 +394,7 @@ _FLOW_COLON = "found unexpected ':'"
 MAX_FLOW_COLONS = 16
 
 
-def _compose_as_go_yaml(text: str):
+def _compose_as_go_yaml(text: str) -> Any:
     """_compose, with each one-line plain scalar that go-yaml ends at `:` + a flow indicator
     quoted as go-yaml reads it (the text of that line is two characters longer after it)."""
     for rewritten in range(MAX_FLOW_COLONS + 1):
@@ -435,9 +448,9 @@ def _read(text: str, index: int, offset: int) -> Document | None:
     if node is None:
         return None
     if "\\/" in text:
-        problem = _slash_escape(node, text, offset)
-        if problem is not None:
-            return Document(index, None, [problem], node, offset)
+        escape = _slash_escape(node, text, offset)
+        if escape is not None:
+            return Document(index, None, [escape], node, offset)
     builder = _Builder(offset, aliases="*" in text)
     try:
         data = builder.build(node)
@@ -450,13 +463,15 @@ def _read(text: str, index: int, offset: int) -> Document | None:
 _SLASH_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*(\\/)")
 
 
-def _slash_escape(root, text: str, offset: int) -> Problem | None:
+def _slash_escape(root: Any, text: str, offset: int) -> Problem | None:
     """A problem at the first `\\/` inside a double-quoted scalar: kubectl fails on the document
     (go-yaml: found unknown escape character); in a plain or single-quoted one it is two characters."""
     found = [m.start(1) for m in _SLASH_ESCAPE.finditer(text)]
     if not found:
         return None
-    spans, stack, seen = [], [root], set()
+    spans: list[tuple[int, int]] = []
+    stack: list[Any] = [root]
+    seen: set[int] = set()
     while stack:
         node = stack.pop()
         if id(node) in seen:

@@ -3,7 +3,11 @@ the limits every reader of this package holds it to."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from generator.kubeyaml.fast import Positions
 
 MAX_DEPTH = 200  # kubectl allows 10,000; schemas stop at about 60, and validators recurse
 # A limit of this tool (kubectl has none; go-yaml bounds only aliases and depth): values in one
@@ -30,7 +34,7 @@ class Document:
         index: int,  # 1-based position in the file
         data: object,
         problems: list[Problem] | None = None,
-        node: object = None,  # the composed tree (YAML), for turning field paths into positions
+        node: Any = None,  # the composed tree (YAML), for turning field paths into positions
         line_offset: int = 0,  # lines of the file before this document
         nulls: bool = True,  # whether the data may hold a null (False: the reader saw none)
         text: str | None = None,  # read by rapidyaml: the tree is composed from this when needed
@@ -42,12 +46,12 @@ class Document:
         self.line_offset = line_offset
         self.nulls = nulls
         self.text = text
-        self.positions = None  # rapidyaml's view of the text, for positions without a node tree
+        self.positions: Positions | None = None  # rapidyaml's view of the text, for positions without a node tree
 
     def __repr__(self) -> str:
         return f"Document(index={self.index}, data={self.data!r}, problems={self.problems!r})"
 
-    def tree(self):
+    def tree(self) -> Any:
         """The document's node tree; composed by libyaml on first use if rapidyaml read it."""
         if self.node is None and self.text is not None:
             from generator.kubeyaml.tree import compose_first
@@ -55,7 +59,7 @@ class Document:
             self.node, self.text = compose_first(self.text), None
         return self.node
 
-    def position(self, path: list, node: bool = False) -> tuple[tuple[int, int], object]:
+    def position(self, path: Sequence[object], node: bool = False) -> tuple[tuple[int, int], Any]:
         """((line, column), node) of a field path; the document's start when it has no tree.
         Without ``node`` (the YAML node at the path, for what a finding says of its text), a
         document rapidyaml read is placed from rapidyaml's tree (fast.Positions), which gives the
@@ -75,7 +79,7 @@ class Document:
         (line, column), target = locate(self.node, path)
         return (line + self.line_offset, column), target
 
-    def path_of(self, problem: Problem) -> list:
+    def path_of(self, problem: Problem) -> list[object]:
         from generator.kubeyaml.tree import path_at
 
         if self.tree() is None:
@@ -90,7 +94,7 @@ def too_many_message(limit: int) -> str:
     )
 
 
-def duplicate_key_message(key) -> str:
+def duplicate_key_message(key: object) -> str:
     """A key twice in one mapping: the verdict depends on the tool that reads the file."""
     return (
         f"duplicate key {key!r}: kubectl (create, apply, apply --server-side) keeps the last value, so the "

@@ -4,6 +4,8 @@ kubectl and by YAML 1.1 tools: a string either would read as something else is q
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 from yaml.nodes import ScalarNode
@@ -14,15 +16,16 @@ from generator.kubeyaml import scalars
 class _Dumper(yaml.CSafeDumper):
     """libyaml's emitter; multi-line strings as literal blocks so ConfigMaps stay readable."""
 
-    def resolve(self, kind, value, implicit):
+    def resolve(self, kind: object, value: object, implicit: tuple[bool, bool] | bool) -> str:
         # The emitter writes a string plain only if the plain spelling resolves to str; asking
         # kubectl's resolver too makes `y`, `1e3`, `08` come out quoted.
-        if kind is ScalarNode and implicit[0]:
+        if kind is ScalarNode and isinstance(implicit, tuple) and implicit[0] and isinstance(value, str):
             return scalars.plain_tag(value)
-        return super().resolve(kind, value, implicit)
+        tag: str = super().resolve(kind, value, implicit)
+        return tag
 
 
-def _str(dumper, value: str):
+def _str(dumper: Any, value: str) -> Any:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
@@ -30,7 +33,9 @@ def _str(dumper, value: str):
 _Dumper.add_representer(str, _str)
 
 
-def dump_documents(objects: list[dict], header: str = "", comment=None) -> str:
+def dump_documents(
+    objects: list[dict[str, Any]], header: str = "", comment: Callable[[dict[str, Any]], str] | None = None
+) -> str:
     """A multi-document YAML stream; keys sorted, so any engine gives the same bytes.
     ``comment(obj)`` may give lines to put at the top of each document."""
     parts = [header] if header else []
@@ -42,7 +47,7 @@ def dump_documents(objects: list[dict], header: str = "", comment=None) -> str:
     return "".join(parts)
 
 
-def dump_json(objects: list[dict]) -> str:
+def dump_json(objects: list[dict[str, Any]]) -> str:
     """What `kubectl get -o json` prints: one object as itself, several as a v1 List, which
     kubectl, kubectl apply -f and `validate` read back (a bare JSON array is none of those)."""
     if len(objects) == 1:

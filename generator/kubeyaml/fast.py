@@ -34,7 +34,8 @@ import ctypes
 import importlib.util
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from generator.kubeyaml import scalars
 
@@ -42,14 +43,16 @@ from generator.kubeyaml import scalars
 # first document comes here (kubeyaml.load sends none from a small file): importing them costs more
 # than reading a pre-commit hook's file.
 AVAILABLE = all(importlib.util.find_spec(name) is not None for name in ("ryml", "orjson"))
-ryml = orjson = None
+ryml: Any = None
+orjson: Any = None
 
 
 def _load() -> None:
     global ryml, orjson, _VAL_STYLE, _VAL_NOT_PLAIN
-    import orjson
-    import ryml
+    import orjson as loaded_orjson
+    import ryml as loaded_ryml
 
+    ryml, orjson = loaded_ryml, loaded_orjson
     _VAL_STYLE, _VAL_NOT_PLAIN = ryml.VAL | ryml.VAL_PLAIN, ryml.VAL
 
 
@@ -192,6 +195,13 @@ class _TooMany(Exception):
     """The screen found more than it may keep: every document scans itself."""
 
 
+def _starts(matches: Iterator[re.Match[str]]) -> Iterator[int]:
+    """Where each match starts, one at a time (a generator function, not a generator expression,
+    which mypyc would make a list of every match before _bounded could stop at its limit)."""
+    for match in matches:
+        yield match.start()
+
+
 def _bounded(found: Iterator[int], hits: list[int], limit: int) -> None:
     """Appends ``found`` to ``hits``, raising _TooMany past ``limit`` hits in all."""
     for at in found:
@@ -220,7 +230,7 @@ def screen(text: str) -> list[int] | None:
     kept = text.encode("utf-8", "surrogatepass").translate(None, _CLEAN_UNCOUNTED)
     try:
         if not text.isascii():
-            _bounded((m.start() for m in _SLOW_CHARS.finditer(text)), hits, limit)
+            _bounded(_starts(_SLOW_CHARS.finditer(text)), hits, limit)
         else:
             for char in set(kept) - _COUNTED:
                 if len(hits) + text.count(chr(char)) > limit:
@@ -241,14 +251,14 @@ def screen(text: str) -> list[int] | None:
                 if count > 4 * limit:
                     raise _TooMany  # mostly after a value (`{a: b}`), so a few times the limit are looked at
                 _bounded(_flow_ends(text, flow_end), hits, limit)
-                _bounded((m.start() for m in _FLOW_END_THEN[flow_end].finditer(text)), hits, limit)
+                _bounded(_starts(_FLOW_END_THEN[flow_end].finditer(text)), hits, limit)
         if kept.count(ord("|")) + kept.count(ord(">")) > limit:
             raise _TooMany  # what _many_indicators says, from the counts
         _bounded(_block_headers(text), hits, limit)
         if '"' in text:
-            _bounded((m.start() for m in _DOUBLE_QUOTED_THEN.finditer(text)), hits, limit)
+            _bounded(_starts(_DOUBLE_QUOTED_THEN.finditer(text)), hits, limit)
         if "'" in text:
-            _bounded((m.start() for m in _SINGLE_QUOTED_THEN.finditer(text)), hits, limit)
+            _bounded(_starts(_SINGLE_QUOTED_THEN.finditer(text)), hits, limit)
     except _TooMany:
         return None
     hits.sort()
@@ -281,6 +291,7 @@ _HINTS = frozenset("0123456789+-.yYnNtTfFoO~")
 # _QUOTED: a string that must have been quoted and that rapidyaml's JSON holds as a string
 # only if it was: nothing to look up for a value (a key must be plain all the same).
 _PLAIN, _MUST_QUOTE, _FLOW_PLAIN, _QUOTED = "plain", "must quote", "flow plain", "quoted"
+_NULL = "null"  # not a string's kind: what _mapping notes of a null
 # What rapidyaml 0.15's JSON emitter writes unquoted when it was a plain scalar (Emitter::
 # _json_writev: unless the node is quoted, scalar_style_choose_json's plain numbers, leading
 # zeros aside, and true, false, null): as a JSON string, it was quoted or a block scalar.
@@ -330,7 +341,9 @@ class _Unsure(Exception):
     """This document is libyaml's to read."""
 
 
-def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 << 62) -> tuple[dict, bool] | None:
+def read(
+    text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 << 62
+) -> tuple[dict[str, Any], bool] | None:
     """(data, whether it holds a null) of one document, or None when libyaml must read it.
     ``screened``: screen() found nothing in the document's span, so _slow_path would not.
     A document of more than ``max_nodes`` values is libyaml's too (kubeyaml.load says it is too big)."""
@@ -345,7 +358,7 @@ def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 <
     size = tree.size()
     if size > max_nodes:
         return None
-    found: list[tuple] = []
+    found: list[tuple[str, int, str]] = []
     try:
         data = orjson.loads(emitted)
         nodes = _mapping(data, max_depth - 1, 1, found)
@@ -355,7 +368,7 @@ def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 <
         return None
     nulls = False
     for kind, node, value in found:
-        if kind is None:
+        if kind is _NULL:
             nulls = True
         elif _quoted(tree, node, value):
             continue
@@ -364,7 +377,7 @@ def read(text: str, max_depth: int, screened: bool = False, max_nodes: int = 1 <
     return data, nulls
 
 
-def _parse(raw: bytes):
+def _parse(raw: bytes) -> tuple[Any, memoryview] | None:
     """(rapidyaml's tree, its JSON) of a mapping, or None when it refuses the text or cannot
     emit it (it stops at 64 levels). The JSON is a view of a buffer reused for every document
     (emitting into it costs a third less than into fresh memory): read it before the next parse.
@@ -397,26 +410,26 @@ def _parse(raw: bytes):
 
 
 _null: int | None = None  # the null device, opened once
-_tree = None  # rapidyaml's tree, reused: read() keeps nothing of it once it returns
-_json: bytearray | None = None  # the JSON of a document, reused likewise
+_tree: Any = None  # rapidyaml's tree, reused: read() keeps nothing of it once it returns
+_json = bytearray()  # the JSON of a document, reused likewise (its size set with _null)
 _JSON_BYTES = 256 * 1024
 _OPEN_BRACE = ord("{")
 # A node's type bits (Tree.type): a value (VAL), plain (VAL_PLAIN) or not; set by _load
 _VAL_STYLE = _VAL_NOT_PLAIN = 0
 
 
-def _quoted(tree, node: int, value: str) -> bool:
+def _quoted(tree: Any, node: int, value: str) -> bool:
     """Whether tree node ``node`` holds ``value``, written quoted or as a block scalar. The node's
     type bits say at once what Tree.has_val and not Tree.is_val_plain would (one call, not two)."""
     return (tree.type(node) & _VAL_STYLE) == _VAL_NOT_PLAIN and bytes(tree.val(node)) == value.encode()
 
 
-def _mapping(data: dict, levels: int, node: int, found: list) -> int:
+def _mapping(data: dict[str, Any], levels: int, node: int, found: list[tuple[str, int, str]]) -> int:
     """Makes the JSON data kubectl's, in place: integral floats as integers (its JSON round trip).
     Returns the id of the node after ``data``'s last value (a freshly parsed rapidyaml tree
     numbers its nodes in document order, the root 0: the order of this walk; _quoted checks the
     value too) and appends to ``found`` (kind, node, value) for each string that needs a look at
-    the tree, and (None, node, None) for each null. ``levels``: how many more levels may nest."""
+    the tree, and (_NULL, node, "") for each null. ``levels``: how many more levels may nest."""
     if levels < 0:  # nested deeper than allowed
         raise _Unsure
     plain = _PLAIN_STRINGS
@@ -437,7 +450,7 @@ def _mapping(data: dict, levels: int, node: int, found: list) -> int:
         elif cls is float:
             floats = True
         elif value is None:
-            found.append((None, node, None))
+            found.append((_NULL, node, ""))
         elif cls is int and not -_INT64 <= value < _INT64:
             raise _Unsure  # go-yaml's uint64 and float readings: libyaml's path has them
         node += 1
@@ -448,7 +461,7 @@ def _mapping(data: dict, levels: int, node: int, found: list) -> int:
     return node
 
 
-def _keys(data: dict) -> None:
+def _keys(data: dict[str, Any]) -> None:
     """_Unsure unless every key of ``data`` is a string kubectl keeps as it is (`y:` is "true")
     and libyaml reads (an odd one, or one longer than it allows)."""
     for key in data:
@@ -456,7 +469,7 @@ def _keys(data: dict) -> None:
             raise _Unsure
 
 
-def _sequence(data: list, levels: int, node: int, found: list) -> int:
+def _sequence(data: list[Any], levels: int, node: int, found: list[tuple[str, int, str]]) -> int:
     """_mapping for a list. Its loop is _mapping's on purpose: one walk for both kinds of
     collection (the kind tested per call, the values picked by it) ran 1% more instructions
     over the bench's documents (4 k a document) than the two."""
@@ -478,7 +491,7 @@ def _sequence(data: list, levels: int, node: int, found: list) -> int:
         elif cls is float:
             floats = True
         elif value is None:
-            found.append((None, node, None))
+            found.append((_NULL, node, ""))
         elif cls is int and not -_INT64 <= value < _INT64:
             raise _Unsure
         node += 1
@@ -497,22 +510,28 @@ def _sequence(data: list, levels: int, node: int, found: list) -> int:
 # key's start, a quote included; an item's start) or returns None where it cannot be sure.
 
 
-class _PyBuffer(ctypes.Structure):
-    """Python's Py_buffer (Include/pybuffer.h), for the address of a read-only memoryview."""
-
-    _fields_ = [
-        ("buf", ctypes.c_void_p),
-        ("obj", ctypes.py_object),
-        ("len", ctypes.c_ssize_t),
-        ("itemsize", ctypes.c_ssize_t),
-        ("readonly", ctypes.c_int),
-        ("ndim", ctypes.c_int),
-        ("format", ctypes.c_char_p),
-        ("shape", ctypes.c_void_p),
-        ("strides", ctypes.c_void_p),
-        ("suboffsets", ctypes.c_void_p),
-        ("internal", ctypes.c_void_p),
-    ]
+# Python's Py_buffer (Include/pybuffer.h), for the address of a read-only memoryview. Made by a
+# call, not a class statement: a module compiled by mypyc cannot subclass ctypes.Structure.
+_PyBuffer: Any = type(
+    "_PyBuffer",
+    (ctypes.Structure,),
+    {
+        "__module__": __name__,
+        "_fields_": [
+            ("buf", ctypes.c_void_p),
+            ("obj", ctypes.py_object),
+            ("len", ctypes.c_ssize_t),
+            ("itemsize", ctypes.c_ssize_t),
+            ("readonly", ctypes.c_int),
+            ("ndim", ctypes.c_int),
+            ("format", ctypes.c_char_p),
+            ("shape", ctypes.c_void_p),
+            ("strides", ctypes.c_void_p),
+            ("suboffsets", ctypes.c_void_p),
+            ("internal", ctypes.c_void_p),
+        ],
+    },
+)
 
 
 # PyObject_GetBuffer and PyBuffer_Release as functions of their own (not ctypes.pythonapi's shared
@@ -525,12 +544,13 @@ _BUFFER = _PyBuffer()
 _BUFFER_POINTER = ctypes.pointer(_BUFFER)
 
 
-def _address(view) -> int:
+def _address(view: memoryview) -> int:
     """The address of the first byte of ``view``."""
     if _GET_BUFFER(view, _BUFFER_POINTER, 0) != 0:
         raise ValueError("no buffer")
     try:
-        return _BUFFER.buf
+        address: int = _BUFFER.buf
+        return address
     finally:
         _RELEASE_BUFFER(_BUFFER_POINTER)
 
@@ -557,7 +577,7 @@ class Positions:
         except Exception:  # ryml's errors: libyaml's tree decides
             self.tree = None
 
-    def of(self, path: list) -> tuple[int, int] | None:
+    def of(self, path: Sequence[object]) -> tuple[int, int] | None:
         """(line, column), 1-based in the text, of ``path`` as tree.locate gives it (the mark of
         the deepest part of the path that exists), or None when this cannot say."""
         tree, original = self.tree, self.original
@@ -596,7 +616,7 @@ class Positions:
 _NONE = (1 << 64) - 1  # rapidyaml's NONE node id
 
 
-def _start(tree, node: int, base: int, size: int) -> int | None:
+def _start(tree: Any, node: int, base: int, size: int) -> int | None:
     """Where libyaml's mark of ``node`` (a value: the document's root or an item) is: a scalar's
     first character (its quote), a block mapping's first key; None for what only libyaml can
     place (a flow or empty collection, a block sequence, a block scalar)."""

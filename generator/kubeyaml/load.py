@@ -34,9 +34,9 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from generator.kubeyaml import fast, scalars
 from generator.kubeyaml.document import (  # noqa: F401  (the reader's public names)
@@ -65,7 +65,7 @@ class _Chunk(NamedTuple):
     screened: bool = False  # fast.screen found nothing in it: the fast reader need not scan it
 
 
-def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
+def _decoded_blocks(source: Any) -> Iterator[tuple[str, Problem | None, bool]]:
     """(text, problem, final) blocks of ``source`` (str, bytes or a binary file); the last one is
     final, and carries a problem if the input is not UTF-8."""
     if isinstance(source, str):
@@ -112,7 +112,7 @@ def _decoded_blocks(source) -> Iterator[tuple[str, Problem | None, bool]]:
             return
 
 
-def _stream_bound(source) -> int | None:
+def _stream_bound(source: Any) -> int | None:
     """How much may be read from ``source``: None for text in memory and regular files (their
     size bounds them), _MAX_JSON_BYTES for what has no size (standard input, a pipe, a device:
     `validate - < /dev/zero` would read for ever), as a named pipe is bounded (validate/stream.py)."""
@@ -124,7 +124,7 @@ def _stream_bound(source) -> int | None:
         return None  # not a file of the system: in memory
 
 
-def _first_read(source) -> int:
+def _first_read(source: Any) -> int:
     """How much to ask a stream for first: all that is left of a regular file smaller than a
     block, and a byte more to see its end. Asking a small file for a whole block costs more
     than reading it (the allocator makes and trims 1 MiB each time: 45 against 12 us a file)."""
@@ -132,7 +132,8 @@ def _first_read(source) -> int:
         status = os.fstat(source.fileno())
         if not stat.S_ISREG(status.st_mode):
             return _BLOCK_SIZE
-        return min(_BLOCK_SIZE, max(status.st_size - source.tell(), 0) + 1)
+        left: int = status.st_size - source.tell()
+        return min(_BLOCK_SIZE, max(left, 0) + 1)
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return _BLOCK_SIZE  # not a file (BytesIO, a pipe): blocks
 
@@ -159,7 +160,9 @@ def _separator_lines(text: str) -> Iterator[tuple[int, int]]:
         start = text.find("\n---", end) + 1 or -1
 
 
-def _chunks(blocks, screen=None) -> Iterator[_Chunk]:
+def _chunks(
+    blocks: Iterable[tuple[str, Problem | None, bool]], screen: Callable[[str], list[int] | None] | None = None
+) -> Iterator[_Chunk]:
     """Documents as kubectl's YAMLReader splits them: at lines that start with `---`. With
     ``screen`` (fast.screen), each block is screened once, and a chunk it found nothing in
     says so."""
@@ -275,8 +278,9 @@ def _json_documents(text: str) -> Iterator[Document]:
     """A stream of JSON objects, as kubectl reads input that starts with `{`."""
     duplicates: list[str] = []
 
-    def pairs(items):  # kubectl's JSON decoding keeps the last of duplicate keys
-        out = {}
+    # kubectl's JSON decoding keeps the last of duplicate keys
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         for key, value in items:
             if key in out:
                 duplicates.append(key)
@@ -326,7 +330,7 @@ def _json_documents(text: str) -> Iterator[Document]:
         position = end
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON; kubectl cannot read it")
 
 
@@ -334,10 +338,10 @@ class _NumberError(ValueError):
     """A JSON number kubectl cannot decode (beyond a float64)."""
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile("[\\ud800-\\udfff]")  # the pattern's escapes: no surrogate in the source's text
 
 
-def _json_numbers(data, lone: bool = False):
+def _json_numbers(data: Any, lone: bool = False) -> Any:
     """Numbers as kubectl's JSON decoding gives them: integral floats (1e3, 2.0) as integers,
     integers beyond int64 as floats, and a number beyond a float64 (1e400) an error (_NumberError).
     ``lone``: strings may hold lone surrogates, which Go reads as U+FFFD."""
@@ -371,7 +375,7 @@ def _json_numbers(data, lone: bool = False):
 _INT64 = 1 << 63
 
 
-def _too_many(data) -> bool:
+def _too_many(data: Any) -> bool:
     """Whether plain data holds more than MAX_NODES values (counted up to one more)."""
     count, stack = 0, [data]
     while stack:
@@ -387,7 +391,7 @@ def _too_many(data) -> bool:
     return False
 
 
-def nesting_depth(data) -> int:
+def nesting_depth(data: Any) -> int:
     """Nesting depth of plain data (counted up to MAX_DEPTH + 1), without recursion."""
     deepest, stack = 0, [(data, 1)]
     while stack:
@@ -399,7 +403,7 @@ def nesting_depth(data) -> int:
     return deepest
 
 
-def iter_documents(source) -> Iterator[Document]:
+def iter_documents(source: Any) -> Iterator[Document]:
     """The Documents of ``source``: a str, bytes, or a binary file read in blocks (memory stays
     flat however many documents it holds). Problems of the stream itself (encoding, size,
     separators) come as a Document of their own with no data."""
@@ -428,7 +432,7 @@ def iter_documents(source) -> Iterator[Document]:
             yield doc
 
 
-def _json_stream(blocks) -> Iterator[Document]:
+def _json_stream(blocks: Iterable[tuple[str, Problem | None, bool]]) -> Iterator[Document]:
     parts, size, problem = [], 0, None
     for text, block_problem, _ in blocks:
         problem = problem or block_problem
@@ -446,7 +450,7 @@ def _json_stream(blocks) -> Iterator[Document]:
         yield Document(documents + 1, None, [problem])
 
 
-def read_documents(source) -> tuple[list, list[Problem]]:
+def read_documents(source: Any) -> tuple[list[Any], list[Problem]]:
     """Every document's data and all problems (encoding, limits, tags, duplicates) of a file
     (a Path), a binary stream, bytes or text: for convert, local and --params."""
     if isinstance(source, Path):

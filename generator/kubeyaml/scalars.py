@@ -24,6 +24,7 @@ import functools
 import math
 import re
 import struct
+from collections.abc import Callable
 from decimal import Decimal
 
 STR, INT, FLOAT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
@@ -79,7 +80,7 @@ def json_number(value: int | float) -> int | float:
     integer, and an integer beyond int64 (a uint64) as a float."""
     if value.__class__ is int:
         return value if -_INT64 <= value < _INT64 else float(value)
-    if value.is_integer():
+    if isinstance(value, float) and value.is_integer():
         # encoding/json writes the shortest decimal ("-9223372036854776000"), read back as int64 if it fits
         whole = int(Decimal(repr(value)))
         if -_INT64 <= whole < _INT64:
@@ -192,7 +193,7 @@ def _float32_shortest(value: float) -> str:
     return repr(float(f"{coefficient}e{exp}")).removesuffix(".0")
 
 
-def key_string(value) -> str:
+def key_string(value: object) -> str:
     """A mapping key as sigs.k8s.io/yaml turns it into a JSON object key."""
     if isinstance(value, str):
         return value
@@ -228,13 +229,14 @@ def _plain_tag_cached(value: str) -> str:
 
 
 @functools.cache
-def _pyyaml_resolver():
+def _pyyaml_resolver() -> Callable[[str, tuple[bool, bool]], str]:
     """PyYAML's YAML 1.1 resolver (imported here: reading manifests with rapidyaml needs no PyYAML)."""
     from yaml.nodes import ScalarNode
     from yaml.resolver import Resolver
 
     resolver = Resolver()
-    return functools.partial(resolver.resolve, ScalarNode)
+    resolve: Callable[[str, tuple[bool, bool]], str] = functools.partial(resolver.resolve, ScalarNode)
+    return resolve
 
 
 def _plain_tag(value: str) -> str:

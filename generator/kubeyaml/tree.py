@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
+from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
@@ -21,27 +23,33 @@ from generator.kubeyaml.scalars import DecodeError
 # length: documents over CACHE_CLEARING_SIZE clear it after they are read, so at most
 # 2,048 scalars of a 16 KiB document stay (fuzzing found megabyte scalars piling up).
 @functools.lru_cache(maxsize=2048)
-def resolve_tag(kind, value, implicit):
-    if kind is ScalarNode:
+def resolve_tag(kind: object, value: str | None, implicit: tuple[bool, bool] | bool) -> str:
+    # a scalar's value and (plain, quoted) implicitness; a collection's None and one bool
+    if kind is ScalarNode and isinstance(value, str) and isinstance(implicit, tuple):
         return scalars.resolve_plain(value)[0] if implicit[0] else scalars.STR
     return scalars.MAP if kind is MappingNode else scalars.SEQ
 
 
 CACHE_CLEARING_SIZE = 16 * 1024
 
+# libyaml's parser and composer; plain scalars resolved as kubectl resolves them. PyYAML's path
+# resolvers are unused, but the composer still calls two hooks for every node it composes
+# (``self.descend_resolver(parent, index)``, ``self.ascend_resolver()``): C builtins that accept
+# the same arguments stand in for PyYAML's no-op Python methods (400,000 calls for 3,000
+# Deployments, about 7% of the time; tests/test_resolver_hooks.py counts them).
+# The class is made by a call, not a class statement: it subclasses a C extension type and puts
+# functions in its namespace, which a module compiled by mypyc cannot do in a class body.
+LOADER_NAMESPACE: dict[str, Any] = {
+    "__module__": __name__,
+    "__doc__": "libyaml's parser and composer; plain scalars resolved as kubectl resolves them.",
+    "resolve": staticmethod(resolve_tag),
+    "descend_resolver": staticmethod(slice),
+    "ascend_resolver": staticmethod(tuple),
+}
+Loader: Any = type("Loader", (yaml.CSafeLoader,), LOADER_NAMESPACE)
 
-class Loader(yaml.CSafeLoader):
-    """libyaml's parser and composer; plain scalars resolved as kubectl resolves them."""
 
-    resolve = staticmethod(resolve_tag)
-    # PyYAML's path resolvers are unused; the composer still calls these two hooks for every
-    # collection node. C builtins that accept the same arguments stand in for the no-op Python
-    # methods (400,000 calls for 3,000 Deployments, about 7% of the time).
-    descend_resolver = staticmethod(slice)
-    ascend_resolver = staticmethod(tuple)
-
-
-def compose_first(text: str):
+def compose_first(text: str) -> Any:
     """The node tree of the first document of ``text``, for positions; None if there is none."""
     loader = Loader(text)
     try:
@@ -52,9 +60,9 @@ def compose_first(text: str):
         loader.dispose()
 
 
-def compose(text: str) -> list:
+def compose(text: str) -> list[Any]:
     """Node trees of the documents of our own output, with positions."""
-    nodes = []
+    nodes: list[Any] = []
     loader = Loader(text)
     try:
         while loader.check_node():
@@ -66,7 +74,7 @@ def compose(text: str) -> list:
     return nodes
 
 
-def locate(node, path: list) -> tuple[tuple[int, int], object]:
+def locate(node: Any, path: Sequence[object]) -> tuple[tuple[int, int], Any]:
     """((line, column), node) of ``path`` under ``node``: the key of a mapping entry, the item of a
     sequence. A path that goes deeper than the document points at the deepest part that exists."""
     mark = node.start_mark
@@ -86,7 +94,7 @@ def locate(node, path: list) -> tuple[tuple[int, int], object]:
     return (mark.line + 1, mark.column + 1), node
 
 
-def _key_matches(key: ScalarNode, part) -> bool:
+def _key_matches(key: Any, part: object) -> bool:
     if key.value == part:
         return True
     if key.style not in (None, ""):
@@ -97,12 +105,13 @@ def _key_matches(key: ScalarNode, part) -> bool:
         return False
 
 
-def path_at(node, line: int, column: int) -> list | None:
+def path_at(node: Any, line: int, column: int) -> list[object] | None:
     """The path of the mapping entry (key or value) or item that starts at (line, column), 1-based;
     the deepest one, as a mapping starts where its first key does. Iterative, and each node is
     visited once: aliases may make the tree a graph, even a cycle."""
-    best: tuple | None = None
-    stack, seen = [(node, ())], set()
+    best: tuple[object, ...] | None = None
+    stack: list[tuple[Any, tuple[object, ...]]] = [(node, ())]
+    seen: set[int] = set()
     while stack:
         current, prefix = stack.pop()
         if id(current) in seen:
@@ -123,7 +132,7 @@ def path_at(node, line: int, column: int) -> list | None:
     return list(best) if best is not None else None
 
 
-def implicit_type_note(node) -> str | None:
+def implicit_type_note(node: Any) -> str | None:
     """Why a plain scalar is not a string: kubectl reads `y` as true and `0777` as 511."""
     if not isinstance(node, ScalarNode) or node.style not in (None, ""):  # libyaml says "" for plain
         return None
