@@ -20,6 +20,7 @@ import os
 import sys
 
 from generator import __version__
+from generator.core import compiled
 from generator.core import values as cliargs
 from generator.core.errors import Error
 from generator.core.text import visible
@@ -40,7 +41,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         epilog="exit codes: 0 success, 1 findings, 2 usage error, 3 internal error",
         formatter_class=flags.HelpFormatter,
     )
-    parser.add_argument("--version", "-v", action="version", version=f"paddlejob-manifests {__version__}")
+    parser.add_argument(
+        "--version", "-v", action="version", version=f"paddlejob-manifests {__version__} ({compiled.build()})"
+    )
     sub = parser.add_subparsers(dest="subcommand", required=True)
     for name in SUBCOMMANDS:
         if only in (None, name):
@@ -233,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     if argv in (["--version"], ["-v"]):  # what argparse's version action prints, without building a parser
-        print(f"paddlejob-manifests {__version__}")
+        print(f"paddlejob-manifests {__version__} ({compiled.build()})")  # which build runs
         return 0
     completing = "_ARGCOMPLETE" in os.environ
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS and not completing else None)

@@ -1,0 +1,44 @@
+"""Which build runs: the per-document modules compiled by mypyc, or all of it interpreted.
+
+The same source runs either way (setup.py compiles MODULES when it can; tests/test_compiled.py
+holds both builds to the same output, byte for byte). `paddlejob-manifests --version` says which
+build this is, from where Python finds the modules, without importing them.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+
+# What mypyc compiles (setup.py reads this list): the modules every document goes through, typed
+# for it (pyproject.toml's [tool.mypy]). Typed but interpreted: findings.py (a Finding subclasses a
+# NamedTuple, which mypyc cannot compile; one is made only for a finding) and dump.py (its dumper
+# subclasses PyYAML's; output only).
+MODULES = (
+    "generator.kubeyaml.scalars",
+    "generator.kubeyaml.document",
+    "generator.kubeyaml.tree",
+    "generator.kubeyaml.compose",
+    "generator.kubeyaml.fast",
+    "generator.kubeyaml.load",
+    "generator.core.grammar",
+)
+
+
+def compiled_modules() -> list[str]:
+    """The modules of MODULES that run compiled (Python finds an extension module for them)."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    found = []
+    for name in MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin is not None and spec.origin.endswith(suffixes):
+            found.append(name)
+    return found
+
+
+def build() -> str:
+    """The build: compiled, interpreted, or partly compiled (N of M modules)."""
+    count = len(compiled_modules())
+    if count == len(MODULES):
+        return "compiled"
+    return "interpreted" if count == 0 else f"partly compiled ({count} of {len(MODULES)} modules)"
