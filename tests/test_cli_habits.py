@@ -283,3 +283,21 @@ def test_quiet_keeps_errors_and_verbose_lists_what_annotations_ignored(tmp_path)
     assert quiet.returncode == 1 and all(": error: " in line for line in lines[:-1]) and len(lines) >= 2
     assert "Pod/q" not in quiet.stdout and lines[-1].endswith("1 warning (invalid)")  # hidden, still counted
     assert cli("validate", "--quiet", "--verbose", "a.yaml", cwd=tmp_path).returncode == 2
+
+
+def test_convert_places_its_errors_on_the_input_file():
+    seed = FIXTURES / "seeds" / "004-line0017.yaml"
+    done = cli("convert", str(seed))
+    assert done.returncode == 1 and "rendered:" not in done.stderr
+    assert f"{seed}:8:11: error: PaddleJob/paddlejob: spec.ps.template.spec.containers[0].image" in done.stderr
+    assert "documents valid" not in done.stderr  # the run's breakdown is validate's, not a job's
+
+
+def test_a_folder_of_charts_without_build_says_what_was_skipped_on_the_folder(tmp_path):
+    (tmp_path / "charts" / "c" / "templates").mkdir(parents=True)
+    (tmp_path / "charts" / "c" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    done = cli("validate", "--no-config", "charts/", cwd=tmp_path)
+    assert done.returncode == 0
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("charts/: warning: nothing was checked in charts/: every file found was skipped")
+    assert "--build" in first and "-:1:1" not in done.stdout and "(no files)" not in done.stdout

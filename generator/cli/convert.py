@@ -41,6 +41,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    try:
+        source = "" if args.file == "-" else Path(args.file).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        source = ""
     manifests = []
     for doc in docs:
         try:
@@ -49,7 +53,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
             manifests += job.render(args.to)
         except (convert.ConvertError, JobError) as err:
             # a ConvertError quotes the input (a kind, a field) on one line; a JobError lists findings, a line each
-            message = visible(flag_message(str(err)), lines=isinstance(err, JobError))
+            text = _on_input(str(err), name, source) if isinstance(err, JobError) else str(err)
+            message = visible(flag_message(text), lines=isinstance(err, JobError))
             print(f"paddlejob-manifests convert: error: {message}", file=sys.stderr)
             return 1
         for note in notes:
@@ -78,3 +83,23 @@ def add_parser(sub) -> None:
     )
     flags.add_output(c)
     c.set_defaults(func=cmd_convert)
+
+
+def _on_input(message: str, name: str, source: str) -> str:
+    """The findings of the converted job (`rendered:LINE:COLUMN: ...`, places in YAML the user
+    never sees) placed on the input file: at the value the finding quotes where the input holds
+    it (an image, a name), else at the input's first line; each names the converted job's field."""
+    import re
+
+    def placed(match: re.Match) -> str:
+        rest = match.group(3)
+        line, column = 1, 1
+        for quoted in re.findall(r"'([^']+)'", rest):
+            at = source.find(quoted)
+            if at >= 0:
+                line = source.count("\n", 0, at) + 1
+                column = at - (source.rfind("\n", 0, at) + 1) + 1
+                break
+        return f"{name}:{line}:{column}: {rest} (in the converted job)"
+
+    return re.sub(r"(?m)^rendered:(\d+):(\d+): (.*)$", placed, message)

@@ -504,7 +504,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     files += [b.target.file for b in built]
     report.files = len(files)
     report.skipped_files = list(found.skipped) + list(notes)
-    validate.note_empty(report, files, fail=args.fail_on_empty)
+    validate.note_empty(report, files, fail=args.fail_on_empty, named=args.paths)
     report.strict = args.strict
     report.verbosity = 0 if args.quiet else 2 if args.verbose else 1
     _write_outputs(report, chosen, args.color)

@@ -162,15 +162,26 @@ class Report:
         return self.errors == 0 and not (self.strict and self.findings)
 
 
-def note_empty(report: Report, names: list[str], fail: bool = False) -> None:
+def note_empty(report: Report, names: list[str], fail: bool = False, named: list[str] | None = None) -> None:
     """No document at all is worth saying: `kustomize build ... | validate -` with a failed build
-    would otherwise read as valid. A warning, or with ``fail`` an error."""
+    would otherwise read as valid. A warning, or with ``fail`` an error. With no file to read
+    (every one skipped: a chart's folder without --build), on the paths ``named``."""
     if report.documents or report.findings:
         return
-    where = _some_names(names)
     severity = "error" if fail else "warning"
-    message = f"no documents in {where}: nothing was checked"
-    report.add(Located(Finding(severity, "", "empty", message), names[0] if names else "-", 1, 1, 1))
+    if names:
+        message = f"no documents in {_some_names(names)}: nothing was checked"
+        report.add(Located(Finding(severity, "", "empty", message), names[0], 1, 1, 1))
+        return
+    where = _some_names(named or [])
+    skipped = len(report.skipped_files)
+    why = (
+        f"every file found was skipped ({skipped}; charts and kustomizations are built with --build)"
+        if skipped
+        else "no manifest (*.yaml, *.yml, *.json) was found"
+    )
+    message = f"nothing was checked in {where}: {why}"
+    report.add(Located(Finding(severity, "", "empty", message), (named or ["-"])[0], 0, 0, 0))
 
 
 # An empty repository of 100,000 files is one line that names a few of them, not a 2 MB line

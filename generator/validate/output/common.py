@@ -55,6 +55,8 @@ def finding_line(item: Located, colour: bool = False) -> str:
     render's and the job library's errors use it too)."""
     f = item.finding
     severity = f"{_COLOURS[f.severity]}{f.severity}\033[0m" if colour else f.severity
+    if not item.line:  # a path named, not a place in a file: nothing was read there
+        return f"{visible(item.file)}: {severity}: {visible(f.message)} [{f.rule}]"
     return f"{visible(item.file)}:{item.line}:{item.column}: {severity}: {what(item)}: {finding_text(f)}"
 
 

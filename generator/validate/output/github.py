@@ -24,6 +24,7 @@ def write(report: Report, colour: bool = False) -> str:
         properties = ",".join(
             f"{key}={_escape_property(visible(str(value)))}"
             for key, value in (("file", item.file), ("line", item.line), ("col", item.column), ("title", f.rule))
+            if value or key not in ("line", "col")  # a folder named: no line
         )
         message = visible(f"{what(item)}: {f.path or '(document)'}: {f.message}")
         lines.append(f"::{command} {properties}::{_escape_data(message)}")

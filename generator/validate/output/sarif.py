@@ -34,6 +34,8 @@ def write(report: Report, colour: bool = False) -> str:
                 }
             ],
         }
+        if not item.line:  # a folder named, not a place in a file
+            del result["locations"][0]["physicalLocation"]["region"]
         if reason is not None:
             result["suppressions"] = [{"kind": "inSource", "justification": visible(reason) or "no reason given"}]
         results.append(result)

@@ -17,7 +17,7 @@ def write(report: Report, colour: bool = False) -> str:
         lines += [visible(f"{file}: skipped: {why}") for file, why in report.skipped_files]
     if report.truncated:
         lines.append(f"stopped after {report.errors} errors (--max-errors); the rest was not read")
-    if not quiet:
+    if not quiet and (report.files or report.skipped_files):  # a run over files, not objects a command made
         lines.append(breakdown(report))
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
