@@ -301,3 +301,11 @@ def test_a_folder_of_charts_without_build_says_what_was_skipped_on_the_folder(tm
     first = done.stdout.splitlines()[0]
     assert first.startswith("charts/: warning: nothing was checked in charts/: every file found was skipped")
     assert "--build" in first and "-:1:1" not in done.stdout and "(no files)" not in done.stdout
+
+
+def test_render_check_keeps_recorded_flags_that_were_not_given(tmp_path):
+    out = tmp_path / "op"
+    assert cli("render", "--out", str(out), "--namespace", "ml-platform").returncode == 0
+    done = cli("render", "--check", "--out", str(out), "--replicas", "2")
+    assert done.returncode == 1
+    assert "+  replicas: 2" in done.stdout and "paddle-system" not in done.stdout  # the namespace recorded stays

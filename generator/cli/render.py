@@ -297,10 +297,16 @@ class _RecordParser(argparse.ArgumentParser):
         raise _RecordRefused(message)
 
 
+def _given(args: argparse.Namespace, action: argparse.Action) -> bool:
+    value = getattr(args, action.dest)
+    return value is not None and value is not False
+
+
 def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
-    """`render --check --out DIR` without flags: the flags DIR's files were rendered with, the
-    operator's flags only (parse_record)."""
-    if shaping_flags(args) or args.out == STDOUT:
+    """`render --check --out DIR`: the flags DIR's files were rendered with (the operator's flags
+    only, parse_record), each unless the command line gives it: flags given win, the others are
+    the record's (a --params FILE of yours turns the record off)."""
+    if args.out == STDOUT or args.params:
         return args
     if not args.out.is_dir():
         raise cliargs.InputError(
@@ -315,7 +321,7 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
         return args
     again = parse_record(args, *found)
     for action in args.shaping_actions:
-        if action.dest not in RECORD_REFUSED:
+        if action.dest not in RECORD_REFUSED and not _given(args, action):
             setattr(args, action.dest, getattr(again, action.dest))
     return args
 
