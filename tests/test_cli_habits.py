@@ -309,3 +309,15 @@ def test_render_check_keeps_recorded_flags_that_were_not_given(tmp_path):
     done = cli("render", "--check", "--out", str(out), "--replicas", "2")
     assert done.returncode == 1
     assert "+  replicas: 2" in done.stdout and "paddle-system" not in done.stdout  # the namespace recorded stays
+
+
+def test_render_help_imports_no_renderer_nor_validator():
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "generator", "render", "--help"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0 and "--namespace" in done.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "generator.core.provenance" in imported  # the measure sees what cli/render.py imports
+    heavy = sorted(m for m in imported if m.startswith(("generator.validate", "generator.render", "generator.jobs")))
+    assert heavy == [], f"`render --help` imports {heavy}"

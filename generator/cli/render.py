@@ -10,18 +10,18 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.cli import flags
-from generator.cli.output import write_manifests
 from generator.core import provenance
 from generator.core import values as cliargs
 from generator.core.paths import DEPLOY
-from generator.jobs import model as jobs
-from generator.jsonnet import sandbox
-from generator.kubeyaml.dump import dump_json
-from generator.render import bundles
-from generator.render import params as params_module
-from generator.render import pipeline as render
+
+if TYPE_CHECKING:
+    from generator.render import pipeline as render
+
+# The renderer, the job library, the sandbox and the writer are imported by the functions that
+# use them: `render --help` loads none of them, nor the validator they load (tests/test_registry.py).
 
 STDOUT = Path("-")
 # the flags for what a render writes besides the bundles (render.Generated's fields)
@@ -57,6 +57,8 @@ examples:
 
 def operator_params(args: argparse.Namespace) -> dict:
     """The jsonnet config (config.libsonnet) from --params FILE and the flags; flags win."""
+    from generator.render import params as params_module
+
     params: dict = params_module.read_params_file(args.params) if args.params else {}
     if args.namespace is not None:
         params["namespace"] = cliargs.namespace("--namespace", args.namespace)
@@ -306,6 +308,8 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
     """`render --check --out DIR`: the flags DIR's files were rendered with (the operator's flags
     only, parse_record), each unless the command line gives it: flags given win, the others are
     the record's (a --params FILE of yours turns the record off)."""
+    from generator.render import pipeline as render
+
     if args.out == STDOUT or args.params:
         return args
     if not args.out.is_dir():
@@ -391,6 +395,10 @@ def _check_utf8(flag: str, name: str, text: str, what: str) -> None:
 def cmd_render_file(args: argparse.Namespace) -> int:
     """`render FILE.jsonnet`: manifests written with the library (a list, one object, or objects
     nested as Tanka finds them), validated, to stdout."""
+    from generator.cli.output import write_manifests
+    from generator.jobs import model as jobs
+    from generator.jsonnet import sandbox
+
     path = Path(args.file)
     if not path.is_file():
         raise cliargs.InputError(f"{args.file}: no such file")
@@ -413,6 +421,9 @@ def cmd_render_file(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    from generator.render import bundles
+    from generator.render import pipeline as render
+
     if args.file:
         return cmd_render_file(args)
     started = time.perf_counter()
@@ -447,6 +458,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _report_drift(args: argparse.Namespace, planned: render.Plan) -> int:
+    from generator.render import pipeline as render
+
     drift, notes = render.check(planned, args.exact)
     if drift.diff:
         sys.stdout.write(drift.diff)
@@ -472,6 +485,9 @@ def _report_drift(args: argparse.Namespace, planned: render.Plan) -> int:
 
 def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
     """`--out -`: one bundle as one stream, in the order `kubectl apply -f -` needs it."""
+    from generator.kubeyaml.dump import dump_json
+    from generator.render import pipeline as render
+
     extras = ["--check"] if args.check else []
     extras += [f"--{name.replace('_', '-')}" for name in GENERATED if getattr(args, name)]
     if extras:
