@@ -54,9 +54,13 @@ def commands(readme: str, name: str = "README.md") -> list[tuple[str, str, int]]
     return found
 
 
-def script(steps: list[tuple[str, str, int]]) -> str:
+def script(steps: list[tuple[str, str, int]], tmp: str | None = None) -> str:
+    """The commands as one bash script stopping at the first unexpected exit; with ``tmp``, the
+    README's `/tmp/` paths are that private folder (two runs on one machine share nothing)."""
     lines = ["set -u"]
     for where, command, expected in steps:
+        if tmp is not None:
+            command = re.sub(r"(?<![\w./-])/tmp/", tmp.rstrip("/") + "/", command)
         lines += [
             f"echo '>>> {where}: {command[:100].replace(chr(39), '')}'",
             command,
@@ -91,13 +95,24 @@ def test_readme_commands_run_as_written_in_a_fresh_clone(tmp_path):
         "NPM_CONFIG_CACHE": os.environ.get("NPM_CONFIG_CACHE", str(Path.home() / ".npm")),
     }
     env.pop("VIRTUAL_ENV", None)
+    private = tmp_path / "tmp"  # the README's /tmp/..., this run's own
+    private.mkdir()
+    env["TMPDIR"] = str(private)
     steps = [step for doc in DOCUMENTS for step in commands((clone / doc).read_text(), doc)]
     done = subprocess.run(
-        ["bash", "-c", script(steps)], cwd=clone, env=env, capture_output=True, text=True, timeout=3600
+        ["bash", "-c", script(steps, str(private))], cwd=clone, env=env, capture_output=True, text=True, timeout=3600
     )
     tail = (done.stdout[-6000:] + "\n--- stderr ---\n" + done.stderr[-6000:]).strip()
     assert done.returncode == 0, tail
     assert done.stdout.count(">>> ") == len(steps)
+
+
+def test_the_readme_commands_write_into_the_runs_own_folder_not_the_shared_tmp():
+    steps = [step for doc in DOCUMENTS for step in commands((REPO / doc).read_text(), doc)]
+    assert any("/tmp/" in command for _, command, _ in steps)  # the README does write there
+    text = script(steps, "/run-42/tmp")
+    assert "/tmp/" not in text.replace("/run-42/tmp/", "")
+    assert "--out /run-42/tmp/operator" in text and "> /run-42/tmp/resnet.yaml" in text
 
 
 PYTHON_BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
