@@ -170,8 +170,24 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
 
 
 def paddlejob_findings(obj: dict, release=None) -> list[Finding]:
-    """batch.paddlepaddle.org PaddleJob: the operator's rules (rules/paddlejob.py), then GPUs and /dev/shm."""
-    return paddlejob.paddlejob_findings(obj) + gpu_shm_findings(obj)
+    """batch.paddlepaddle.org PaddleJob: the operator's rules (rules/paddlejob.py), then GPUs and /dev/shm
+    and an elastic worker set that cannot shrink."""
+    out = paddlejob.paddlejob_findings(obj) + gpu_shm_findings(obj)
+    worker = as_dict(as_dict(obj.get("spec")).get("worker"))
+    env = _elastic(as_dict(worker.get("template")))
+    nodes = _nodes(env) if env else None
+    replicas = as_int(worker.get("replicas"))
+    replicas = 1 if replicas is None else replicas
+    if nodes and nodes[0] < replicas:
+        message = (
+            f"an elastic PaddleJob never trains with {nodes[0]} of its {replicas} workers: paddle-operator v0.3.5 "
+            "writes the ConfigMap every container reads through envFrom only once every pod has an IP "
+            "(controllers/paddlejob_controller.go Reconcile), marks the job Failed when a pod fails or is evicted and "
+            "Completed only when every replica has succeeded (controllers/paddlejob_helper.go getPaddleJobPhase); "
+            f"give PADDLE_NNODES {replicas}:{replicas}, or run it on Volcano, an Indexed Job or a JobSet"
+        )
+        out.append(warning("spec.worker.replicas", "lifecycle-elastic-shrink", message))
+    return out
 
 
 def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) -> list[Finding]:
