@@ -107,6 +107,13 @@ KINDS: tuple[Kind, ...] = (
     *_builtin("rbac.authorization.k8s.io", "Role ClusterRole", "rbac:role_findings"),
     *_builtin("rbac.authorization.k8s.io", "RoleBinding ClusterRoleBinding", "rbac:binding_findings"),
     *_builtin("storage.k8s.io", "StorageClass", "storage:storage_class_findings"),
+    *_builtin("storage.k8s.io", "CSIDriver", "storage:csi_driver_findings"),
+    *_builtin("node.k8s.io", "RuntimeClass", "node:runtime_class_findings"),
+    *_builtin("coordination.k8s.io", "Lease", "coordination:lease_findings"),
+    *_builtin("discovery.k8s.io", "EndpointSlice", "discovery:endpoint_slice_findings"),
+    *_builtin("flowcontrol.apiserver.k8s.io", "FlowSchema", "flowcontrol:flow_schema_findings"),
+    *_builtin("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", "flowcontrol:priority_level_findings"),
+    *_builtin("apiregistration.k8s.io", "APIService", "apiregistration:api_service_findings"),
     *_builtin("scheduling.k8s.io", "PriorityClass", "scheduling:priority_class_findings"),
     *_builtin(
         "admissionregistration.k8s.io",

@@ -31,8 +31,13 @@ OWNERS = {
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
     "policy": "the apiserver's validation of PodDisruptionBudgets",
     "rbac": "the apiserver's validation of RBAC roles and bindings",
-    "storage": "the apiserver's validation of StorageClasses",
+    "storage": "the apiserver's validation of StorageClasses and CSIDrivers",
     "scheduling": "the apiserver's validation of PriorityClasses",
+    "node": "the apiserver's validation of RuntimeClasses (pkg/apis/node/validation)",
+    "coordination": "the apiserver's validation of Leases (pkg/apis/coordination/validation)",
+    "discovery": "the apiserver's validation of EndpointSlices (pkg/apis/discovery/validation)",
+    "flowcontrol": "the apiserver's validation of FlowSchemas and PriorityLevelConfigurations",
+    "apiregistration": "kube-aggregator's validation of APIServices",
     "admissionregistration": "the apiserver's validation of webhook configurations and ValidatingAdmissionPolicies",
     "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
@@ -274,6 +279,48 @@ _RULES = [
     Rule("subject", "rbac", ERROR, "a binding subject of an unknown kind, wrong apiGroup, without namespace"),
     # -- storage ----------------------------------------------------------------------------
     Rule("storage-class", "storage", ERROR, "a StorageClass without provisioner, or with reclaimPolicy Recycle"),
+    Rule(
+        "csi-driver",
+        "storage",
+        ERROR,
+        "a CSIDriver's fsGroupPolicy or lifecycle mode refused, a token audience twice, expirationSeconds out of range",
+    ),
+    # -- node -------------------------------------------------------------------------------
+    Rule(
+        "node-runtime-class",
+        "node",
+        ERROR,
+        "a RuntimeClass whose handler is no DNS label, overhead no container resource, or a toleration twice",
+    ),
+    # -- coordination -----------------------------------------------------------------------
+    Rule("lease", "coordination", ERROR, "a Lease's duration not above 0, transitions below 0, a time not decodable"),
+    # -- discovery --------------------------------------------------------------------------
+    Rule(
+        "endpoint-slice",
+        "discovery",
+        ERROR,
+        "an EndpointSlice's addressType, an address not of its family or special, an FQDN, node name, port name",
+    ),
+    # -- flowcontrol ------------------------------------------------------------------------
+    Rule(
+        "flow-schema",
+        "flowcontrol",
+        ERROR,
+        "a FlowSchema's precedence, distinguisher, subjects, verbs, namespaces or non-resource URLs refused",
+    ),
+    Rule(
+        "priority-level",
+        "flowcontrol",
+        ERROR,
+        "a PriorityLevelConfiguration's type and name, shares, percents, limit response or queuing refused",
+    ),
+    # -- apiregistration --------------------------------------------------------------------
+    Rule(
+        "api-service",
+        "apiregistration",
+        ERROR,
+        "an APIService not named version.group, its group, version, priorities, service or caBundle refused",
+    ),
     # -- scheduling -------------------------------------------------------------------------
     Rule("priority-class", "scheduling", ERROR, "a PriorityClass named system-..., or valued above 1000000000"),
     # -- admissionregistration --------------------------------------------------------------
@@ -500,7 +547,8 @@ _RULES = [
         "lifecycle-gpu-shm",
         "lifecycle",
         WARNING,
-        "a pod of more than one GPU without a memory-backed /dev/shm (NCCL needs more than 64 MiB)",
+        "`job` only: a pod of more than one GPU without a memory-backed /dev/shm (NCCL needs more than 64 MiB)",
+        "tests/test_lifecycle.py: job --gpus 8 without --shm, on every runtime",
     ),
 ]
 

@@ -56,6 +56,8 @@ NAME_RULES = {
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): [(0, _path_segment)],
     # certificates/validation: ValidateCertificateRequestName accepts any name
     ("certificates.k8s.io", "CertificateSigningRequest"): [(0, _path_segment)],
+    # kube-aggregator ValidateAPIService: path.IsValidPathSegmentName, then version.group (rules/apiregistration.py)
+    ("apiregistration.k8s.io", "APIService"): [(0, _path_segment)],
     # apps/validation ValidateStatefulSetName: NameIsDNSSubdomain, NameIsDNSLabel from 1.27
     # (kubernetes/kubernetes#114172: the name becomes each pod's hostname, a DNS label)
     ("apps", "StatefulSet"): [(0, _subdomain), (27, _label)],

@@ -1,5 +1,5 @@
-"""Owner `storage`: the apiserver's validation of StorageClasses beyond their schema
-(k8s.io/kubernetes pkg/apis/storage/validation/validation.go, ValidateStorageClass)."""
+"""Owner `storage`: the apiserver's validation of StorageClasses and CSIDrivers beyond their schema
+(k8s.io/kubernetes pkg/apis/storage/validation/validation.go, ValidateStorageClass, ValidateCSIDriver)."""
 
 from __future__ import annotations
 
@@ -83,4 +83,46 @@ def _topology_findings(terms: list) -> list[Finding]:
         elif expressions and expressions in seen:
             out.append(error(here, "storage-class", "this topology term repeats an earlier one"))
         seen.append(expressions)
+    return out
+
+
+# -- CSIDriver (ValidateCSIDriver, validateCSIDriverSpec; schemas/ledger/storage-csidriver.json) ----
+
+FS_GROUP_POLICIES = ("File", "None", "ReadWriteOnceWithFSType")  # supportedFSGroupPolicy
+LIFECYCLE_MODES = ("Persistent", "Ephemeral")  # validateVolumeLifecycleModes
+MIN_TOKEN_SECONDS, MAX_TOKEN_SECONDS = 600, 1 << 32  # validateTokenRequests: 10 minutes, 2^32 seconds
+
+
+def csi_driver_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """validateFSGroupPolicy, validateTokenRequests (each audience once, expirationSeconds from 10
+    minutes to 2^32 seconds), validateVolumeLifecycleModes. attachRequired, podInfoOnMount,
+    storageCapacity and seLinuxMount are Required there but set by SetDefaults_CSIDriver first."""
+    spec = as_dict(obj.get("spec"))
+    out = []
+    policy = spec.get("fsGroupPolicy")
+    if isinstance(policy, str) and policy not in FS_GROUP_POLICIES:
+        message = f"fsGroupPolicy {policy!r} is not supported: {', '.join(FS_GROUP_POLICIES)}"
+        out.append(error("spec.fsGroupPolicy", "csi-driver", message))
+    audiences = set()
+    for i, request in enumerate(as_list(spec.get("tokenRequests"))):
+        request = as_dict(request)
+        audience = request.get("audience", "")
+        if isinstance(audience, str):
+            if audience in audiences:
+                message = f"audience {audience!r} is requested twice" if audience else "two requests without audience"
+                out.append(error(f"spec.tokenRequests[{i}].audience", "csi-driver", message))
+                continue
+            audiences.add(audience)
+        seconds = request.get("expirationSeconds")
+        if isinstance(seconds, int) and not isinstance(seconds, bool):
+            if seconds < MIN_TOKEN_SECONDS:
+                message = f"expirationSeconds {seconds} is less than 10 minutes (600)"
+                out.append(error(f"spec.tokenRequests[{i}].expirationSeconds", "csi-driver", message))
+            if seconds > MAX_TOKEN_SECONDS:
+                message = f"expirationSeconds {seconds} is larger than 2^32 seconds"
+                out.append(error(f"spec.tokenRequests[{i}].expirationSeconds", "csi-driver", message))
+    for mode in as_list(spec.get("volumeLifecycleModes")):
+        if isinstance(mode, str) and mode not in LIFECYCLE_MODES:
+            message = f"volumeLifecycleMode {mode!r} is not supported: Persistent or Ephemeral"
+            out.append(error("spec.volumeLifecycleModes", "csi-driver", message))
     return out

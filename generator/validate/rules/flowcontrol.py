@@ -1,0 +1,289 @@
+"""Owner `flowcontrol`: the apiserver's validation of API Priority and Fairness objects beyond
+their schema (k8s.io/kubernetes pkg/apis/flowcontrol/validation/validation.go, ValidateFlowSchema
+and ValidatePriorityLevelConfiguration, v1.31; schemas/ledger/flowcontrol-*.json). Values the
+v1 and v1beta3 defaults set before validation (SetDefaults_FlowSchemaSpec: matchingPrecedence 0
+is 1000; SetDefaults_QueuingConfiguration: queues 0 is 64, handSize 0 is 8, queueLengthLimit 0
+is 50) are not refused as their zero."""
+
+from __future__ import annotations
+
+import math
+
+from generator.core.findings import Finding
+from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, name_problem
+from generator.validate.rules.base import as_dict, as_int, as_list, error
+
+FLOW_SCHEMA, PRIORITY_LEVEL = "flow-schema", "priority-level"
+
+MAX_MATCHING_PRECEDENCE = 10000  # flowcontrol.FlowSchemaMaxMatchingPrecedence
+DISTINGUISHERS = ("ByNamespace", "ByUser")
+SUBJECT_KINDS = ("Group", "ServiceAccount", "User")
+VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch")
+MAX_QUEUES = 10_000_000  # priorityLevelConfigurationQueuingMaxQueues
+MAX_HASH_BITS = 60  # shufflesharding.MaxHashBits
+
+
+def flow_schema_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateFlowSchemaSpec: matchingPrecedence in 1..10000 (1 for 'exempt' alone), the
+    distinguisher, the priority level's name, each rule's subjects and resource or non-resource
+    rules (ValidateFlowSchemaPolicyRulesWithSubjects)."""
+    spec = as_dict(obj.get("spec"))
+    name = as_dict(obj.get("metadata")).get("name")
+    out = []
+    precedence = as_int(spec.get("matchingPrecedence"))
+    if precedence is not None:
+        if precedence < 0:
+            out.append(
+                error("spec.matchingPrecedence", FLOW_SCHEMA, f"matchingPrecedence {precedence} must be positive")
+            )
+        elif precedence > MAX_MATCHING_PRECEDENCE:
+            message = f"matchingPrecedence {precedence} must not be greater than {MAX_MATCHING_PRECEDENCE}"
+            out.append(error("spec.matchingPrecedence", FLOW_SCHEMA, message))
+        elif precedence == 1 and name != "exempt":
+            message = "only the FlowSchema named 'exempt' may have matchingPrecedence 1"
+            out.append(error("spec.matchingPrecedence", FLOW_SCHEMA, message))
+    method = spec.get("distinguisherMethod")
+    if isinstance(method, dict) and method.get("type") not in DISTINGUISHERS:
+        message = f"distinguisherMethod type {method.get('type')!r} is not supported: ByNamespace or ByUser"
+        out.append(error("spec.distinguisherMethod.type", FLOW_SCHEMA, message))
+    level = as_dict(spec.get("priorityLevelConfiguration")).get("name")
+    if not level:
+        message = "priorityLevelConfiguration.name must reference a priority level"
+        out.append(error("spec.priorityLevelConfiguration.name", FLOW_SCHEMA, message))
+    elif isinstance(level, str):
+        problem = name_problem(level, DNS1123_SUBDOMAIN, 253, "priority level name (DNS-1123 subdomain)")
+        if problem:
+            out.append(error("spec.priorityLevelConfiguration.name", FLOW_SCHEMA, problem))
+    for i, rule in enumerate(as_list(spec.get("rules"))):
+        out += _rule_findings(as_dict(rule), f"spec.rules[{i}]")
+    return out
+
+
+def _rule_findings(rule: dict, here: str) -> list[Finding]:
+    out = []
+    subjects = as_list(rule.get("subjects"))
+    if not subjects:
+        out.append(error(f"{here}.subjects", FLOW_SCHEMA, "subjects must contain at least one value"))
+    for j, subject in enumerate(subjects):
+        out += _subject_findings(as_dict(subject), f"{here}.subjects[{j}]")
+    resource_rules, non_resource_rules = as_list(rule.get("resourceRules")), as_list(rule.get("nonResourceRules"))
+    if not resource_rules and not non_resource_rules:
+        message = "at least one of resourceRules and nonResourceRules has to be non-empty"
+        out.append(error(here, FLOW_SCHEMA, message))
+    for j, item in enumerate(resource_rules):
+        out += _resource_rule_findings(as_dict(item), f"{here}.resourceRules[{j}]")
+    for j, item in enumerate(non_resource_rules):
+        out += _non_resource_rule_findings(as_dict(item), f"{here}.nonResourceRules[{j}]")
+    return out
+
+
+_SUBJECT_FIELDS = {"ServiceAccount": "serviceAccount", "User": "user", "Group": "group"}
+
+
+def _subject_findings(subject: dict, here: str) -> list[Finding]:
+    """ValidateFlowSchemaSubject: the member its kind names, and no other."""
+    kind = subject.get("kind")
+    if kind not in SUBJECT_KINDS:
+        message = f"subject kind {kind!r} is not supported: {', '.join(SUBJECT_KINDS)}"
+        return [error(f"{here}.kind", FLOW_SCHEMA, message)]
+    out = []
+    own = _SUBJECT_FIELDS[kind]
+    member = subject.get(own)
+    if not isinstance(member, dict):
+        out.append(error(f"{here}.{own}", FLOW_SCHEMA, f"{own} is required when subject kind is {kind!r}"))
+    else:
+        member_name = member.get("name")
+        if not member_name:
+            out.append(error(f"{here}.{own}.name", FLOW_SCHEMA, f"the {own}'s name is required"))
+        elif kind == "ServiceAccount" and member_name != "*" and isinstance(member_name, str):
+            problem = name_problem(member_name, DNS1123_SUBDOMAIN, 253, "service account name (DNS-1123 subdomain)")
+            if problem:
+                out.append(error(f"{here}.{own}.name", FLOW_SCHEMA, problem))
+        if kind == "ServiceAccount":
+            namespace = member.get("namespace")
+            if not namespace:
+                message = "must specify namespace for service account"
+                out.append(error(f"{here}.{own}.namespace", FLOW_SCHEMA, message))
+            elif isinstance(namespace, str):
+                problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace (DNS-1123 label)")
+                if problem:
+                    out.append(error(f"{here}.{own}.namespace", FLOW_SCHEMA, problem))
+    for other_kind, field in _SUBJECT_FIELDS.items():
+        if other_kind != kind and subject.get(field) is not None:
+            message = f"{field} is forbidden when subject kind is not {other_kind!r}"
+            out.append(error(f"{here}.{field}", FLOW_SCHEMA, message))
+    return out
+
+
+def _verb_findings(verbs: list, here: str) -> list[Finding]:
+    if not verbs:
+        return [error(f"{here}.verbs", FLOW_SCHEMA, "verbs must contain at least one value")]
+    if "*" in verbs:
+        if len(verbs) > 1:
+            return [error(f"{here}.verbs", FLOW_SCHEMA, "if '*' is present, must not specify other verbs")]
+        return []
+    unknown = [v for v in verbs if v not in VERBS]
+    if unknown:
+        message = f"verbs {unknown} are not supported: {', '.join(VERBS)} or '*'"
+        return [error(f"{here}.verbs", FLOW_SCHEMA, message)]
+    return []
+
+
+def _resource_rule_findings(rule: dict, here: str) -> list[Finding]:
+    """ValidateFlowSchemaResourcePolicyRule."""
+    out = _verb_findings(as_list(rule.get("verbs")), here)
+    for field, what in (("apiGroups", "api group"), ("resources", "resource")):
+        values = as_list(rule.get(field))
+        if not values:
+            out.append(error(f"{here}.{field}", FLOW_SCHEMA, f"resource rules must supply at least one {what}"))
+        elif len(values) > 1 and "*" in values:
+            out.append(error(f"{here}.{field}", FLOW_SCHEMA, f"if '*' is present, must not specify other {what}s"))
+    namespaces = as_list(rule.get("namespaces"))
+    if not namespaces and rule.get("clusterScope") is not True:
+        message = "resource rules that are not cluster scoped must supply at least one namespace"
+        out.append(error(f"{here}.namespaces", FLOW_SCHEMA, message))
+    elif "*" in namespaces:
+        if len(namespaces) > 1:
+            message = "if '*' is present, must not specify other namespaces"
+            out.append(error(f"{here}.namespaces", FLOW_SCHEMA, message))
+    else:
+        for k, namespace in enumerate(namespaces):
+            problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace (DNS-1123 label)")
+            if problem:
+                message = "each member of this list must be '*' or a DNS-1123 label; " + problem
+                out.append(error(f"{here}.namespaces[{k}]", FLOW_SCHEMA, message))
+    return out
+
+
+def _non_resource_rule_findings(rule: dict, here: str) -> list[Finding]:
+    """ValidateFlowSchemaNonResourcePolicyRule and ValidateNonResourceURLPath."""
+    out = _verb_findings(as_list(rule.get("verbs")), here)
+    urls = as_list(rule.get("nonResourceURLs"))
+    if not urls:
+        message = "nonResourceURLs must contain at least one value"
+        out.append(error(f"{here}.nonResourceURLs", FLOW_SCHEMA, message))
+    elif "*" in urls:
+        if len(urls) > 1:
+            message = "if '*' is present, must not specify other non-resource URLs"
+            out.append(error(f"{here}.nonResourceURLs", FLOW_SCHEMA, message))
+    else:
+        for k, url in enumerate(urls):
+            problem = url_path_problem(url) if isinstance(url, str) else None
+            if problem:
+                out.append(error(f"{here}.nonResourceURLs[{k}]", FLOW_SCHEMA, f"{url!r} {problem}"))
+    return out
+
+
+def url_path_problem(path: str) -> str | None:
+    if not path:
+        return "must not be empty"
+    if path == "/":
+        return None
+    if not path.startswith("/"):
+        return "must start with slash"
+    if " " in path:
+        return "must not contain white-space"
+    if "//" in path:
+        return "must not contain double slash"
+    stars = path.count("*")
+    if stars > 1 or (stars == 1 and not path.endswith("/*")):
+        return "wildcard can only do suffix matching"
+    return None
+
+
+def priority_level_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidatePriorityLevelConfigurationSpec: type Exempt if and only if the name is 'exempt';
+    an Exempt level has no limited, a Limited one no exempt; the limits
+    (ValidateLimitedPriorityLevelConfiguration, ValidateExemptPriorityLevelConfiguration,
+    ValidateLimitResponse, ValidatePriorityLevelQueuingConfiguration)."""
+    spec = as_dict(obj.get("spec"))
+    name = as_dict(obj.get("metadata")).get("name")
+    kind = spec.get("type")
+    out = []
+    if (name == "exempt") != (kind == "Exempt") and isinstance(name, str):
+        message = f"type must be 'Exempt' if and only if the name is 'exempt' (name {name!r}, type {kind!r})"
+        out.append(error("spec.type", PRIORITY_LEVEL, message))
+    if kind == "Exempt":
+        if spec.get("limited") is not None:
+            out.append(error("spec.limited", PRIORITY_LEVEL, "limited must be absent when the type is Exempt"))
+        exempt = spec.get("exempt")
+        if isinstance(exempt, dict):
+            out += _shares_findings(exempt, "spec.exempt")
+    elif kind == "Limited":
+        if spec.get("exempt") is not None:
+            out.append(error("spec.exempt", PRIORITY_LEVEL, "exempt must be absent when the type is Limited"))
+        limited = spec.get("limited")
+        if not isinstance(limited, dict):
+            out.append(error("spec.limited", PRIORITY_LEVEL, "limited is required when the type is Limited"))
+        else:
+            out += _shares_findings(limited, "spec.limited")
+            borrowing = as_int(limited.get("borrowingLimitPercent"))
+            if borrowing is not None and borrowing < 0:
+                message = f"borrowingLimitPercent {borrowing}: if given, must be a non-negative integer"
+                out.append(error("spec.limited.borrowingLimitPercent", PRIORITY_LEVEL, message))
+            out += _limit_response_findings(as_dict(limited.get("limitResponse")), "spec.limited.limitResponse")
+    elif isinstance(kind, str):
+        out.append(error("spec.type", PRIORITY_LEVEL, f"type {kind!r} is not supported: Exempt or Limited"))
+    return out
+
+
+def _shares_findings(config: dict, here: str) -> list[Finding]:
+    """nominalConcurrencyShares not negative (zero is allowed in v1 and v1beta3, the versions
+    1.31 serves), lendablePercent from 0 to 100."""
+    out = []
+    shares = as_int(config.get("nominalConcurrencyShares"))
+    if shares is not None and shares < 0:
+        message = f"nominalConcurrencyShares {shares} must be a non-negative integer"
+        out.append(error(f"{here}.nominalConcurrencyShares", PRIORITY_LEVEL, message))
+    lendable = as_int(config.get("lendablePercent"))
+    if lendable is not None and not 0 <= lendable <= 100:
+        message = f"lendablePercent {lendable} must be between 0 and 100, inclusive"
+        out.append(error(f"{here}.lendablePercent", PRIORITY_LEVEL, message))
+    return out
+
+
+def _limit_response_findings(response: dict, here: str) -> list[Finding]:
+    kind = response.get("type")
+    queuing = response.get("queuing")
+    if kind == "Reject":
+        if queuing is not None:
+            return [
+                error(f"{here}.queuing", PRIORITY_LEVEL, "queuing must be absent when limitResponse.type is Reject")
+            ]
+        return []
+    if kind == "Queue":
+        if not isinstance(queuing, dict):
+            return [error(f"{here}.queuing", PRIORITY_LEVEL, "queuing is required when limitResponse.type is Queue")]
+        return _queuing_findings(queuing, f"{here}.queuing")
+    if isinstance(kind, str):
+        return [error(f"{here}.type", PRIORITY_LEVEL, f"limitResponse type {kind!r} is not supported: Queue or Reject")]
+    return []
+
+
+def _queuing_findings(queuing: dict, here: str) -> list[Finding]:
+    """ValidatePriorityLevelQueuingConfiguration, after the defaults of zeros (64 queues, hand 8,
+    queue length 50): positive, at most 10^7 queues, a hand no larger than the deck and of at most
+    60 bits of entropy (shufflesharding.RequiredEntropyBits)."""
+    out = []
+    length = as_int(queuing.get("queueLengthLimit"))
+    if length is not None and length < 0:
+        out.append(error(f"{here}.queueLengthLimit", PRIORITY_LEVEL, f"queueLengthLimit {length} must be positive"))
+    queues = as_int(queuing.get("queues"))
+    queues = 64 if queues == 0 or queues is None else queues
+    if queues < 0:
+        out.append(error(f"{here}.queues", PRIORITY_LEVEL, f"queues {queues} must be positive"))
+    elif queues > MAX_QUEUES:
+        out.append(error(f"{here}.queues", PRIORITY_LEVEL, f"queues {queues} must not be greater than {MAX_QUEUES}"))
+    hand = as_int(queuing.get("handSize"))
+    hand = 8 if hand == 0 or hand is None else hand
+    if hand < 0:
+        out.append(error(f"{here}.handSize", PRIORITY_LEVEL, f"handSize {hand} must be positive"))
+    elif queues > 0 and hand > queues:
+        message = f"handSize {hand} should not be greater than queues ({queues})"
+        out.append(error(f"{here}.handSize", PRIORITY_LEVEL, message))
+    elif queues > 0 and math.ceil(math.log2(queues) * hand) > MAX_HASH_BITS:
+        message = (
+            f"required entropy bits of deckSize {queues} and handSize {hand} should not be greater than {MAX_HASH_BITS}"
+        )
+        out.append(error(f"{here}.handSize", PRIORITY_LEVEL, message))
+    return out
