@@ -262,3 +262,105 @@ def test_python_api_and_cli_say_the_same():
     assert (
         str(raised.value) == "ttl must be at most 2147483647 (the field is an int32; the apiserver refuses 3000000000)"
     )
+
+
+# -- validate on hand-written files: what the rules say, and what they leave alone ------------------------
+
+
+def validate_text(tmp_path, text: str) -> set[tuple[str, str]]:
+    from generator import validate
+
+    path = tmp_path / "job.yaml"
+    path.write_text(text)
+    report = validate.validate_files([str(path)], validate.ObjectChecker(37))
+    return {(i.finding.rule, i.finding.path) for i in report.findings}
+
+
+VOLCANO_RETRY = """\
+apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: ctr}
+spec:
+  schedulerName: volcano
+  maxRetry: 3
+  policies: POLICIES
+  tasks:
+    - name: trainer
+      replicas: 2
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: t, image: img, command: [python, train.py]}]
+"""
+
+
+@pytest.mark.parametrize(
+    "policies, warned",
+    [
+        ("[{event: PodFailed, action: RestartJob}]", True),  # never sent: the pods restart in place
+        ("[{event: PodEvicted, action: RestartJob}, {event: PodFailed, action: RestartJob}]", False),
+        ("[{events: [PodEvicted], action: RestartTask}]", False),  # every restart counts a retry
+        ("[{event: PodEvicted, action: AbortJob}]", True),
+    ],
+)
+def test_validate_volcano_max_retry_is_reached_by_any_restart_that_can_fire(tmp_path, policies, warned):
+    found = validate_text(tmp_path, VOLCANO_RETRY.replace("POLICIES", policies))
+    assert (("lifecycle-volcano-retry", "spec.maxRetry") in found) is warned, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: serve}
+spec:
+  selector: {matchLabels: {app: serve}}
+  template:
+    metadata: {labels: {app: serve}}
+    spec:
+      containers:
+        - {name: s, image: img, resources: {limits: {nvidia.com/gpu: 2}}}
+""",
+        """apiVersion: batch.paddlepaddle.org/v1
+kind: PaddleJob
+metadata: {name: bert}
+spec:
+  worker:
+    replicas: 2
+    template:
+      spec:
+        containers:
+          - name: paddle
+            image: img
+            command: [python, -m, paddle.distributed.launch, train.py]
+            resources: {limits: {nvidia.com/gpu: 8}}
+""",
+    ],
+    ids=["deployment", "paddlejob"],
+)
+def test_validate_leaves_gpus_without_shm_to_job(tmp_path, text):
+    """A hand-written pod may get its shared memory where validate cannot see it (hostIPC, a webhook,
+    the image's entrypoint); `job` warns of the pods it renders (test_gpus_without_shm_are_warned)."""
+    assert not {rule for rule, _ in validate_text(tmp_path, text)} & {"lifecycle-gpu-shm"}
+
+
+def test_validate_warns_an_elastic_paddle_operator_job_that_cannot_shrink(tmp_path):
+    text = """apiVersion: batch.paddlepaddle.org/v1
+kind: PaddleJob
+metadata: {name: ft}
+spec:
+  worker:
+    replicas: 3
+    template:
+      spec:
+        containers:
+          - name: paddle
+            image: img
+            command: [python, -m, paddle.distributed.launch, train.py]
+            env:
+              - {name: PADDLE_MASTER, value: "etcd://ft-etcd:2379"}
+              - {name: PADDLE_NNODES, value: "@N@"}
+"""
+    assert ("lifecycle-elastic-shrink", "spec.worker.replicas") in validate_text(tmp_path, text.replace("@N@", "2:3"))
+    assert "lifecycle-elastic-shrink" not in {r for r, _ in validate_text(tmp_path, text.replace("@N@", "3:3"))}

@@ -509,7 +509,7 @@ _RULES = [
         "lifecycle-volcano-retry",
         "lifecycle",
         WARNING,
-        "a Volcano Job's maxRetry that is never reached (tasks restart in place, no PodFailed RestartJob), or 0",
+        "a Volcano Job's maxRetry that is never reached (no restart policy that can fire), or 0",
     ),
     Rule(
         "lifecycle-elastic-backoff",

@@ -306,10 +306,24 @@ def render_description(
         manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime, "releases": shown})
     except engine.JsonnetError as err:
         raise JobError(jsonnet_message(str(err))) from None
-    found = check_manifests(manifests, release, projects=chosen)
+    found = check_manifests(manifests, release, projects=chosen) + _job_only_warnings(manifests)
     if warned is not None:
         warned += found
     return manifests
+
+
+def _job_only_warnings(manifests: list[dict]) -> list[str]:
+    """What `job` warns of in the pods it renders and `validate` does not say of hand-written ones:
+    GPUs without a memory-backed /dev/shm (lifecycle.gpu_shm_findings says why)."""
+    from generator.validate.output import finding_text
+    from generator.validate.rules import lifecycle
+
+    return [
+        f"{obj.get('kind')} {(obj.get('metadata') or {}).get('name')}: {finding_text(f)}"
+        for obj in manifests
+        if isinstance(obj, dict)
+        for f in lifecycle.gpu_shm_findings(obj)
+    ]
 
 
 def jsonnet_message(text: str) -> str:

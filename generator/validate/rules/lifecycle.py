@@ -29,6 +29,8 @@ from generator.validate.rules.pod import pod_templates
 
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+# Volcano's actions that count a retry (state/running.go: RestartJob, RestartTask, RestartPod, RestartPartition)
+RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
 DEFAULT_MAX_RESTART = 3  # Paddle's launcher's --max_restart (launch/context/args_envs.py)
 
 
@@ -98,7 +100,7 @@ def _indexed_findings(spec: dict, path: str) -> list[Finding]:
 
 def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """batch/v1 Job: the apiserver's rules (rules/batch.py), then the lifecycle's."""
-    out = batch.job_findings(obj, releases) + gpu_shm_findings(obj)
+    out = batch.job_findings(obj, releases)
     spec = as_dict(obj.get("spec"))
     out += _indexed_findings(spec, "spec")
     managed_by = spec.get("managedBy")
@@ -130,31 +132,36 @@ def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
 
 def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     """batch.volcano.sh Job: Volcano's webhook (rules/volcano.py), then the lifecycle's."""
-    out = volcano.volcano_job_findings(obj, release) + gpu_shm_findings(obj)
+    out = volcano.volcano_job_findings(obj, release)
     spec = as_dict(obj.get("spec"))
     tasks = [as_dict(t) for t in as_list(spec.get("tasks"))]
     if spec.get("maxRetry") == 0:
         message = "maxRetry 0 becomes 3: Volcano's webhook sets it when it is 0 (mutate_job.go patchDefaultMaxRetry)"
         out.append(warning("spec.maxRetry", "lifecycle-volcano-retry", message))
     elif "maxRetry" in spec and tasks:
+        # Every restart action counts a retry (state/running.go RetryCount++) and state/restarting.go
+        # fails the job at maxRetry; PodFailed is the one event a task restarting in place never sends.
         policies = [as_dict(p) for p in as_list(spec.get("policies"))]
         policies += [as_dict(p) for t in tasks for p in as_list(t.get("policies"))]
-        restarts_on_failure = any(
-            p.get("action") == "RestartJob" and ({p.get("event"), *as_list(p.get("events"))} & {"PodFailed", "*"})
-            for p in policies
-        )
         in_place = all(
             as_dict(as_dict(t.get("template")).get("spec")).get("restartPolicy", "Always") in ("OnFailure", "Always")
             for t in tasks
         )
-        if not restarts_on_failure or in_place:
+        counted = set()
+        for policy in policies:
+            if policy.get("action") in RESTARTS:
+                counted |= {e for e in (policy.get("event"), *as_list(policy.get("events"))) if isinstance(e, str)}
+        if in_place:
+            counted -= {"PodFailed"}
+        if not counted:
             why = (
-                "no PodFailed policy restarts the job"
-                if not restarts_on_failure
-                else "every task restarts its containers in place (restartPolicy OnFailure or Always): a crashed pod "
-                "never reaches phase Failed, so PodFailed never fires (job_controller_handler.go updatePod)"
+                "no policy restarts the job"
+                if not any(as_dict(p).get("action") in RESTARTS for p in policies)
+                else "its only restart is on PodFailed and every task restarts its containers in place (restartPolicy "
+                "OnFailure or Always): a crashed pod never reaches phase Failed, so PodFailed never fires "
+                "(job_controller_handler.go updatePod)"
             )
-            message = f"maxRetry {spec.get('maxRetry')} is never reached: {why}; Volcano reads it only on a restart of the job (state/restarting.go)"  # noqa: E501
+            message = f"maxRetry {spec.get('maxRetry')} is never reached: {why}; Volcano counts a retry only when a policy restarts the job (state/running.go, state/restarting.go)"  # noqa: E501
             out.append(warning("spec.maxRetry", "lifecycle-volcano-retry", message))
     for i, task in enumerate(tasks):
         env = _elastic(as_dict(task.get("template")))
@@ -170,9 +177,9 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
 
 
 def paddlejob_findings(obj: dict, release=None) -> list[Finding]:
-    """batch.paddlepaddle.org PaddleJob: the operator's rules (rules/paddlejob.py), then GPUs and /dev/shm
-    and an elastic worker set that cannot shrink."""
-    out = paddlejob.paddlejob_findings(obj) + gpu_shm_findings(obj)
+    """batch.paddlepaddle.org PaddleJob: the operator's rules (rules/paddlejob.py), then an elastic
+    worker set that cannot shrink."""
+    out = paddlejob.paddlejob_findings(obj)
     worker = as_dict(as_dict(obj.get("spec")).get("worker"))
     env = _elastic(as_dict(worker.get("template")))
     nodes = _nodes(env) if env else None
@@ -192,7 +199,7 @@ def paddlejob_findings(obj: dict, release=None) -> list[Finding]:
 
 def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) -> list[Finding]:
     """kubeflow.org PaddleJob: training-operator's webhook (rules/kubeflow.py), then the lifecycle's."""
-    out = kubeflow.kubeflow_paddlejob_findings(obj, release) + gpu_shm_findings(obj)
+    out = kubeflow.kubeflow_paddlejob_findings(obj, release)
     spec = as_dict(obj.get("spec"))
     run = as_dict(spec.get("runPolicy"))
     out += _queue_findings(obj, run.get("managedBy"), "spec.runPolicy.managedBy")
@@ -210,8 +217,7 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
 def jobset_findings(obj: dict, release=None) -> list[Finding]:
     """jobset.x-k8s.io JobSet: its Indexed Jobs' elastic workers, MultiKueue and int32 fields."""
     spec = as_dict(obj.get("spec"))
-    out = gpu_shm_findings(obj)
-    out += _queue_findings(obj, spec.get("managedBy"), "spec.managedBy")
+    out = _queue_findings(obj, spec.get("managedBy"), "spec.managedBy")
     for i, replicated in enumerate(as_list(spec.get("replicatedJobs"))):
         job_spec = as_dict(as_dict(as_dict(replicated).get("template")).get("spec"))
         job_spec = {"completionMode": "Indexed", **job_spec}  # the JobSet webhook makes them Indexed
@@ -235,7 +241,13 @@ def trainjob_release_findings(obj: dict, releases, release) -> list[Finding]:
 
 def gpu_shm_findings(obj: dict) -> list[Finding]:
     """A pod with more than one GPU and no memory-backed /dev/shm: NCCL's shared-memory transport
-    between the GPUs of one pod needs more than the container runtime's 64 MiB."""
+    between the GPUs of one pod needs more than the container runtime's 64 MiB.
+
+    `job` alone reports it (generator/jobs/model.py), on the pods it renders from `--gpus` without
+    `--shm`: there the pod is all the job has. A hand-written pod may get its shared memory where
+    `validate` cannot see it (hostIPC, a mutating webhook or policy that adds the volume, an image
+    whose entrypoint remounts /dev/shm, NCCL_SHM_DISABLE), and a serving or data pod with GPUs needs
+    none, so `validate` says nothing of it (docs/validate.md)."""
     out = []
     for path, template in pod_templates(obj):
         pod = as_dict(as_dict(template).get("spec"))
