@@ -16,7 +16,7 @@ def api_service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     rule's); only v1 may have an empty group; the group a DNS-1123 subdomain, the version a
     DNS-1035 label; groupPriorityMinimum in 1..20000, versionPriority in 1..1000; a local
     APIService (no service) has no caBundle and no insecureSkipTLSVerify; a service has a
-    namespace and a name; insecureSkipTLSVerify not with a caBundle."""
+    namespace, a name and a port in 1..65535; insecureSkipTLSVerify not with a caBundle."""
     spec = as_dict(obj.get("spec"))
     out = []
     group = spec.get("group") if isinstance(spec.get("group"), str) else ""
@@ -53,6 +53,10 @@ def api_service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     for field in ("namespace", "name"):
         if not service.get(field):
             out.append(error(f"spec.service.{field}", RULE, f"the service's {field} is required"))
+    port = as_int(service.get("port", 443))  # SetDefaults_ServiceReference: 443
+    if port is not None and not 1 <= port <= 65535:  # IsValidPortNum
+        message = f"the service's port {port} is not valid: it must be between 1 and 65535, inclusive"
+        out.append(error("spec.service.port", RULE, message))
     if insecure and ca_bundle:
         out.append(error("spec.insecureSkipTLSVerify", RULE, "insecureSkipTLSVerify may not be true with a caBundle"))
     return out
