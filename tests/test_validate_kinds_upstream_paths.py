@@ -1,0 +1,65 @@
+"""Paths as upstream names them: a bad fixture's `# upstream-path: FINDING = UPSTREAM` lines say,
+for a finding of the fixture (by its path), the path the apiserver's own error carries
+(field.Path of the call site the ledger names). The two must be equal; where this tool places a
+finding elsewhere on purpose (upstream names a field the file does not have, or a map where the
+finding points at its key), the line says why in parentheses and the two must then differ, so a
+reason that no longer holds fails too. Every finding of a rule these fixtures cover has a line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .test_validate_fixtures import BAD, findings, header
+
+LINE = re.compile(r"^# upstream-path: (\S+) = (\S+)(?: \((.+)\))?$")
+
+FIXTURES = [p for p in BAD if any(line.startswith("# upstream-path:") for line in header(p))]
+
+# The rules whose fixtures carry upstream paths: each must have at least one such fixture.
+COVERED = {
+    "node-runtime-class",
+    "lease",
+    "endpoint-slice",
+    "csi-driver",
+    "flow-schema",
+    "priority-level",
+    "api-service",
+}
+
+
+def declared(path) -> dict[str, tuple[str, str | None]]:
+    out = {}
+    for line in header(path):
+        if line.startswith("# upstream-path:"):
+            match = LINE.match(line)
+            assert match, f"{path.name}: malformed line {line!r}"
+            assert match[1] not in out, f"{path.name}: {match[1]} declared twice"
+            out[match[1]] = (match[2], match[3])
+    return out
+
+
+def test_every_covered_rule_has_a_fixture_with_upstream_paths():
+    rules = set()
+    for path in FIXTURES:
+        rules |= {item.finding.rule for item in findings(path).findings}
+    assert COVERED - rules == set()
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_finding_paths_are_upstream_paths(path):
+    want = declared(path)
+    got = {item.finding.path: item.finding.rule for item in findings(path).findings}
+    problems = []
+    for finding_path, rule in got.items():
+        if rule in COVERED and finding_path not in want:
+            problems.append(f"{finding_path} ({rule}): no upstream-path line")
+    for finding_path, (upstream, reason) in want.items():
+        if finding_path not in got:
+            problems.append(f"{finding_path}: declared, but no finding has this path")
+        elif reason is None and finding_path != upstream:
+            problems.append(f"{finding_path}: upstream names {upstream}")
+        elif reason is not None and finding_path == upstream:
+            problems.append(f"{finding_path}: equal to upstream's, but a reason says it differs")
+    assert problems == []
