@@ -573,12 +573,73 @@ def test_a_component_is_built_where_it_is_named_and_a_kustomization_named_as_a_f
     assert code == 1, out + err
     assert "ports/kustomization.yaml: skipped: a kustomize Component: checked where a kustomization" in err
     findings = [line for line in out.splitlines() if ": error: " in line]
-    assert findings and all(line.startswith("app/deploy.yaml:") for line in findings), out
-    assert findings[0].startswith("app/deploy.yaml:5:1: error: Deployment/web: spec.replicas:")  # at `spec:`
-    assert "(as `kubectl kustomize app` builds it" in findings[0]
-    assert "the field is not in this file: a patch, component or transformer of the build sets it" in findings[0]
+    # on the component's patch that sets it, at its `path: /spec/replicas`
+    assert findings and all(line.startswith("ports/kustomization.yaml:") for line in findings), out
+    assert findings[0].startswith("ports/kustomization.yaml:7:21: error: Deployment/web: spec.replicas:")
+    assert "(as `kubectl kustomize app` builds it" in findings[0] and "; the patch here sets it" in findings[0]
     # a pre-commit hook names the kustomization itself
     code, out, err = run(["--build", "--kubectl", KUBECTL, "app/kustomization.yaml"], tmp_path)
     assert code == 1 and "is outside the folders named" in out  # ../ports: name the folder that holds both
     code, out, err = run(["--build", "--kubectl", KUBECTL, "app/kustomization.yaml", "."], tmp_path)
     assert code == 1 and "(as `kubectl kustomize app` builds it" in out
+
+
+@needs_helm
+def test_a_template_error_is_placed_on_the_line_helm_names(tmp_path):
+    template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: {{ .Values.x.y }}\n"
+    write(tmp_path, {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "c/templates/a.yaml": template})
+    code, out, err = run(["--build", "--helm", str(A_HELM), "c"], tmp_path)
+    assert code == 1 and "Traceback" not in err, out + err
+    assert out.startswith("c/templates/a.yaml:6:15: error: "), out  # helm's `template: c/templates/a.yaml:6:15:`
+    # a parse error names the line alone
+    (tmp_path / "c" / "templates" / "a.yaml").write_text(template.replace("y }}", "y }"))
+    code, out, err = run(["--build", "--helm", str(A_HELM), "c"], tmp_path)
+    assert code == 1 and out.startswith("c/templates/a.yaml:6:1: error: "), out
+
+
+@needs_helm
+def test_a_charts_finding_is_on_the_template_line_that_writes_its_field(tmp_path):
+    template = """\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: web
+        spec:
+          replicas: {{ .Values.replicas }}
+          selector:
+            matchLabels: {app: web}
+          template:
+            metadata:
+              labels: {app: web}
+            spec:
+              containers:
+                - name: web
+                  image: nginx:1.27
+        """
+    chart = {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "c/values.yaml": "replicas: -1\n"}
+    write(tmp_path, {**chart, "c/templates/deploy.yaml": template})
+    code, out, err = run(["--build", "--helm", str(A_HELM), "c"], tmp_path)
+    assert code == 1, out + err
+    assert out.startswith("c/templates/deploy.yaml:6:3: error: Deployment/web: spec.replicas:"), out
+
+
+@needs_kubectl
+def test_a_field_an_overlays_patch_changes_is_placed_on_the_patch(tmp_path):
+    """The base holds `replicas: 1`; the overlay's patch makes it -1: the finding is the patch's,
+    not the base's (which may be a file `render` wrote, whose header says not to edit it)."""
+    write(
+        tmp_path,
+        {
+            "base/deploy.yaml": DEPLOYMENT.replace("spec:\n      sel", "spec:\n      replicas: 1\n      sel"),
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "overlay/kustomization.yaml": "resources: [../base]\npatches: [{path: replicas.yaml}]\n",
+            "overlay/replicas.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+            "spec:\n  replicas: -1\n",
+        },
+    )
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "."], tmp_path)
+    assert code == 1, out + err
+    findings = [line for line in out.splitlines() if ": error: " in line]
+    assert len(findings) == 1, out
+    assert findings[0].startswith("overlay/replicas.yaml:5:3: error: Deployment/web: spec.replicas:"), out
+    assert "; the patch here sets it" in findings[0]

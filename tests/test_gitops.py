@@ -98,7 +98,9 @@ def test_a_gitops_folder_checks_itself_without_the_flags(tmp_path):
     # flags given on the command line win over what the files record
     assert cli("render", "--out", str(out), *flags).returncode == 0
     assert cli("render", "--check", "--out", str(out), *flags).returncode == 0
-    assert cli("render", "--check", "--out", str(out), "--kube-version", "1.28").returncode == 1  # paddle-system
+    # a flag given wins over its record, and the recorded flags not given are kept (issue 37)
+    assert cli("render", "--check", "--out", str(out), "--kube-version", "1.28").returncode == 0
+    assert cli("render", "--check", "--out", str(out), "--namespace", "paddle-system").returncode == 1
 
 
 def test_check_of_a_missing_folder_says_what_is_missing(tmp_path):

@@ -107,12 +107,26 @@ class Source(NamedTuple):
     document: Document | None
 
 
+class Patch(NamedTuple):
+    """A patch a kustomization applies: where it is written (a patch file, or the kustomization
+    where it is inline: ``line`` is its entry's line there), its text, the kind and name it
+    targets when it says (a strategic-merge patch says it in its own text)."""
+
+    file: str
+    line: int
+    inline: bool
+    text: str
+    kind: str | None
+    name: str | None
+
+
 class Built(NamedTuple):
     target: Target
     command: str  # as a user would type it to see the same output
     text: str  # the tool's output
     sources: dict[tuple[str, str], list[Source]]  # (kind, name as built) -> its source files (kustomize)
     inputs: frozenset[str]  # resource files the build read (resolved), but those `render` wrote: not read alone
+    patches: tuple[Patch, ...] = ()  # the patches of its kustomizations (kustomize)
 
 
 # -- the tools -------------------------------------------------------------------------------
@@ -518,6 +532,7 @@ class _Scan:
         self.roots = roots
         self.sources: dict[tuple[str, str], list[Source]] = {}
         self.inputs: set[str] = set()
+        self.patches: list[Patch] = []
         self.seen: set[str] = set()
 
     def kustomization(self, folder: Path, prefix: str = "", suffix: str = "", depth: int = 0) -> None:
@@ -546,6 +561,7 @@ class _Scan:
             where, entry = remote
             line, column = _position(doc, where)
             raise self._remote(kfile, line, column, dotted(where), entry)
+        self._patches(folder, kfile, doc, data)
         inner_prefix, inner_suffix = _field(data, "namePrefix"), _field(data, "nameSuffix")
         prefix += inner_prefix if isinstance(inner_prefix, str) else ""
         suffix = (inner_suffix if isinstance(inner_suffix, str) else "") + suffix
@@ -586,6 +602,37 @@ class _Scan:
             line, column = _position(doc, where)
             raise self._remote(kfile, line, column, f"{dotted(where)} (its {dotted(remote[0])})", remote[1])
 
+    def _patches(self, folder: Path, kfile: str, doc: Document | None, data: dict) -> None:
+        """Record the kustomization's patches (`patches`, `patchesStrategicMerge`,
+        `patchesJson6902`), inline or in a file under the folders named, for placing findings."""
+        for name in ("patches", "patchesStrategicMerge", "patchesJson6902"):
+            for key, entries in _fields(data, name):
+                for index, entry in enumerate(entries if isinstance(entries, list) else []):
+                    if isinstance(entry, str):  # patchesStrategicMerge: a file, or the patch itself
+                        inline, path, target, where = ("\n" in entry and entry), entry, None, [key, index]
+                    elif isinstance(entry, dict):
+                        spelt = [k for k, _ in _fields(entry, "patch")]
+                        inline, path, target = _field(entry, "patch"), _field(entry, "path"), _field(entry, "target")
+                        where = [key, index, *spelt[:1]]
+                    else:
+                        continue
+                    kind = _field(target, "kind") if isinstance(target, dict) else None
+                    named = _field(target, "name") if isinstance(target, dict) else None
+                    if isinstance(inline, str) and inline:
+                        line, _ = _position(doc, where)
+                        found = _patch_target(inline, kind, named)
+                        self.patches.append(Patch(os.path.normpath(kfile), line, True, inline, *found))
+                        continue
+                    patch_file = folder / path if isinstance(path, str) else None
+                    if patch_file is None or not (patch_file.is_file() and _inside(patch_file, self.roots)):
+                        continue
+                    try:
+                        text = patch_file.read_bytes()[:FILE_LIMIT].decode("utf-8", "replace")
+                    except OSError:
+                        continue
+                    found = _patch_target(text, kind, named)
+                    self.patches.append(Patch(os.path.normpath(patch_file), 1, False, text, *found))
+
     def _remote(self, kfile: str, line: int, column: int, key: str, entry: str) -> Refused:
         return Refused(
             kfile,
@@ -625,6 +672,20 @@ class _Scan:
                 source = Source(os.path.normpath(target), resource)
                 for built_name in {prefix + name + suffix, name}:
                     self.sources.setdefault((kind, built_name), []).append(source)
+
+
+def _patch_target(text: str, kind: object, name: object) -> tuple[str | None, str | None]:
+    """The kind and name a patch targets: its `target`'s, else a strategic-merge patch's own."""
+    if isinstance(kind, str) or isinstance(name, str):
+        return (kind if isinstance(kind, str) else None), (name if isinstance(name, str) else None)
+    with contextlib.suppress(Exception):  # a patch this reader cannot read targets nothing it can tell
+        for doc in iter_documents(text):
+            if isinstance(doc.data, dict):
+                meta = doc.data.get("metadata")
+                own = meta.get("name") if isinstance(meta, dict) else None
+                kind = doc.data.get("kind")
+                return (kind if isinstance(kind, str) else None), (own if isinstance(own, str) else None)
+    return None, None
 
 
 def check_kustomization(folder: str, roots: list[str]) -> _Scan:
@@ -858,12 +919,12 @@ def build(
         scan = check_kustomization(target.folder, roots)
         args = ["kustomize", folder]
         command = f"kubectl kustomize {target.folder}"
-        sources, inputs = scan.sources, frozenset(scan.inputs)
+        sources, inputs, patches = scan.sources, frozenset(scan.inputs), tuple(scan.patches)
     else:
         check_chart(Path(target.folder), roots)
         args = ["template", RELEASE, folder, "--include-crds", "--kube-version", kube_version]
         command = f"helm template {RELEASE} {target.folder} --include-crds --kube-version {kube_version}"
-        sources, inputs = {}, frozenset()
+        sources, inputs, patches = {}, frozenset(), ()
     if deadline is not None and deadline <= time.monotonic():
         raise Refused(target.file, 1, 1, f"`{command}` not run: the {timeout:g} s of --build-timeout had passed")
     with _Sandbox() as sandbox:
@@ -874,8 +935,10 @@ def build(
         try:
             text = run(argv, sandbox.env, sandbox.home, timeout, deadline=deadline)
         except Failed as err:
-            raise Refused(target.file, 1, 1, f"`{command}` {err}") from None
-    return Built(target, command, text, sources, inputs)
+            at = _helm_error_at(target, str(err)) if target.tool == "helm" else None
+            file, line, column = at or (target.file, 1, 1)
+            raise Refused(file, line, column, f"`{command}` {err}") from None
+    return Built(target, command, text, sources, inputs, patches)
 
 
 def _confined() -> Confinement:
@@ -902,7 +965,7 @@ def _helm_sources(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _template_file(built: Built, source: str) -> str:
+def _template_file(target: Target, source: str) -> str:
     """The file of a `# Source:` path: CHART/templates/x.yaml is under the chart's folder; a
     subchart's (CHART/charts/SUB/...) too when it is vendored as a folder of that name. A path
     that would lead out of the chart's folder (a template can print any `# Source:` line) is
@@ -911,11 +974,48 @@ def _template_file(built: Built, source: str) -> str:
     clean = posixpath.normpath(rest)
     helm_wrote = clean.startswith(("templates/", "charts/", "crds/"))  # what helm writes for a chart's files
     if rest != clean or "\\" in rest or not helm_wrote:
-        return built.target.file
-    path = Path(built.target.folder, clean)
+        return target.file
+    path = Path(target.folder, clean)
     if not path.is_file():
-        return f"{built.target.folder}/{clean}"
-    return str(path) if _inside(path, [os.path.realpath(built.target.folder)]) else built.target.file
+        return f"{target.folder}/{clean}"
+    return str(path) if _inside(path, [os.path.realpath(target.folder)]) else target.file
+
+
+# helm's errors that name a template's own line: Go's text/template when it executes
+# (`template: CHART/templates/x.yaml:6:15: executing ...`) and when it parses
+# (`parse error at (CHART/templates/x.yaml:6): ...`)
+_HELM_AT = re.compile(r"(?:template: |parse error at \()([^\s:()]+):(\d+)(?::(\d+))?")
+
+
+def _helm_error_at(target: Target, message: str) -> tuple[str, int, int] | None:
+    """(file, line, column) of the template a helm error names, when it names a line."""
+    found = _HELM_AT.search(message)
+    if found is None:
+        return None
+    file = _template_file(target, found.group(1))
+    if file == target.file:
+        return None
+    return file, int(found.group(2)), int(found.group(3) or 1)
+
+
+def _template_line(file: str, parts: list) -> tuple[int, int]:
+    """Where a template writes the field at ``parts``, when one line alone can: the only line
+    of the template that writes its key (`  key:` or `- key:`); else (1, 1). A template is not
+    YAML before helm runs it, so its lines are read as text, bounded."""
+    key = next((part for part in reversed(parts) if isinstance(part, str)), None)
+    if key is None:
+        return 1, 1
+    try:
+        with open(file, "rb") as stream:
+            text = stream.read(FILE_LIMIT).decode("utf-8", "replace")
+    except OSError:
+        return 1, 1
+    pattern = re.compile(rf"^(\s*(?:-\s+)?){re.escape(key)}\s*:", re.M)
+    found = list(pattern.finditer(text))
+    if len(found) != 1:
+        return 1, 1
+    start = found[0].start()
+    return text.count("\n", 0, start) + 1, len(found[0].group(1)) + 1
 
 
 def _holds(data: object, parts: list) -> bool:
@@ -929,17 +1029,68 @@ def _holds(data: object, parts: list) -> bool:
     return True
 
 
-def placed(built: Built, report: Report) -> list[Located]:
-    """The findings of ``report`` (on the built output) placed on the files they came from."""
+def _value(data: object, parts: list) -> object:
+    """The value at ``parts`` of ``data`` (held: _holds), or _MISSING."""
+    if not _holds(data, parts):
+        return _MISSING
+    for part in parts:
+        data = data[part]  # type: ignore[index]  (held)
+    return data
+
+
+_MISSING = object()
+
+
+def _key_line(text: str, key: str, after: int = 1) -> tuple[int, int] | None:
+    """(line, column) of the first line at or after ``after`` that writes ``key`` (`key:`, `- key:`,
+    or a JSON patch's `path: .../key`)."""
+    pattern = re.compile(rf"^(\s*(?:-\s+)?){re.escape(key)}\s*:|^(\s*(?:-\s+)?path:\s*\S*/){re.escape(key)}\b", re.M)
+    for found in pattern.finditer(text):
+        line = text.count("\n", 0, found.start()) + 1
+        if line >= after:
+            return line, len(found.group(1) if found.group(1) is not None else found.group(2)) + 1
+    return None
+
+
+def _patch_place(built: Built, kind: str, name: str, parts: list) -> tuple[str, int, int] | None:
+    """Where a patch of the build writes the field at ``parts`` of the object (kind, name as its
+    resource file names it), when exactly one patch that targets it writes the field's key."""
+    key = next((part for part in reversed(parts) if isinstance(part, str)), None)
+    if key is None:
+        return None
+    found = []
+    for patch in built.patches:
+        if patch.kind not in (None, kind) or patch.name not in (None, name):
+            continue
+        if patch.inline:
+            try:
+                with open(patch.file, "rb") as stream:
+                    text = stream.read(FILE_LIMIT).decode("utf-8", "replace")
+            except OSError:
+                continue
+            at = _key_line(text, key, patch.line)
+            if at is not None and _key_line(patch.text, key) is not None:
+                found.append((patch.file, *at))
+        elif (at := _key_line(patch.text, key)) is not None:
+            found.append((patch.file, *at))
+    return found[0] if len(found) == 1 else None
+
+
+def placed(built: Built, report: Report, objects: dict | None = None) -> list[Located]:
+    """The findings of ``report`` (on the built output) placed on the files they came from; a
+    field a patch of the build changed is placed on that patch (``objects``: the built objects
+    by kind and name, to tell)."""
     marks = _helm_sources(built.text) if built.target.tool == "helm" else []
     out = []
     for item in report.findings:
         finding = item.finding
         if built.target.tool == "helm":
             source = next((path for line, path in reversed(marks) if line <= item.line), None)
-            file = _template_file(built, source) if source else built.target.file
+            file = _template_file(built.target, source) if source else built.target.file
             note = f"(rendered by helm template: line {item.line} of `{built.command}`)"
             line, column, index = 1, 1, 1
+            if file != built.target.file:
+                line, column = _template_line(file, split_path(finding.path) if finding.path else [])
         else:
             kind, name = item.kind, item.name
             candidates = built.sources.get((kind, name), []) if kind and name else []
@@ -949,8 +1100,20 @@ def placed(built: Built, report: Report) -> list[Located]:
                 file, index = source.file, source.document.index if source.document else 1
                 parts = split_path(finding.path) if finding.path else []
                 line, column = _position(source.document, parts)
-                if source.document is not None and not _holds(source.document.data, parts):
-                    note += "; the field is not in this file: a patch, component or transformer of the build sets it"
+                data = source.document.data if source.document is not None else None
+                built_value = _value((objects or {}).get((kind, name)), parts)
+                changed = data is not None and (
+                    not _holds(data, parts) or (built_value is not _MISSING and _value(data, parts) != built_value)
+                )
+                meta = data.get("metadata") if isinstance(data, dict) else None
+                own_name = meta.get("name") if isinstance(meta, dict) else None
+                patch = _patch_place(built, kind, own_name, parts) if changed and isinstance(own_name, str) else None
+                if patch is not None:
+                    file, line, column = patch
+                    index = 1
+                    note += "; the patch here sets it"
+                elif changed:
+                    note += "; not as this file has it: a patch, component or transformer of the build sets it"
             else:  # made by a generator, or two files that could be it: the kustomization
                 file, line, column, index = built.target.file, 1, 1, 1
                 if candidates:
@@ -1016,6 +1179,12 @@ def check(built: list[Built], checker, report: Report) -> None:
         part = Report(max_errors=left, skip_rules=report.skip_rules)
         validate_text(done.command, done.text, checker, part)
         report.documents += part.documents
-        report.findings += placed(done, part)
+        objects = {}
+        if done.patches and part.findings:  # what the build made, to tell a field a patch changed
+            for doc in iter_documents(done.text):
+                data = doc.data if isinstance(doc.data, dict) else {}
+                meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+                objects[(data.get("kind"), meta.get("name"))] = data
+        report.findings += placed(done, part, objects)
         report.truncated = report.truncated or part.truncated
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))
