@@ -146,4 +146,6 @@ def cmd_local(args: argparse.Namespace) -> int:
     print(f"paddlejob-manifests local: {outcome.phase}: {outcome.reason}", file=sys.stderr)
     for what in outcome.unlike:
         print(f"paddlejob-manifests local: note: not as on a cluster: {what}", file=sys.stderr)
+    for line in localrun.after_finishing(data, outcome, args.grace):  # the TTL, waited up to --grace
+        print(f"paddlejob-manifests local: {line}", file=sys.stderr)
     return 0 if outcome.as_on_a_cluster else 1

@@ -663,6 +663,28 @@ class Outcome:
 GRACE = 30.0  # seconds the pods that finish the job are given once only servers are left
 
 
+def after_finishing(data: bytes, outcome: Outcome, wait_up_to: float, sleep=time.sleep) -> list[str]:
+    """What the job's controller does once the job has finished (Completed or Failed), as its
+    lifecycle model says (controllers/__init__.py, scenario "finished"): at its TTL it deletes the
+    job and what the job owns, and what it does not own stays. A TTL of at most ``wait_up_to``
+    seconds is waited for, as the controller would; a longer one is only said."""
+    if outcome.phase not in ("Completed", "Failed"):
+        return []
+    from generator.local import controllers
+
+    docs, _ = read_documents(data)
+    objects = [validate.without_nulls(doc) for doc in kubernetes.list_objects(docs) if isinstance(doc, dict)]
+    answer = controllers.answers(objects).get("finished")
+    if answer is None or answer.ttl is None:
+        return []
+    left = f"; left: {', '.join(answer.left)} (not owned by the job)" if answer.left else ""
+    said = f"{answer.ttl} s after it finished: {', '.join(answer.deleted)}{left} ({answer.source})"
+    if answer.ttl > wait_up_to:
+        return [f"would be deleted {said}"]
+    sleep(answer.ttl)
+    return [f"deleted {said}"]
+
+
 def run(
     processes: list[Process],
     workdir: Path,

@@ -103,9 +103,17 @@ def runtimes_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+LIFECYCLE_BEGIN = "<!-- begin: lifecycle table, written by `make manifests` from generator/local/controllers/ -->"
+LIFECYCLE_END = "<!-- end: lifecycle table -->"
+
+
 def with_runtimes_table(text: str) -> str:
-    """``text`` (docs/runtimes.md) with its runtime table written anew."""
-    return _with_region(text, RUNTIMES_BEGIN, RUNTIMES_END, runtimes_table() + "\n")
+    """``text`` (docs/runtimes.md) with its runtime table and its lifecycle table (each controller's
+    model, generator/local/controllers/, on the jobs `job` renders) written anew."""
+    from generator.local import controllers
+
+    text = _with_region(text, RUNTIMES_BEGIN, RUNTIMES_END, runtimes_table() + "\n")
+    return _with_region(text, LIFECYCLE_BEGIN, LIFECYCLE_END, controllers.table() + "\n")
 
 
 # -- docs/validate.md's rule index ---------------------------------------------------------------

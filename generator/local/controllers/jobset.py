@@ -105,3 +105,111 @@ def jobset_pods(jobset: dict, ctx: Context | None = None) -> list[Pod]:
                         )
                 pods.append(pod)
     return pods
+
+
+# -- the lifecycle (controllers/__init__.py): JobSet v0.12.0 ---------------------------------------------
+
+CONTROLLER = "jobset pkg/controllers/jobset_controller.go"
+
+
+def lifecycle(objects: list[dict], jobset: dict | None = None, owner: str = "") -> dict:
+    """The JobSet's lifecycle; ``jobset`` the one Trainer makes of a TrainJob, and ``owner`` the
+    TrainJob, whose own fields (deadline, suspend, queue) trainer.lifecycle answers."""
+    from generator.local.controllers import Answer, named, of_kind
+    from generator.local.controllers.kubernetes import JOB_CONTROLLER, _nnodes
+
+    jobset = jobset or next(iter(of_kind(objects, "JobSet", "jobset.x-k8s.io")), {})
+    spec = jobset.get("spec") or {}
+    replicated = spec.get("replicatedJobs") or []
+    failure = spec.get("failurePolicy")
+    max_restarts = (failure or {}).get("maxRestarts", 0) if isinstance(failure, dict) else None
+    targets = (spec.get("successPolicy") or {}).get("targetReplicatedJobs") or [r.get("name") for r in replicated]
+    trainers = next((r for r in replicated if r.get("name") in targets), {})
+    job_spec = (trainers.get("template") or {}).get("spec") or {}
+    pod = (job_spec.get("template") or {}).get("spec") or {}
+    backoff = job_spec.get("backoffLimit", 6)
+    out = {}
+    out["success"] = Answer(
+        f"Completed when every Job of {', '.join(targets)} is Complete (successPolicy All); the Jobs still active "
+        "deleted",
+        f"{CONTROLLER} executeSuccessPolicy, reconcile (deleteJobs)",
+        "Completed",
+    )
+    if max_restarts is not None:
+        crash = (
+            f"the Job fails (backoffLimit {backoff}): the controller recreates every Job, at most "
+            f"failurePolicy.maxRestarts {max_restarts} times, then Failed (ReachedMaxRestarts)"
+        )
+        source = "jobset pkg/controllers/failure_policy.go executeFailurePolicy"
+    else:
+        crash = (
+            f"the pod is replaced within the Job's backoffLimit {backoff}; past it the Job fails and, with no "
+            "failurePolicy, the JobSet is Failed"
+        )
+        source = f"{JOB_CONTROLLER} syncJob; jobset pkg/controllers/failure_policy.go executeFailurePolicy"
+    out["crash"] = Answer(crash, source, "Failed")
+    after = (
+        f"every Job is recreated, at most failurePolicy.maxRestarts {max_restarts} times"
+        if max_restarts is not None
+        else "the JobSet is Failed (no failurePolicy)"
+    )
+    out["lost node"] = Answer(
+        f"the lost pod fails its Job at once (backoffLimit 0): {after}"
+        if backoff == 0
+        else f"the lost pod is replaced within its Job's backoffLimit {backoff}; past it {after}",
+        f"{JOB_CONTROLLER} trackJobStatusAndRemoveFinalizers; jobset pkg/controllers/failure_policy.go",
+    )
+    deadline = job_spec.get("activeDeadlineSeconds")
+    out["deadline"] = (
+        Answer(
+            f"past its Jobs' activeDeadlineSeconds {deadline} a Job fails (DeadlineExceeded), and so the JobSet"
+            + (" after failurePolicy's restarts" if max_restarts else ""),
+            f"{JOB_CONTROLLER} syncJob, pastActiveDeadline; jobset pkg/controllers/failure_policy.go",
+            "Failed",
+        )
+        if deadline is not None
+        else Answer("no deadline: it runs until it ends", CONTROLLER)
+    )
+    out["suspend"] = Answer(
+        "suspended: its Jobs are created suspended, no pods; resumed: the Jobs are unsuspended"
+        if spec.get("suspend")
+        else "not suspended: the Jobs start at once",
+        f"{CONTROLLER} suspendJobs, resumeJobsIfNecessary",
+    )
+    ttl = spec.get("ttlSecondsAfterFinished")
+    whole = owner or named(jobset)
+    out["finished"] = (
+        Answer(
+            f"{whole} deleted {ttl} s after it finished, its Jobs, pods and headless Service with it",
+            "jobset pkg/controllers/ttl_after_finished.go executeTTLAfterFinishedPolicy",
+            ttl=ttl,
+            deleted=(whole, "its Jobs", "its pods", "its headless Service"),
+            left=tuple(named(o) for o in objects if o is not jobset and named(o) != whole),
+        )
+        if ttl is not None
+        else Answer(f"{whole} stays; its finished Jobs and their pods too", CONTROLLER)
+    )
+    nodes = _nnodes(pod)
+    if nodes and nodes[0] < nodes[1]:
+        rules = (job_spec.get("successPolicy") or {}).get("rules")
+        out["shrink"] = Answer(
+            f"the trainers' Job completes once {rules[0].get('succeededCount')} indexes have succeeded "
+            "(its successPolicy), and the JobSet with it"
+            if rules
+            else "never Completed: every index of the trainers' Job must succeed",
+            f"{JOB_CONTROLLER} syncJob, success_policy.go matchSuccessPolicy; {CONTROLLER} executeSuccessPolicy",
+            "Completed" if rules else "Running",
+        )
+    labels = (jobset.get("metadata") or {}).get("labels") or {}
+    queue = labels.get("kueue.x-k8s.io/queue-name")
+    managed = spec.get("managedBy")
+    out["kueue"] = Answer(
+        (
+            f"queue {queue}: Kueue admits every pod at once (one workload) and unsuspends it"
+            + (f"; managedBy {managed}: MultiKueue copies the whole JobSet to a worker cluster" if managed else "")
+        )
+        if queue
+        else "not queued: it runs at once",
+        "kueue pkg/controller/jobs/jobset/jobset_controller.go, jobset_multikueue_adapter.go SyncJob",
+    )
+    return out

@@ -87,3 +87,88 @@ def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
             add_env(pod.container, *env)
             pods.append(pod)
     return pods
+
+
+# -- the lifecycle (controllers/__init__.py): training-operator v1.9.0 ---------------------------------------
+
+COMMON = "training-operator pkg/controller.v1/common/job.go"
+
+
+def lifecycle(objects: list[dict]) -> dict:
+    from generator.local.controllers import Answer, named, of_kind
+
+    job = next(iter(of_kind(objects, "PaddleJob", "kubeflow.org")), {})
+    spec = job.get("spec") or {}
+    run = spec.get("runPolicy") or {}
+    replicas = spec.get("paddleReplicaSpecs") or {}
+    restart = {(r or {}).get("restartPolicy", "Never") for r in replicas.values()}
+    backoff = run.get("backoffLimit")
+    clean = run.get("cleanPodPolicy", "None")
+    out = {}
+    out["success"] = Answer(
+        f"Succeeded when its Workers have; pods deleted by cleanPodPolicy {clean}",
+        "training-operator pkg/controller.v1/paddlepaddle/paddlepaddle_controller.go UpdateJobStatus; "
+        f"{COMMON} DeletePodsAndServices",
+        "Completed",
+    )
+    if restart & {"OnFailure", "Always"} and backoff is not None:
+        crash = f"the kubelet restarts the container in place; Failed once the restarts reach runPolicy.backoffLimit {backoff}, pods deleted"  # noqa: E501
+        source, phase = f"{COMMON} ReconcileJobs, PastBackoffLimit", "Failed"
+    elif restart & {"OnFailure", "Always"}:
+        crash = "the kubelet restarts the container in place, with no limit: Running for ever (CrashLoopBackOff)"
+        source, phase = f"{COMMON} ReconcileJobs", "Running"
+    else:
+        crash = "the pod fails and the job is Failed"
+        source, phase = (
+            "training-operator pkg/controller.v1/paddlepaddle/paddlepaddle_controller.go UpdateJobStatus",
+            "Failed",
+        )  # noqa: E501
+    out["crash"] = Answer(crash, source, phase)
+    out["lost node"] = Answer(
+        "the operator creates the missing pod again; the other ranks' collective is broken (no elastic here)",
+        "training-operator pkg/controller.v1/common/pod.go ReconcilePods",
+    )
+    deadline = run.get("activeDeadlineSeconds")
+    out["deadline"] = (
+        Answer(
+            f"past runPolicy.activeDeadlineSeconds {deadline}: Failed, pods deleted",
+            f"{COMMON} ReconcileJobs, PastActiveDeadline",
+            "Failed",
+        )
+        if deadline is not None
+        else Answer("no deadline: it runs until it ends", f"{COMMON} ReconcileJobs")
+    )
+    out["suspend"] = Answer(
+        "suspended: pods and Services deleted, condition Suspended; resumed: created again"
+        if run.get("suspend")
+        else "not suspended: pods are created at once",
+        f"{COMMON} ReconcileJobs (IsJobSuspended)",
+    )
+    ttl = run.get("ttlSecondsAfterFinished")
+    out["finished"] = (
+        Answer(
+            f"{named(job)} deleted {ttl} s after it finished, its pods and Services with it",
+            f"{COMMON} CleanupJob",
+            ttl=ttl,
+            deleted=(named(job), "its pods", "its Services"),
+            left=tuple(named(o) for o in objects if o is not job),
+        )
+        if ttl is not None
+        else Answer(f"{named(job)} stays; its pods by cleanPodPolicy {clean}", f"{COMMON} CleanupJob")
+    )
+    queue = ((job.get("metadata") or {}).get("labels") or {}).get("kueue.x-k8s.io/queue-name")
+    managed = run.get("managedBy")
+    out["kueue"] = Answer(
+        (
+            f"queue {queue}: Kueue's kubeflow.org/paddlejob integration (off by default from Kueue 0.19) admits it"
+            + (
+                f"; managedBy {managed}: the operator leaves it to MultiKueue, which copies the PaddleJob"
+                if managed and managed != "kubeflow.org/training-operator"
+                else ""
+            )
+        )  # noqa: E501
+        if queue
+        else "not queued: it runs at once",
+        f"{COMMON} ManagedByExternalController; kueue pkg/controller/jobs/kubeflow/jobs/paddlejob",
+    )
+    return out

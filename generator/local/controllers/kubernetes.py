@@ -78,3 +78,109 @@ def indexed_job_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
         )
         pods.append(pod)
     return pods
+
+
+# -- the lifecycle (controllers/__init__.py): the Job controller, release-1.32 --------------------------------
+
+JOB_CONTROLLER = "kubernetes pkg/controller/job/job_controller.go"
+TTL_CONTROLLER = "kubernetes pkg/controller/ttlafterfinished/ttlafterfinished_controller.go processJob"
+
+
+def _job(objects: list[dict]) -> dict:
+    from generator.local.controllers import of_kind
+
+    jobs = of_kind(objects, "Job", "batch")
+    return jobs[-1] if jobs else {}  # the trainers' Job (a PS job's servers are a StatefulSet)
+
+
+def lifecycle(objects: list[dict]) -> dict:
+    from generator.local.controllers import Answer, named, of_kind
+
+    job = _job(objects)
+    spec = job.get("spec") or {}
+    pod = (spec.get("template") or {}).get("spec") or {}
+    restart = pod.get("restartPolicy", "Always")
+    backoff = spec.get("backoffLimit", 6)
+    servers = of_kind(objects, "StatefulSet", "apps")
+    others = [named(o) for o in objects if o is not job]
+    out = {}
+    success = (spec.get("successPolicy") or {}).get("rules")
+    out["success"] = Answer(
+        f"Complete when every index has succeeded{' or its successPolicy is met' if success else ''}; "
+        + ("the servers' StatefulSet runs on, nothing ends it" if servers else "its pods stay, Succeeded"),
+        f"{JOB_CONTROLLER} syncJob, success_policy.go matchSuccessPolicy",
+        "Completed",
+    )
+    if restart == "Never":
+        crash = (
+            f"the pod fails and is replaced until more than backoffLimit {backoff} pods have failed, then Failed "
+            "(BackoffLimitExceeded) and its active pods deleted"
+        )
+    else:
+        crash = (
+            f"the kubelet restarts the container in place; Failed once the restarts reach backoffLimit {backoff} "
+            "(BackoffLimitExceeded)"
+        )
+    out["crash"] = Answer(crash, f"{JOB_CONTROLLER} syncJob, exceedsBackoffLimit", "Failed")
+    out["lost node"] = Answer(
+        f"the lost pod counts as failed and is replaced, within backoffLimit {backoff}; a collective job's other "
+        "ranks lose their peer (only an elastic launcher meets again)",
+        f"{JOB_CONTROLLER} trackJobStatusAndRemoveFinalizers, manageJob",
+    )
+    deadline = spec.get("activeDeadlineSeconds")
+    out["deadline"] = (
+        Answer(
+            f"past activeDeadlineSeconds {deadline} from its start: Failed (DeadlineExceeded), active pods deleted",
+            f"{JOB_CONTROLLER} syncJob, pastActiveDeadline",
+            "Failed",
+        )
+        if deadline is not None
+        else Answer("no deadline: it runs until it ends", f"{JOB_CONTROLLER} syncJob")
+    )
+    out["suspend"] = Answer(
+        "suspended: no pods (active ones deleted); resumed: pods created, startTime and the deadline reset"
+        if spec.get("suspend")
+        else "not suspended: pods are created at once",
+        f"{JOB_CONTROLLER} syncJob (suspend), manageJob",
+    )
+    ttl = spec.get("ttlSecondsAfterFinished")
+    left = tuple(others)
+    out["finished"] = (
+        Answer(
+            f"{named(job)} and its pods deleted {ttl} s after it finished; "
+            + (f"{', '.join(left)} stay: no owner reference ties them to the Job" if left else "nothing else"),
+            TTL_CONTROLLER,
+            ttl=ttl,
+            deleted=(named(job), "its pods"),
+            left=left,
+        )
+        if ttl is not None
+        else Answer(f"{named(job)} and its pods stay until deleted", TTL_CONTROLLER)
+    )
+    nodes = _nnodes(pod)
+    if nodes and nodes[0] < nodes[1]:
+        out["shrink"] = Answer(
+            f"Complete once {success[0].get('succeededCount')} indexes have succeeded (successPolicy), the rest deleted"
+            if success
+            else "never Complete: every index must succeed",
+            f"{JOB_CONTROLLER} syncJob, success_policy.go matchSuccessPolicy",
+            "Completed" if success else "Running",
+        )
+    queue = ((job.get("metadata") or {}).get("labels") or {}).get("kueue.x-k8s.io/queue-name")
+    out["kueue"] = Answer(
+        f"Kueue admits the Job from queue {queue} (unsuspends it); the pods' Services and RBAC are not queued"
+        if queue
+        else "not queued: the Job runs at once",
+        "kueue pkg/controller/jobs/job/job_controller.go, jobframework/reconciler.go ReconcileGenericJob",
+    )
+    return out
+
+
+def _nnodes(pod: dict) -> tuple[int, int] | None:
+    for container in pod.get("containers") or []:
+        for item in container.get("env") or []:
+            if item.get("name") == "PADDLE_NNODES" and isinstance(item.get("value"), str):
+                fewest, sep, most = item["value"].partition(":")
+                if sep and fewest.isdigit() and most.isdigit():
+                    return int(fewest), int(most)
+    return None

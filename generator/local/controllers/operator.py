@@ -82,3 +82,63 @@ def paddle_job_pods(job: dict, ctx: Context | None = None) -> list[Pod]:
                 pod.config_maps[name] = config
             pods.append(pod)
     return pods
+
+
+# -- the lifecycle (controllers/__init__.py): paddle-operator v0.3.5 -----------------------------------------
+
+HELPER = "paddle-operator controllers/paddlejob_helper.go"
+RECONCILE = "paddle-operator controllers/paddlejob_controller.go Reconcile"
+NO_FIELD = "paddle-operator api/v1/paddlejob_types.go PaddleJobSpec"
+
+
+def lifecycle(objects: list[dict]) -> dict:
+    from generator.local.controllers import Answer, named, of_kind
+
+    job = next(iter(of_kind(objects, "PaddleJob", "batch.paddlepaddle.org")), {})
+    spec = job.get("spec") or {}
+    clean = spec.get("cleanPodPolicy") or "OnCompletion"
+    roles = [r for r in ("ps", "worker", "heter") if spec.get(r)]
+    restart = {
+        (((spec.get(r) or {}).get("template") or {}).get("spec") or {}).get("restartPolicy", "Never") for r in roles
+    }
+    out = {}
+    out["success"] = Answer(
+        f"Completed only when every replica of {', '.join(roles)} has succeeded"
+        + (" (Paddle's servers never exit: Running for ever)" if "ps" in roles else "")
+        + "; "
+        f"pods deleted by cleanPodPolicy {clean}",
+        f"{HELPER} getPaddleJobPhase; {RECONCILE}",
+        "Completed",
+    )
+    out["crash"] = (
+        Answer(
+            "the kubelet restarts the container in place: Running for ever (CrashLoopBackOff); no retry limit",
+            f"{HELPER} getPaddleJobPhase",
+            "Running",
+        )
+        if restart & {"OnFailure", "Always"}
+        else Answer(
+            "one failed pod: Failed, for good (no retry field)", f"{HELPER} getPaddleJobPhase (isFailed)", "Failed"
+        )
+    )
+    out["lost node"] = Answer(
+        "an evicted or failed pod marks the PaddleJob Failed for good",
+        f"{HELPER} getPaddleJobPhase (isFailed)",
+        "Failed",
+    )  # noqa: E501
+    for scenario, flag in (("deadline", "--deadline"), ("suspend", "--suspend")):
+        out[scenario] = Answer(f"no such field: `job {flag}` is refused", NO_FIELD)
+    out["finished"] = Answer(
+        f"{named(job)} stays (no TTL field: `job --ttl` is refused); its pods deleted by cleanPodPolicy {clean}",
+        f"{RECONCILE} (cleanPodPolicy); {NO_FIELD}",
+    )
+    out["shrink"] = Answer(
+        "never trains with fewer than its replicas: the ConfigMap every container reads is written once every pod "
+        "has an IP; `job --min-workers` below --workers is refused",
+        f"{RECONCILE} (constructConfigMap); {HELPER} getPaddleJobPhase",
+    )
+    out["kueue"] = Answer(
+        "Kueue has no integration for this kind: `job --kueue-queue` is refused",
+        "kueue pkg/controller/jobs (no batch.paddlepaddle.org)",
+    )  # noqa: E501
+    return out

@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 
 from generator.local.controllers.jobset import JOBSET_API, jobset_pods
-from generator.local.pods import Context, ExpandError, Pod, name_and_namespace, pod_count
+from generator.local.pods import Context, ExpandError, Pod, limit, name_and_namespace, pod_count
 from generator.validate.rules.trainer import ANCESTOR
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
@@ -57,11 +57,88 @@ def trainjob_pods(trainjob: dict, ctx: Context) -> list[Pod]:
     must be installed)."""
     jobset, note = trainjob_jobset(trainjob, runtimes_of(ctx.manifests))
     pods = jobset_pods(jobset)
+    name = (trainjob.get("metadata") or {}).get("name")
+    # spec.activeDeadlineSeconds (Trainer 2.2+): past it from the TrainJob's start, Failed with reason
+    # DeadlineExceeded and its pods ended (pkg/controller/trainjob_controller.go reconcileDeadline)
+    deadline = limit(
+        (trainjob.get("spec") or {}).get("activeDeadlineSeconds"), f"TrainJob {name} activeDeadlineSeconds"
+    )
     for pod in pods:
         pod.controller = TRAINER
         if note:
             pod.notes.append(note)
+        if deadline is not None:
+            pod.deadline = deadline
+            pod.deadline_reason = (
+                f"TrainJob {name} was active longer than its activeDeadlineSeconds {deadline} (DeadlineExceeded): "
+                "Trainer fails it and its pods are ended (trainjob_controller.go reconcileDeadline)"
+            )
     return pods
+
+
+# -- the lifecycle (controllers/__init__.py): Trainer v2.3.0 over the JobSet it makes ----------------------
+
+TRAINJOB = "trainer pkg/controller/trainjob_controller.go"
+
+
+def lifecycle(objects: list[dict]) -> dict:
+    """The JobSet's answers (jobset.lifecycle, of the JobSet Trainer makes) and the TrainJob's own."""
+    from generator.local.controllers import Answer, named, of_kind
+    from generator.local.controllers.jobset import lifecycle as jobset_lifecycle
+
+    trainjob = next(iter(of_kind(objects, "TrainJob", "trainer.kubeflow.org")), {})
+    spec = trainjob.get("spec") or {}
+    try:
+        jobset, _ = trainjob_jobset(trainjob, runtimes_of(objects))
+    except ExpandError:
+        jobset = {}
+    out = dict(jobset_lifecycle(objects, jobset, named(trainjob)))
+    for scenario in ("success", "crash", "lost node"):
+        was = out[scenario]
+        out[scenario] = Answer(
+            f"the JobSet: {was.outcome}; Trainer copies its condition to the TrainJob",
+            f"{was.source}; {TRAINJOB} Reconcile",
+            was.phase,  # noqa: E501
+        )
+    deadline = spec.get("activeDeadlineSeconds")
+    out["deadline"] = (
+        Answer(
+            f"past spec.activeDeadlineSeconds {deadline} from its start: Failed (DeadlineExceeded), its pods ended",
+            f"{TRAINJOB} reconcileDeadline",
+            "Failed",
+        )
+        if deadline is not None
+        else Answer("no deadline: it runs until it ends", f"{TRAINJOB} reconcileDeadline")
+    )
+    out["suspend"] = Answer(
+        "suspended: the JobSet is made suspended, no pods; resumed: unsuspended (and the deadline counts anew)"
+        if spec.get("suspend")
+        else "not suspended: the JobSet starts at once",
+        f"{TRAINJOB} Reconcile; trainer pkg/runtime/framework/plugins/jobset/jobset.go Build",
+    )
+    if not (jobset.get("spec") or {}).get("ttlSecondsAfterFinished"):
+        out["finished"] = Answer(
+            f"{named(trainjob)} and its JobSet stay: a TrainJob has no TTL (the runtime's JobSet template would "
+            "hold one); `job --ttl` is refused",
+            "trainer pkg/apis/trainer/v1alpha1/trainjob_types.go TrainJobSpec",
+        )
+    out.pop("shrink", None)
+    labels = (trainjob.get("metadata") or {}).get("labels") or {}
+    queue = labels.get("kueue.x-k8s.io/queue-name")
+    out["kueue"] = Answer(
+        (
+            f"queue {queue}: Kueue's TrainJob integration (0.14+) admits it whole"
+            + (
+                f"; managedBy {spec.get('managedBy')}: from Trainer 2.3 its controller leaves it to MultiKueue"
+                if spec.get("managedBy")
+                else ""
+            )
+        )
+        if queue
+        else "not queued: it runs at once",
+        f"{TRAINJOB} Reconcile (managedBy, kubeflow/trainer#3632); kueue pkg/controller/jobs/trainjob",
+    )
+    return out
 
 
 def trainjob_jobset(trainjob: dict, runtimes: dict) -> tuple[dict, str | None]:

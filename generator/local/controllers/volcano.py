@@ -96,3 +96,95 @@ def svc_hosts(name: str, tasks: list[dict]) -> dict[str, str]:
         data[f"VC_{key}_HOSTS"] = ",".join(hosts)
         data[f"VC_{key}_NUM"] = str(len(hosts))
     return data
+
+
+# -- the lifecycle (controllers/__init__.py): Volcano v1.15.0 --------------------------------------------
+
+STATE = "volcano pkg/controllers/job/state"
+GC = "volcano pkg/controllers/garbagecollector/garbagecollector.go processJob"
+
+
+def lifecycle(objects: list[dict]) -> dict:
+    from generator.local.controllers import Answer, named, of_kind
+
+    job = next(iter(of_kind(objects, "Job", "batch.volcano.sh")), {})
+    spec = job.get("spec") or {}
+    tasks = spec.get("tasks") or []
+    policies = list(spec.get("policies") or []) + [p for t in tasks for p in t.get("policies") or []]
+    completing = [
+        t.get("name")
+        for t in tasks
+        for p in t.get("policies") or []
+        if p.get("event") == "TaskCompleted" and p.get("action") == "CompleteJob"
+    ]
+    in_place = all(
+        ((t.get("template") or {}).get("spec") or {}).get("restartPolicy", "Always") != "Never" for t in tasks
+    )
+    max_retry = spec.get("maxRetry") or DEFAULT_MAX_RETRY
+    out = {}
+    out["success"] = Answer(
+        f"task {', '.join(completing)} completed: CompleteJob, Completed, the pods still running killed"
+        if completing
+        else "Completed once every replica has finished (minSuccess: once that many have)",
+        f"{STATE}/running.go runningState.Execute (CompleteJobAction, SyncJob)",
+        "Completed",
+    )
+    if in_place:
+        crash = (
+            "the kubelet restarts the container in place (restartPolicy OnFailure): the pod never fails, PodFailed "
+            f"never fires, maxRetry {max_retry} is never reached: Running for ever (CrashLoopBackOff)"
+        )
+        source, phase = "volcano pkg/controllers/job/job_controller_handler.go updatePod", "Running"
+    elif _restarts_on_failure(policies):
+        crash = f"the pod fails: PodFailed restarts the whole job (RestartJob), at most maxRetry {max_retry} times, then Failed"  # noqa: E501
+        source, phase = f"{STATE}/running.go (RestartJobAction), restarting.go restartingUpdateStatus", "Failed"
+    else:
+        crash = "the pod fails and stays Failed; the job fails once every pod has ended with fewer successes than minAvailable"  # noqa: E501
+        source, phase = f"{STATE}/running.go runningState.Execute (SyncJob)", "Failed"
+    out["crash"] = Answer(crash, source, phase)
+    evicted = any(
+        p.get("action") == "RestartJob" and "PodEvicted" in [p.get("event"), *(p.get("events") or [])] for p in policies
+    )  # noqa: E501
+    out["lost node"] = Answer(
+        "PodEvicted restarts the whole job (RestartJob), counted against maxRetry"
+        if evicted
+        else "the controller creates the missing pod again; an elastic launcher lets it join, a fixed one does not",
+        f"{STATE}/running.go (RestartJobAction)"
+        if evicted
+        else "volcano pkg/controllers/job/job_controller_actions.go syncJob",  # noqa: E501
+    )
+    out["deadline"] = Answer(
+        "a Volcano Job has no deadline: `job --deadline` is refused", "volcano pkg/apis/batch/v1alpha1 JobSpec"
+    )  # noqa: E501
+    out["suspend"] = Answer(
+        "a Volcano Job has no suspend: `job --suspend` is refused", "volcano pkg/apis/batch/v1alpha1 JobSpec"
+    )  # noqa: E501
+    ttl = spec.get("ttlSecondsAfterFinished")
+    owned = [f"Service {named(job).split()[1]} (svc plugin)"] if "svc" in (spec.get("plugins") or {}) else []
+    out["finished"] = (
+        Answer(
+            f"{named(job)} deleted {ttl} s after it finished, with what it owns (pods, the svc plugin's Service and ConfigMap)",  # noqa: E501
+            GC,
+            ttl=ttl,
+            deleted=(named(job), "its pods", *owned),
+            left=tuple(named(o) for o in objects if o is not job),
+        )
+        if ttl is not None
+        else Answer(f"{named(job)} and its pods stay until deleted", GC)
+    )
+    from generator.local.controllers.kubernetes import _nnodes
+
+    shrunk = [_nnodes((t.get("template") or {}).get("spec") or {}) for t in tasks]
+    if any(n and n[0] < n[1] for n in shrunk):
+        fewest = spec.get("minSuccess")
+        out["shrink"] = Answer(
+            f"Completed once minSuccess {fewest} pods have succeeded"
+            if fewest
+            else "never Completed: every replica must finish",  # noqa: E501
+            f"{STATE}/running.go runningState.Execute (minSuccess)",
+            "Completed" if fewest else "Running",
+        )
+    out["kueue"] = Answer(
+        "Volcano queues its Jobs itself (spec.queue): `job --kueue-queue` is refused", "volcano pkg/scheduler (queue)"
+    )  # noqa: E501
+    return out
