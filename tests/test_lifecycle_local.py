@@ -66,3 +66,12 @@ def test_local_keeps_the_lifecycle_table(tmp_path: Path, runtime: str, scenario:
         assert elapsed >= 1  # the controller deletes it at its TTL, not before
         for left in answer.left:  # what the job does not own stays (the kubernetes runtime's RBAC, Service)
             assert left in done.stderr
+
+
+def test_the_lifecycle_table_in_the_docs_is_the_models():
+    """docs/runtimes.md's table is what `render --runtimes-doc` writes from the models: no drift."""
+    from generator.render import publish
+
+    text = (REPO / "docs" / "runtimes.md").read_text()
+    assert publish.with_runtimes_table(text) == text
+    assert controllers.table() in text
