@@ -21,8 +21,7 @@ import sys
 
 from generator import __version__
 from generator.core import compiled
-from generator.core import values as cliargs
-from generator.core.errors import Error
+from generator.core.errors import Error, InputError
 from generator.core.text import visible
 
 BUG_REPORT = "https://github.com/paddleflow/paddlejob-manifests/issues"
@@ -260,7 +259,7 @@ def _main(argv: list[str]) -> int:
         args.subparsers[args.subcommand].error(flags.unrecognized(args.subparsers[args.subcommand], extras))
     try:
         return args.func(args)
-    except cliargs.InputError as err:
+    except InputError as err:
         print(f"paddlejob-manifests {args.subcommand}: error: {err}", file=sys.stderr)
         return 2
     except Error as err:  # expected, and not turned into findings by the handler: never exit 3

@@ -9,8 +9,9 @@ from pathlib import Path
 from generator.cli import flags
 from generator.cli.flags import flag_message
 from generator.cli.output import write_manifests
-from generator.core import values as cliargs
+from generator.core.errors import InputError
 from generator.core.text import visible
+from generator.core.values import LazyChoices
 from generator.jobs import convert
 from generator.jobs import model as jobs
 from generator.jobs.model import JobError
@@ -20,11 +21,11 @@ from generator.kubeyaml.load import read_documents
 def cmd_convert(args: argparse.Namespace) -> int:
     name = "<stdin>" if args.file == "-" else args.file
     if args.file != "-" and not Path(args.file).is_file():
-        raise cliargs.InputError(f"{args.file}: no such file")
+        raise InputError(f"{args.file}: no such file")
     try:
         docs, problems = read_documents(sys.stdin.buffer if args.file == "-" else Path(args.file))
     except OSError as err:
-        raise cliargs.InputError(f"{args.file}: cannot read it: {err.strerror}") from None
+        raise InputError(f"{args.file}: cannot read it: {err.strerror}") from None
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         for problem in errors:
@@ -76,7 +77,7 @@ def add_parser(sub) -> None:
     c.add_argument("file", metavar="FILE", help="YAML file, or - for stdin")
     c.add_argument(
         "--to",
-        choices=cliargs.LazyChoices(jobs.runtimes),
+        choices=LazyChoices(jobs.runtimes),
         metavar="RUNTIME",
         default="paddle-operator",
         help="the runtime to write: %(choices)s (default: %(default)s)",

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.cli import flags
-from generator.core import provenance
-from generator.core import values as cliargs
+from generator.core import provenance, values
 from generator.core.paths import DEPLOY
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def operator_params(args: argparse.Namespace) -> dict:
 
     params: dict = params_module.read_params_file(args.params) if args.params else {}
     if args.namespace is not None:
-        params["namespace"] = cliargs.namespace("--namespace", args.namespace)
+        params["namespace"] = values.namespace("--namespace", args.namespace)
     if args.no_namespace:
         params["createNamespace"] = False
     if args.no_keep_jobs:
@@ -70,9 +69,9 @@ def operator_params(args: argparse.Namespace) -> dict:
         if getattr(args, flag) is not None:
             params[key] = "" if getattr(args, flag) == "none" else getattr(args, flag)
     if args.job_namespace is not None:
-        params["jobNamespace"] = cliargs.namespace("--job-namespace", args.job_namespace, allow_empty=True)
+        params["jobNamespace"] = values.namespace("--job-namespace", args.job_namespace, allow_empty=True)
     if args.watch_namespace is not None:
-        params["watchNamespace"] = cliargs.namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
+        params["watchNamespace"] = values.namespace("--watch-namespace", args.watch_namespace, allow_empty=True)
     for flag, key in (("image", "image"), ("init_image", "initImage"), ("image_pull_policy", "imagePullPolicy")):
         if getattr(args, flag) is not None:
             params[key] = getattr(args, flag)
@@ -82,15 +81,15 @@ def operator_params(args: argparse.Namespace) -> dict:
         params["replicas"] = args.replicas
     resources = {"requests": args.requests, "limits": args.limits}
     if any(resources.values()):  # only what is given; the other keeps its default
-        params["resources"] = {k: cliargs.resources(f"--{k}", v) for k, v in resources.items() if v}
+        params["resources"] = {k: values.resources(f"--{k}", v) for k, v in resources.items() if v}
     if args.image_pull_secret:
         params["imagePullSecrets"] = args.image_pull_secret
     if args.node_selector:
-        params["nodeSelector"] = cliargs.labels("--node-selector", args.node_selector)
+        params["nodeSelector"] = values.labels("--node-selector", args.node_selector)
     if args.toleration:
-        params["tolerations"] = [cliargs.toleration(value) for value in args.toleration]
+        params["tolerations"] = [values.toleration(value) for value in args.toleration]
     if args.label:
-        params["labels"] = cliargs.labels("--label", args.label)
+        params["labels"] = values.labels("--label", args.label)
     if args.network_policy:
         params["networkPolicy"] = True
     if args.trainer_runtimes:
@@ -313,14 +312,14 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
     if args.out == STDOUT or args.params:
         return args
     if not args.out.is_dir():
-        raise cliargs.InputError(
+        raise values.InputError(
             f"--out {args.out}: no such folder to check; render it first "
             f"(`paddlejob-manifests render --out {args.out} ...`) or point --out at the rendered folder"
         )
     try:
         found = render.recorded(args.out)
     except provenance.ProvenanceError as err:
-        raise cliargs.InputError(str(err)) from None
+        raise values.InputError(str(err)) from None
     if not found:
         return args
     again = parse_record(args, *found)
@@ -350,7 +349,7 @@ def parse_record(args: argparse.Namespace, where: str, recorded: list[str]) -> a
             why = "a flag that names a file" if flag in ("--params",) else (
                 "not an operator flag" if token.startswith("-") else "not a flag"
             )  # fmt: skip
-            raise cliargs.InputError(f"{where}: its {RECORD_LINE} records {shown!r}: {why}; {todo}")
+            raise values.InputError(f"{where}: its {RECORD_LINE} records {shown!r}: {why}; {todo}")
         i += 1 if options[flag].nargs == 0 or "=" in token else 2
     parser = _RecordParser(prog=where, add_help=False, allow_abbrev=False)
     for action in allowed:
@@ -358,7 +357,7 @@ def parse_record(args: argparse.Namespace, where: str, recorded: list[str]) -> a
     try:
         return parser.parse_args(recorded)
     except _RecordRefused as err:
-        raise cliargs.InputError(f"{where}: its {RECORD_LINE} records flags that do not parse: {err}; {todo}") from None
+        raise values.InputError(f"{where}: its {RECORD_LINE} records flags that do not parse: {err}; {todo}") from None
 
 
 def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
@@ -370,10 +369,10 @@ def _variables(args: argparse.Namespace) -> dict[str, dict[str, str]]:
             name, sep, text = value.partition("=")
             if not sep:
                 if name not in os.environ:
-                    raise cliargs.InputError(f"{flag} {name}: no =VALUE and no environment variable {name}")
+                    raise values.InputError(f"{flag} {name}: no =VALUE and no environment variable {name}")
                 text = os.environ[name]
             if not name.isidentifier():
-                raise cliargs.InputError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
+                raise values.InputError(f"{flag}: {name!r} is not a jsonnet identifier (NAME=VALUE)")
             _check_utf8(flag, name, text, "its environment variable" if not sep else "the value")
             out.setdefault(kind, {})[name] = text
     return out
@@ -386,7 +385,7 @@ def _check_utf8(flag: str, name: str, text: str, what: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError as err:
         byte = os.fsencode(text[err.start : err.end])[:1]
-        raise cliargs.InputError(
+        raise values.InputError(
             f"{flag} {name}: {what} is not UTF-8 text (byte 0x{byte.hex()} at offset {err.start}); "
             "give UTF-8 (jsonnet strings are Unicode), e.g. the bytes in base64 and std.base64Decode"
         ) from None
@@ -401,7 +400,7 @@ def cmd_render_file(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     if not path.is_file():
-        raise cliargs.InputError(f"{args.file}: no such file")
+        raise values.InputError(f"{args.file}: no such file")
     variables = _variables(args)
     minor = args.kube_version
     try:
@@ -491,7 +490,7 @@ def _to_stdout(args: argparse.Namespace, chosen: list, params: dict) -> int:
     extras = ["--check"] if args.check else []
     extras += [f"--{name.replace('_', '-')}" for name in GENERATED if getattr(args, name)]
     if extras:
-        raise cliargs.InputError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
+        raise values.InputError(f"--out -: prints one bundle; {', '.join(extras)} write files (give --out DIR)")
     if len(chosen) != 1:  # no --kube-version: the v1 bundle, what deploy/v1 holds (as helm template's defaults)
         chosen = [bundle for bundle in chosen if bundle.name == "v1"]
     try:

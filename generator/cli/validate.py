@@ -10,10 +10,10 @@ import sys
 from generator import validate
 from generator.cli import flags
 from generator.core import rulebook
-from generator.core import values as cliargs
+from generator.core.errors import InputError
 from generator.core.kinds import PROJECTS
 from generator.core.text import visible
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.validate import discover
 from generator.validate import output as outputs
 from generator.validate import sources as schemasource
@@ -55,7 +55,7 @@ COLOURS = ("auto", "always", "never")
 
 
 def add_parser(sub) -> None:
-    newest = kube.version_name(kube.newest())
+    newest = kubernetes.version_name(kubernetes.newest())
     p = sub.add_parser(
         "validate",
         help="check manifests before kubectl apply, offline",
@@ -206,7 +206,7 @@ def _rule_ids(text: str) -> frozenset[str]:
 
         hint = difflib.get_close_matches(unknown[0], list(rulebook.RULES), n=1)
         also = f"; did you mean {hint[0]!r}?" if hint else " (--list-rules shows them)"
-        raise cliargs.InputError(f"--skip-rules: no rule {unknown[0]!r}{also}")
+        raise InputError(f"--skip-rules: no rule {unknown[0]!r}{also}")
     return ids
 
 
@@ -216,7 +216,7 @@ def _tools(args: argparse.Namespace) -> dict[str, str | None]:
     for tool, name in (("kustomize", "kubectl"), ("helm", "helm")):
         given = getattr(args, name)
         if given and not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            raise cliargs.InputError(f"--{name}: {given}: no executable file there")
+            raise InputError(f"--{name}: {given}: no executable file there")
         tools[tool] = _builder().find_tool(name, given and os.path.abspath(given))  # the tool runs in another folder
     return tools
 
@@ -258,11 +258,11 @@ def apply_config(args: argparse.Namespace, parser: argparse.ArgumentParser, argv
 
     path = args.config or (None if args.no_config else config.find())
     if args.config and args.no_config:
-        raise cliargs.InputError("--config and --no-config: give one")
+        raise InputError("--config and --no-config: give one")
     if path is None:
         return None
     if args.config and not os.path.exists(path):
-        raise cliargs.InputError(f"--config: {path}: no such file")
+        raise InputError(f"--config: {path}: no such file")
     loaded = config.load(path)
     actions = {
         option[2:]: action
@@ -277,7 +277,7 @@ def apply_config(args: argparse.Namespace, parser: argparse.ArgumentParser, argv
         key = setting.key if isinstance(setting.key, str) else str(setting.key)
         name = CONFIG_ALIASES.get(key, key)
         if name in COMMAND_LINE_ONLY:
-            raise cliargs.InputError(f"{where}: {key!r} is for the command line only ({COMMAND_LINE_ONLY[name]})")
+            raise InputError(f"{where}: {key!r} is for the command line only ({COMMAND_LINE_ONLY[name]})")
         action = actions.get(name)
         if action is None:
             import difflib
@@ -285,7 +285,7 @@ def apply_config(args: argparse.Namespace, parser: argparse.ArgumentParser, argv
             known = sorted({*actions, *CONFIG_ALIASES} - set(COMMAND_LINE_ONLY))
             close = difflib.get_close_matches(key.replace("_", "-"), known, n=1, cutoff=0.5)
             hint = f"; did you mean {close[0]!r}?" if close else f" (keys: {', '.join(known)})"
-            raise cliargs.InputError(visible(f"{where}: no setting {key!r}{hint}"))
+            raise InputError(visible(f"{where}: no setting {key!r}{hint}"))
         if action.dest in given:
             continue
         setattr(args, action.dest, _setting_value(parser, action, setting.value, f"{where}: {key}", folder))
@@ -297,7 +297,7 @@ def _setting_value(parser, action, value, where: str, folder: str):
     repeatable flag (a string alone is one item), a comma-separated list's items joined."""
     if isinstance(action, argparse._StoreTrueAction):
         if not isinstance(value, bool):
-            raise cliargs.InputError(visible(f"{where}: expected true or false, got {value!r}"))
+            raise InputError(visible(f"{where}: expected true or false, got {value!r}"))
         return value
     if isinstance(action, argparse._AppendAction):
         items = value if isinstance(value, list) else [value]
@@ -309,11 +309,11 @@ def _setting_value(parser, action, value, where: str, folder: str):
 
 def _one_value(parser, action, value, where: str, folder: str):
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise cliargs.InputError(visible(f"{where}: expected a string or number, got {value!r}"))
+        raise InputError(visible(f"{where}: expected a string or number, got {value!r}"))
     try:
         parsed = parser._get_values(action, [str(value)]) if action.nargs is None else str(value)
     except argparse.ArgumentError as err:
-        raise cliargs.InputError(visible(f"{where}: {err.message}")) from None
+        raise InputError(visible(f"{where}: {err.message}")) from None
     if isinstance(parsed, list):
         (parsed,) = parsed
     if action.dest == "crd" and folder:  # a path in the file is relative to the file's folder
@@ -329,7 +329,7 @@ def _output_in(path: str, folder: str, where: str) -> str:
     base = os.path.realpath(folder or ".")
     target = os.path.realpath(os.path.join(base, path))
     if os.path.isabs(path) or not (target == base or target.startswith(base.rstrip(os.sep) + os.sep)):
-        raise cliargs.InputError(
+        raise InputError(
             visible(f"{where}: {path!r} is outside the configuration file's folder; give it with --output instead")
         )
     return os.path.relpath(os.path.join(folder, path)) if folder else path
@@ -356,7 +356,7 @@ def _skip_kinds(text: str, checker) -> frozenset[str]:
 
         close = difflib.get_close_matches(kind, sorted(names), n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise cliargs.InputError(
+        raise InputError(
             visible(
                 f"--skip-kinds: no kind {kind!r} is known here; {hint}"
                 "(a kind of your own: GROUP/VERSION/Kind, or give its CRD with --crd)"
@@ -367,7 +367,7 @@ def _skip_kinds(text: str, checker) -> frozenset[str]:
 
 def _in_other_release(kind: str) -> bool:
     """A built-in kind of another release (PodSecurityPolicy, gone in 1.25)."""
-    return any(kind == k for minor in kube.known_versions() for _, k in kube.kinds(minor))
+    return any(kind == k for minor in kubernetes.known_versions() for _, k in kubernetes.kinds(minor))
 
 
 def _write_outputs(report, chosen: list[tuple[str, str | None]], colour: str) -> None:
@@ -388,7 +388,7 @@ def _write_atomically(path: str, text: str) -> None:
     try:
         fd, staged = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=folder)
     except OSError as err:
-        raise cliargs.InputError(visible(f"--output: {path}: cannot write there: {err.strerror or err}")) from None
+        raise InputError(visible(f"--output: {path}: cannot write there: {err.strerror or err}")) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -397,7 +397,7 @@ def _write_atomically(path: str, text: str) -> None:
     except OSError as err:
         with contextlib.suppress(OSError):
             os.unlink(staged)
-        raise cliargs.InputError(visible(f"--output: {path}: cannot write it: {err.strerror or err}")) from None
+        raise InputError(visible(f"--output: {path}: cannot write it: {err.strerror or err}")) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(staged)
@@ -412,40 +412,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
     chosen = args.output or [("text", None)]
     to_stdout = [name for name, path in chosen if path is None]
     if len(to_stdout) > 1:
-        raise cliargs.InputError(
+        raise InputError(
             f"--output: {' and '.join(to_stdout)} both to standard output; give all but one a file (FORMAT=FILE)"
         )
     files_out = [path for _, path in chosen if path is not None]
     if len(set(files_out)) < len(files_out):
-        raise cliargs.InputError("--output: a file named twice")
+        raise InputError("--output: a file named twice")
     if args.verbose and args.quiet:
-        raise cliargs.InputError("--verbose and --quiet: give one")
+        raise InputError("--verbose and --quiet: give one")
     if args.list_rules:
         (name, path), *more = chosen
         if more or path is not None or name not in outputs.RULE_LISTS:
-            raise cliargs.InputError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
+            raise InputError(f"--list-rules: --output is {' or '.join(outputs.RULE_LISTS)}")
         sys.stdout.write(outputs.RULE_LISTS[name]())
         return 0
     if args.require_end_of_options and not getattr(args, "end_of_options", False):
-        raise cliargs.InputError(
+        raise InputError(
             "--require-end-of-options: no `--` before the paths; end the hook's `args:` with `--` "
             '(args: [--kube-version, "1.30", --]), so that no file name is read as a flag'
         )
     if not args.paths:
-        raise cliargs.InputError("give a PATH to check (a file, a folder, or - for stdin)")
+        raise InputError("give a PATH to check (a file, a folder, or - for stdin)")
     skip_rules = _rule_ids(args.skip_rules)
     minor = args.kube_version
     if args.max_errors < 0:
-        raise cliargs.InputError(f"--max-errors: expected 0 or more, got {args.max_errors}")
+        raise InputError(f"--max-errors: expected 0 or more, got {args.max_errors}")
     if args.jobs < 0:
-        raise cliargs.InputError(f"--jobs: expected 0 or more, got {args.jobs}")
+        raise InputError(f"--jobs: expected 0 or more, got {args.jobs}")
     for option in ("kubectl", "helm", "build_unconfined"):
         if getattr(args, option) and not args.build:
-            raise cliargs.InputError(f"--{option.replace('_', '-')}: only --build runs it; add --build")
+            raise InputError(f"--{option.replace('_', '-')}: only --build runs it; add --build")
     if not 0 < args.build_timeout <= 86400:  # nan and inf too
-        raise cliargs.InputError(
-            f"--build-timeout: expected seconds above 0, at most 86400, got {args.build_timeout:g}"
-        )
+        raise InputError(f"--build-timeout: expected seconds above 0, at most 86400, got {args.build_timeout:g}")
     found = discover.find(args.paths, args.ignore, build=args.build)
     if not args.quiet:
         for path, why in found.skipped:
@@ -455,8 +453,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         crds = schemasource.CrdSource(args.crd) if args.crd else None
     except schemasource.CrdLoadError as err:
-        raise cliargs.InputError(f"--crd: {err}") from None
-    newest = kube.newest()
+        raise InputError(f"--crd: {err}") from None
+    newest = kubernetes.newest()
     checker = validate.ObjectChecker(
         minor or newest,
         args.strict_kinds or args.strict,
@@ -475,7 +473,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             projects=projects,
         )
     roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
-    kube_version = kube.version_name(minor or newest)
+    kube_version = kubernetes.version_name(minor or newest)
     # with nothing to build, build.py (and subprocess, shutil, tempfile) is never loaded
     built, refused, notes = (
         _builder().build_all(found.builds, tools, roots, kube_version, args.build_timeout, args.build_unconfined)
@@ -500,7 +498,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if built:
             _builder().check(built, checker, report)
     except schemasource.CrdLoadError as err:  # a CRD is parsed when its kind is first met
-        raise cliargs.InputError(f"--crd: {err}") from None
+        raise InputError(f"--crd: {err}") from None
     files += [b.target.file for b in built]
     report.files = len(files)
     report.skipped_files = list(found.skipped) + list(notes)

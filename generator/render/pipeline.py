@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.core import provenance
-from generator.core import values as cliargs
-from generator.core.errors import Error
+from generator.core.errors import Error, InputError
 from generator.core.files import NotRegularFile, read_regular
 from generator.core.provenance import Provenance
 from generator.core.text import visible
@@ -34,7 +33,7 @@ from generator.render import atomic, bundles, chart, publish, upgrade
 from generator.render.bundles import Bundle
 from generator.render.publish import pretty_json
 from generator.schema import crd as crdschema
-from generator.schema import kubernetes as kube
+from generator.schema import kubernetes
 from generator.schema.kubernetes import apply_order
 from generator.validate import ObjectChecker, locate_objects
 from generator.validate.crd.structural import APPLY_ANNOTATION_LIMIT, compact_size
@@ -55,7 +54,7 @@ class RenderError(Error):
     pass
 
 
-class OutputRefused(cliargs.InputError):
+class OutputRefused(InputError):
     """The output cannot be used as it is (a journal this tool did not write, another render
     writing it, a path under a file): exit 2, nothing touched; the message says what to do."""
 
@@ -148,7 +147,7 @@ def _trainer_files(render_args: tuple[str, ...]) -> dict[str, str]:
     """trainer/: the ClusterTrainingRuntimes of the kubeflow-trainer runtime's TrainJobs, for
     clusters with Kubeflow Trainer (`kubectl apply -f deploy/trainer/`, alone or with a bundle),
     validated against every release Trainer runs on."""
-    newest = kube.newest()
+    newest = kubernetes.newest()
     objects = bundles.trainer_runtimes()
     checker = ObjectChecker(newest, releases=list(range(TRAINER_FIRST, newest + 1)))
     problems = [f for obj in objects for f in checker.check(obj) if f.is_error]
@@ -276,7 +275,7 @@ def render_examples(started) -> dict[str, str]:
     """deploy/examples/NAME.yaml for every examples/NAME.jsonnet, each validated; ``started`` is
     what start_examples returned (or a folder, to start and wait here)."""
     sources, pending = start_examples(started) if isinstance(started, Path) else started
-    checker = ObjectChecker(kube.newest())
+    checker = ObjectChecker(kubernetes.newest())
     files = {}
     try:
         evaluated = pending.result() if pending is not None else []

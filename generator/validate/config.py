@@ -104,9 +104,9 @@ def load(path: str) -> Config:
             raise InputError(f"--config: {path}: no [{TABLE}] table")
         lines = _toml_lines(_read(path))
         return Config(path, [Setting(key, value, lines.get(key, 0)) for key, value in table.items()])
-    from generator.kubeyaml import load as yamlload
+    from generator.kubeyaml import load as kubeyaml_load  # `load` is this module's own function
 
-    documents = list(yamlload.iter_documents(_read(path)))
+    documents = list(kubeyaml_load.iter_documents(_read(path)))
     for document in documents:
         for problem in document.problems:
             if problem.severity == "error":
