@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from generator.cli import flags
-from generator.core import values as cliargs
+from generator.core.errors import InputError
 from generator.core.text import visible
 from generator.local import run as localrun
 
@@ -32,9 +32,10 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "local",
         help="run a job's pods as local processes, with the environment their controller gives them",
-        description="Expand a job's manifests into the pods its controller (paddle-operator, Volcano, "
-        "Kubeflow, Kubernetes) would create and run them here, each at its own 127.0.0.x address in a "
-        "network namespace of the run's own: "
+        description="Expand a job's manifests (a PaddleJob, a Volcano Job, a Kubeflow PaddleJob, a Kubeflow "
+        "Trainer v2 TrainJob on deploy/trainer/'s ClusterTrainingRuntime, a JobSet, or plain Jobs and "
+        "StatefulSets) into the pods its controller would create and run them here, each at its own "
+        "127.0.0.x address in a network namespace of the run's own: "
         "does the distributed job wire up, before it spends GPU hours?",
         epilog=EXAMPLE,
         formatter_class=flags.RawDescriptionHelpFormatter,
@@ -76,13 +77,13 @@ def add_parser(sub) -> None:
 
 def cmd_local(args: argparse.Namespace) -> int:
     if args.file != "-" and not Path(args.file).is_file():
-        raise cliargs.InputError(f"{args.file}: no such file")
+        raise InputError(f"{args.file}: no such file")
     if not args.workdir.is_dir():
-        raise cliargs.InputError(f"--workdir: {args.workdir} is not a folder")
+        raise InputError(f"--workdir: {args.workdir} is not a folder")
     if (args.kill is None) != (args.after is None):
-        raise cliargs.InputError("--kill POD and --after SECONDS go together")
+        raise InputError("--kill POD and --after SECONDS go together")
     if args.after is not None and not args.after >= 0:
-        raise cliargs.InputError(f"--after: {args.after} is not a number of seconds >= 0")
+        raise InputError(f"--after: {args.after} is not a number of seconds >= 0")
     with open(sys.stdin.fileno(), "rb", closefd=False) if args.file == "-" else open(args.file, "rb") as stream:
         data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file
@@ -115,7 +116,7 @@ def cmd_local(args: argparse.Namespace) -> int:
         return 0
     names = [proc.pod.name for proc in processes]
     if args.kill is not None and args.kill not in names:
-        raise cliargs.InputError(f"--kill: the job has no pod {args.kill!r}; its pods: {', '.join(names)}")
+        raise InputError(f"--kill: the job has no pod {args.kill!r}; its pods: {', '.join(names)}")
     try:
         localrun.require_commands(processes)
     except localrun.LocalError as err:
