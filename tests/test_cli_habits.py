@@ -321,3 +321,23 @@ def test_render_help_imports_no_renderer_nor_validator():
     assert "generator.core.provenance" in imported  # the measure sees what cli/render.py imports
     heavy = sorted(m for m in imported if m.startswith(("generator.validate", "generator.render", "generator.jobs")))
     assert heavy == [], f"`render --help` imports {heavy}"
+
+
+def test_render_help_shows_the_operators_flags_and_help_all_the_maintainers():
+    """`render --help` is for the operator's parameters and a job file; the flags that write this
+    repository's generated files (make manifests) are listed by --help-all alone, and still work."""
+    shown = cli("render", "--help")
+    every = cli("render", "--help-all")
+    assert shown.returncode == every.returncode == 0
+    maintainer = ["--lib-out", "--job-lib-out", "--jsonschema-out", "--api-doc", "--runtimes-doc", "--rules-doc"]
+    maintainer += ["--chart-out", "--examples", "--trainer"]
+
+    def listed(flag: str, text: str) -> bool:
+        return re.search(rf"{flag}(?![\w-])", text) is not None  # --trainer, not --trainer-runtimes
+
+    assert not [flag for flag in maintainer if listed(flag, shown.stdout)], shown.stdout
+    assert all(listed(flag, every.stdout) for flag in maintainer)
+    assert "--namespace" in shown.stdout and "--help-all" in shown.stdout
+    assert len(shown.stdout.splitlines()) < len(every.stdout.splitlines())
+    parsed = cli("render", "--check", "--api-doc", "docs/api.md", "--out", "deploy")
+    assert parsed.returncode == 0, parsed.stderr  # hidden, not gone

@@ -99,6 +99,20 @@ def operator_params(args: argparse.Namespace) -> dict:
     return params_module.check(params)
 
 
+class _HelpAll(argparse.Action):
+    """--help-all: the help with the maintainers' flags, which --help leaves out."""
+
+    def __init__(self, *args, hidden: dict, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hidden = hidden
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        for action, text in self.hidden.items():
+            action.help = text
+        parser.print_help()
+        parser.exit()
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "render",
@@ -116,90 +130,119 @@ def add_parser(sub) -> None:
     flags.add_output(
         p, help="with FILE or --out -: the manifests' format (json: a v1 List); else json prints what was written"
     )
-    p.add_argument(
+    files = p.add_argument_group("a job file (FILE.jsonnet)")
+    files.add_argument(
         "-J",
         "--jpath",
         action="append",
         type=Path,
         metavar="DIR",
-        help="with FILE: another folder imports may come from (libsonnet/ and FILE's folder always may)",
+        help="another folder imports may come from (libsonnet/ and FILE's folder always may)",
     )
-    p.add_argument(
+    files.add_argument(
         "--allow-import-anywhere",
         action="store_true",
-        help="with FILE: let imports read any regular file (by default only FILE's folder, libsonnet/ and -J)",
+        help="let imports read any regular file (by default only FILE's folder, libsonnet/ and -J)",
     )
     for kind, flag in VARIABLE_FLAGS.items():
         what = "a string" if kind.endswith("vars") else "jsonnet code"
         scope = "external variable (std.extVar)" if kind.startswith("ext") else "top-level argument"
-        p.add_argument(flag, dest=kind, action="append", metavar="NAME[=VALUE]", help=f"with FILE: {scope}, {what}")
-    p.add_argument(
+        files.add_argument(flag, dest=kind, action="append", metavar="NAME[=VALUE]", help=f"{scope}, {what}")
+    bundles = p.add_argument_group("the bundles")
+    bundles.add_argument(
         "--out",
         type=Path,
         default=DEPLOY,
         help="output directory (default: %(default)s); `-` prints one bundle to stdout (-o yaml or json)",
     )
-    p.add_argument("--lib-out", type=Path, help="also write the generated API data the jsonnet library imports here")
-    p.add_argument(
-        "--job-lib-out",
-        type=Path,
-        metavar="DIR",
-        help="also write the PaddleJob enums the job library (libsonnet/paddlejob) and `job` check against here",
-    )
-    p.add_argument(
-        "--jsonschema-out",
-        type=Path,
-        metavar="DIR",
-        help="also write JSON Schemas per kind (kubeconform, YAML language server) here",
-    )
-    p.add_argument("--api-doc", type=Path, metavar="FILE", help="also write the API reference (markdown) here")
-    p.add_argument(
-        "--runtimes-doc",
-        type=Path,
-        metavar="FILE",
-        help="also write the runtime table (features.libsonnet) into FILE, between its markers",
-    )
-    p.add_argument(
-        "--rules-doc",
-        type=Path,
-        metavar="FILE",
-        help="also write the rule index (generator/core/rulebook.py) into FILE, between its markers",
-    )
-    p.add_argument(
-        "--chart-out",
-        type=Path,
-        metavar="DIR",
-        help="also write the Helm chart into DIR, e.g. charts/paddle-operator; its values default to "
-        "config.libsonnet's (the operator flags do not change them)",
-    )
-    p.add_argument(
-        "--examples",
-        type=Path,
-        metavar="DIR",
-        help="also render DIR/*.jsonnet (job examples) into OUT/examples/, validated",
-    )
-    p.add_argument(
-        "--trainer",
-        action="store_true",
-        help="also write OUT/trainer/: the Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2 alone, validated",
-    )
-    p.add_argument(
+    bundles.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 with a diff when the objects on disk differ from a fresh render",
     )
-    p.add_argument(
+    bundles.add_argument(
         "--exact",
         action="store_true",
         help="with --check: compare bytes, so formatting differences are drift too (this repository's own check)",
     )
     flags.add_kube_version(
-        p, "render only the bundle serving 1.N and newer, e.g. 1.13 (v1beta1) or 1.19 (v1); with FILE: check at 1.N"
+        bundles,
+        "render only the bundle serving 1.N and newer, e.g. 1.13 (v1beta1) or 1.19 (v1); with FILE: check at 1.N",
     )
-    p.add_argument(
+    bundles.add_argument(
         "--keep-descriptions",
         action="store_true",
         help="keep field descriptions in the CRDs (for kubectl explain; too large for client-side apply)",
+    )
+    # What this repository's `make manifests` writes besides the bundles: shown by --help-all
+    maintainer = p.add_argument_group("this repository's generated files (make manifests; shown by --help-all)")
+    outputs = [
+        ("--lib-out", {"type": Path, "help": "also write the generated API data the jsonnet library imports here"}),
+        (
+            "--job-lib-out",
+            {
+                "type": Path,
+                "metavar": "DIR",
+                "help": "also write the PaddleJob enums the job library (libsonnet/paddlejob) and `job` check against",
+            },
+        ),
+        (
+            "--jsonschema-out",
+            {"type": Path, "metavar": "DIR", "help": "also write JSON Schemas per kind (kubeconform, editors) here"},
+        ),
+        ("--api-doc", {"type": Path, "metavar": "FILE", "help": "also write the API reference (markdown) here"}),
+        (
+            "--runtimes-doc",
+            {
+                "type": Path,
+                "metavar": "FILE",
+                "help": "also write the runtime tables (features.libsonnet, the controllers' lifecycle) into FILE",
+            },
+        ),
+        (
+            "--rules-doc",
+            {
+                "type": Path,
+                "metavar": "FILE",
+                "help": "also write the rule index (generator/core/rulebook.py) into FILE, between its markers",
+            },
+        ),
+        (
+            "--chart-out",
+            {
+                "type": Path,
+                "metavar": "DIR",
+                "help": "also write the Helm chart into DIR, e.g. charts/paddle-operator; its values default to "
+                "config.libsonnet's (the operator flags do not change them)",
+            },
+        ),
+        (
+            "--examples",
+            {
+                "type": Path,
+                "metavar": "DIR",
+                "help": "also render DIR/*.jsonnet (job examples) into OUT/examples/, validated",
+            },
+        ),
+        (
+            "--trainer",
+            {
+                "action": "store_true",
+                "help": "also write OUT/trainer/: the Paddle ClusterTrainingRuntimes for Kubeflow Trainer v2",
+            },
+        ),
+    ]
+    hidden = {}
+    for flag, options in outputs:
+        action = maintainer.add_argument(flag, **{**options, "help": argparse.SUPPRESS})
+        hidden[action] = options["help"]
+    p.add_argument(
+        "--help-all",
+        action=_HelpAll,
+        nargs=0,
+        default=argparse.SUPPRESS,
+        hidden=hidden,
+        help="show this help with the flags that write this repository's generated files, and exit",
     )
     g = p.add_argument_group("operator parameters (see libsonnet/paddle-operator/config.libsonnet)")
     g.add_argument("--params", help="YAML or JSON file of config fields; the flags below override it")
