@@ -498,6 +498,18 @@ _RULES = [
         "misused, defaults in metadata, the root of a schema with status, x-kubernetes-validations fields)",
     ),
     Rule(
+        "crd-default-invalid",
+        "crd",
+        ERROR,
+        "a schema `default` that its own node's schema refuses or that has unknown fields (ValidateDefaults)",
+    ),
+    Rule(
+        "crd-cel-field",
+        "crd",
+        ERROR,
+        "an x-kubernetes-validations rule that selects a field the schema it is attached to does not have",
+    ),
+    Rule(
         "crd-size",
         "crd",
         WARNING,

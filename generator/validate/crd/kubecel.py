@@ -685,17 +685,21 @@ class Environment:
         extensions = [ext_strings.ExtStrings(2 if minor >= STRINGS_V2_SINCE else 0)]
         if minor >= QUANTITY_SINCE:
             extensions.append(ext_optional.ExtOptional())
-        self._env = cel.NewEnv(
-            variables={"self": _DYN, "oldSelf": _DYN},
-            # declared as an extension: cel-cpp then merges indexOf/lastIndexOf with ext.Strings'
-            extensions=[
-                *extensions,
-                cel.CelExtension(
-                    "kubernetes", [cel.FunctionDecl(name, overloads) for name, overloads in declared.items()]
-                ),
-            ],
-        )
+        # declared as an extension: cel-cpp then merges indexOf/lastIndexOf with ext.Strings'
+        self._extensions = [
+            *extensions,
+            cel.CelExtension("kubernetes", [cel.FunctionDecl(name, overloads) for name, overloads in declared.items()]),
+        ]
+        self._env = cel.NewEnv(variables={"self": _DYN, "oldSelf": _DYN}, extensions=self._extensions)
         self._compiled: dict[str, Program | CelProblem] = {}
+
+    def typed(self, pool, self_type) -> object:
+        """This release's environment with ``self`` and ``oldSelf`` of ``self_type`` (a cel.Type,
+        message types from the descriptor ``pool``): what type-checks a rule against the schema it
+        is attached to (celtypes.py). Compile only; the rules run in the untyped environment."""
+        return cel.NewEnv(
+            descriptor_pool=pool, variables={"self": self_type, "oldSelf": self_type}, extensions=self._extensions
+        )
 
     def compile(self, expression: str) -> Program:
         """The rule compiled (once per environment), or CelProblem."""

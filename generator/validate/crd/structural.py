@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 
-from generator.core.findings import Finding, child
+from generator.core.findings import Finding, child, joined
 from generator.core.grammar import DNS1035_LABEL, DNS1123_SUBDOMAIN
 from generator.validate.rules.base import dig
 
@@ -124,23 +124,29 @@ def check(schema: dict, apiextensions: str, structural: bool, prefix: str, minor
     """Findings for one openAPIV3Schema; ``structural`` is whether the target requires it;
     ``minor``: the release it goes to (None: the newest rules)."""
     out: list[Finding] = []
-    checker = _Checker(apiextensions, structural, out, minor)
+    checker = _Checker(apiextensions, structural, out, minor, schema)
     checker.node(schema, prefix, root=True, in_junctor=False)
-    if not any(f.rule in _STRUCTURAL for f in out):  # no CEL context for a schema that is not structural
-        out += checker.cel
+    # validateCustomResourceDefinitionValidation: NewStructural, ValidateStructural, then
+    # structuraldefaulting.ValidateDefaults; only a schema whose defaults are valid gets a CEL
+    # context (RootCELContext), so its rules are compiled only then.
+    if not any(f.rule in _STRUCTURAL for f in out):
+        defaults = default_findings(schema, prefix, minor) if checker.v1 else []
+        out += defaults or checker.cel
     if checker.v1 and schema.get("nullable") is True:
         out.append(Finding("error", f"{prefix}.nullable", "crd-schema", "nullable cannot be true at the root"))
     return out
 
 
 class _Checker:
-    def __init__(self, apiextensions: str, structural: bool, out: list[Finding], minor: int | None = None):
+    def __init__(self, apiextensions: str, structural: bool, out: list[Finding], minor: int | None = None, root=None):
         self.v1 = apiextensions == "v1"
         self.structural = structural
         self.out = out
         self.minor = minor
         self.rules = self.v1 and (minor is None or minor >= RULES_SINCE)
         self.cel: list[Finding] = []  # what compiling the rules reports
+        self.root = root
+        self._types = None  # celtypes.SchemaTypes of the root, made for the first rule
 
     def error(self, path: str, rule: str, message: str) -> None:
         self.out.append(Finding("error", path, rule, message))
@@ -350,6 +356,9 @@ class _Checker:
             if problem:
                 self.cel.append(Finding("error", f"{here}.rule", "crd-schema", problem))
                 continue
+            self._type_check(node, here, "rule", text)
+            if isinstance(expression, str) and expression.strip():
+                self._type_check(node, here, "messageExpression", expression)
             uses_old_self = bool(_OLD_SELF.search(text))
             if uses_old_self and uncorrelated:
                 message = "oldSelf cannot be used below the items of a list that is not x-kubernetes-list-type: map"
@@ -358,6 +367,33 @@ class _Checker:
             if optional and not uses_old_self and rule.get("optionalOldSelf") is not None:
                 message = "optionalOldSelf may not be set if oldSelf is not used in rule"
                 self.cel.append(Finding("error", f"{here}.optionalOldSelf", "crd-schema", message))
+
+    def _type_check(self, node: dict, here: str, field: str, expression: str) -> None:
+        """The rule compiled with `self` typed by its node's schema (celtypes.py), as
+        ValidateCustomResourceDefinitionOpenAPISchema compiles it: a property the schema does not
+        have is "undefined field" there."""
+        from generator.schema import kubernetes as kube
+        from generator.validate.crd import celtypes, kubecel
+
+        if self.root is None:
+            return
+        if self._types is None:
+            self._types = celtypes.SchemaTypes(self.root)
+        release = kubecel.environment(self.minor if self.minor is not None else kube.newest())
+        env = self._types.environment(release, node)
+        if env is None:
+            return
+        try:
+            env.compile(expression)
+        except RuntimeError as err:
+            names = celtypes.undefined_fields(str(err))
+            if names:
+                what = "rule" if field == "rule" else "messageExpression"
+                message = (
+                    f"the {what} does not compile: undefined field {names[0]!r}: the schema where the rule is "
+                    "attached has no such property (self is typed by that schema node)"
+                )
+                self.cel.append(Finding("error", f"{here}.{field}", "crd-cel-field", message))
 
     def _int_or_string(self, node: dict, path: str) -> None:
         # Its anyOf (or allOf[0].anyOf) may be [{type: integer}, {type: string}]; any other
@@ -413,6 +449,57 @@ class _Checker:
         }
         if node.get("type") != "object" or extra or named:
             self.error(path, "crd-metadata", "the root metadata schema may only restrict name and generateName")
+
+
+def default_findings(schema: dict, prefix: str, minor: int | None = None) -> list[Finding]:
+    """structuraldefaulting.ValidateDefaults (apiextensions-apiserver pkg/apiserver/schema/defaulting
+    validation.go) with requirePrunedDefaults, as on create: each `default` outside a resource's
+    metadata, apiVersion and kind must be pruned (no unknown fields) and valid against the schema
+    of its own node (ValidateCustomResource: types, enum, bounds, patterns, formats, required;
+    the node's CEL rules too). Additional properties are not followed (no defaults there). The
+    defaults of the nodes below are applied first (a `default: {}` whose required fields have
+    defaults of their own passes); the apiserver validates the default as written."""
+    out: list[Finding] = []
+    _defaults(schema, prefix, False, True, minor, out)
+    return out
+
+
+def _defaults(node, path: str, inside_meta: bool, root: bool, minor: int | None, out: list[Finding]) -> None:
+    if not isinstance(node, dict):
+        return
+    resource = root or node.get("x-kubernetes-embedded-resource") is True
+    if resource:
+        inside_meta = False
+    value = node.get("default")
+    if value is not None and not inside_meta:
+        out += _default_value(node, value, f"{path}.default", minor)
+    items = node.get("items")
+    if isinstance(items, dict):
+        _defaults(items, f"{path}.items", inside_meta, False, minor, out)
+    props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    for name, sub in props.items():
+        meta = inside_meta or (resource and name in _META_FIELDS)
+        _defaults(sub, child(f"{path}.properties", name), meta, False, minor, out)
+
+
+def _default_value(node: dict, value, path: str, minor: int | None) -> list[Finding]:
+    from generator.validate.crd.validator import CustomResourceValidator
+
+    try:
+        found = CustomResourceValidator(node, strict=True, minor=minor).findings(value)
+    except (ValueError, TypeError):  # a schema jsonschema-rs cannot compile: the keyword checks report it
+        return []
+    out = []
+    for finding in found:
+        if finding.severity != "error" or finding.rule == "cel-unsupported":
+            continue
+        if finding.rule == "unknown-field":
+            name = finding.path.rpartition(".")[2] or finding.path
+            message = f"the default must not have unknown fields: {name!r} is not in its schema (pruning drops it)"
+        else:
+            message = f"the default does not validate against its own schema: {finding.message}"
+        out.append(Finding("error", joined(path, finding.path), "crd-default-invalid", message))
+    return out
 
 
 def _zero(value) -> bool:
@@ -477,7 +564,7 @@ def _resolve(schema: dict, path: str, allow_index: bool) -> tuple[dict | None, s
 
 def _syntax_problem(expression: str, minor: int | None) -> str | None:
     """The CEL parser's refusal of a rule (compilation failed: Syntax error), in the release's
-    environment; type errors (the rule's self is typed by the schema there) are not modelled."""
+    environment; a field the schema does not have is _type_check's (celtypes.py)."""
     from generator.schema import kubernetes as kube
     from generator.validate.crd import kubecel  # here: CEL only for a CRD with rules
 
