@@ -317,6 +317,32 @@ KUEUE_NEEDS = {
 }
 
 
+# The first Kueue release whose MultiKueue dispatches each integration's objects to a worker
+# cluster (a MultiKueue adapter for it), and the file: read at the tags kueue_extract.py reads
+# (v0.6.3 ... v0.19.2); an integration not named has no adapter in any of them. Before v0.8 the
+# adapters lived in pkg/controller/admissionchecks/multikueue/.
+KUEUE_MULTIKUEUE = {
+    "batch/job": ("0.6", "pkg/controller/admissionchecks/multikueue/batchjob_adapter.go"),
+    "jobset.x-k8s.io/jobset": ("0.6", "pkg/controller/admissionchecks/multikueue/jobset_adapter.go"),
+    "kubeflow.org/paddlejob": ("0.9", "pkg/controller/jobs/kubeflow/jobs/paddlejob/paddlejob_multikueue_adapter.go"),
+    "kubeflow.org/pytorchjob": ("0.9", "pkg/controller/jobs/kubeflow/jobs/pytorchjob/pytorch_multikueue_adapter.go"),
+    "kubeflow.org/tfjob": ("0.9", "pkg/controller/jobs/kubeflow/jobs/tfjob/tfjob_multikueue_adapter.go"),
+    "kubeflow.org/xgboostjob": ("0.9", "pkg/controller/jobs/kubeflow/jobs/xgboostjob/xgboostjob_multikueue_adapter.go"),
+    "kubeflow.org/mpijob": ("0.9", "pkg/controller/jobs/mpijob/mpijob_multikueue_adapter.go"),
+    "kubeflow.org/jaxjob": ("0.12", "pkg/controller/jobs/kubeflow/jobs/jaxjob/jaxjob_multikueue_adapter.go"),
+    "trainer.kubeflow.org/trainjob": ("0.14", "pkg/controller/jobs/trainjob/trainjob_multikueue_adapter.go"),
+    "workload.codeflare.dev/appwrapper": ("0.11", "pkg/controller/jobs/appwrapper/appwrapper_multikueue_adapter.go"),
+    "pod": ("0.11", "pkg/controller/jobs/pod/pod_multikueue_adapter.go"),
+    "ray.io/raycluster": ("0.11", "pkg/controller/jobs/raycluster/raycluster_multikueue_adapter.go"),
+    "ray.io/rayjob": ("0.11", "pkg/controller/jobs/rayjob/rayjob_multikueue_adapter.go"),
+    "statefulset": ("0.16", "pkg/controller/jobs/statefulset/statefulset_multikueue_adapter.go"),
+    "leaderworkerset.x-k8s.io/leaderworkerset": (
+        "0.17",
+        "pkg/controller/jobs/leaderworkerset/leaderworkerset_multikueue_adapter.go",
+    ),
+    "ray.io/rayservice": ("0.17", "pkg/controller/jobs/rayservice/rayservice_multikueue_adapter.go"),
+}
+
 # Kinds no cluster serves any more, with what replaces them.
 LEGACY = {
     ("paddlepaddle.org/v1", "PaddleJob"): (
