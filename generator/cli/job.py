@@ -16,6 +16,7 @@ from generator.jobs.model import CephFS, Elastic, JobError, Role, TrainingJob, V
 NEEDS = {
     "--volcano": ("podgroup", "queue", "min_available"),
     "--elastic": ("etcd", "min_workers", "max_workers", "max_restart"),
+    "--kueue-queue": ("kueue_version",),
     "--cephfs": ("cephfs_mount", "cephfs_path", "cephfs_user", "cephfs_secret"),
 }
 CEPHFS_DEFAULTS = {
@@ -24,14 +25,18 @@ CEPHFS_DEFAULTS = {
     "cephfs_user": "admin",
     "cephfs_secret": "cephfs-secret",
 }
-FEATURE_OF_FLAG = {"--volcano": "Volcano gang scheduling (volcano)", "--elastic": "elastic"}
+FEATURE_OF_FLAG = {
+    "--volcano": "Volcano gang scheduling (volcano)",
+    "--elastic": "elastic",
+    "--kueue-queue": "Kueue queue (kueueQueue)",
+}
 
 
 def _refuse_dropped_flags(args: argparse.Namespace) -> None:
     """A flag whose companion is missing would be dropped without a word: a usage error instead,
     naming the companion and the runtimes that have the feature."""
     for companion, dests in NEEDS.items():
-        if getattr(args, companion[2:]):
+        if getattr(args, companion[2:].replace("-", "_")):
             continue
         for dest in dests:
             if getattr(args, dest) not in (None, False):
@@ -146,6 +151,8 @@ def cmd_job(args: argparse.Namespace) -> int:
     try:
         warned: list[str] = []
         releases = {p: getattr(args, f"{p.replace('-', '_')}_version") for p in jobs.runtime_projects()}
+        if args.kueue_queue:  # the queue label and MultiKueue judged for that Kueue release
+            releases["kueue"] = args.kueue_version or jobs.kueue_releases()[-1]
         manifests = job.render(args.runtime, args.kube_version, warned, releases)
     except JobError as err:
         text = str(err)
@@ -157,6 +164,13 @@ def cmd_job(args: argparse.Namespace) -> int:
         print(f"paddlejob-manifests job: warning: {line}", file=sys.stderr)
     write_manifests(manifests, args.output, args.schema_modeline)
     return 0
+
+
+def _kueue_version(text: str) -> str:
+    try:
+        return jobs.kueue_release(text)
+    except JobError as err:
+        raise argparse.ArgumentTypeError(str(err).removeprefix("releases: kueue: ")) from None
 
 
 def _spec_enum(field: str) -> values.LazyChoices:
@@ -213,6 +227,14 @@ def add_parser(sub) -> None:
     p.add_argument("--min-available", type=int, help="gang size (with --volcano; default: every pod)")
     p.add_argument("--podgroup", action="store_true", help="also write a PodGroup (with --volcano)")
     p.add_argument("--kueue-queue", metavar="QUEUE", help="the Kueue LocalQueue that admits the job")
+    p.add_argument(
+        "--kueue-version",
+        type=_kueue_version,
+        metavar="0.N",
+        help="the Kueue release that queues the job (with --kueue-queue): whether it has and enables the "
+        "integration of the job's kind, and a MultiKueue adapter for it with --managed-by "
+        "kueue.x-k8s.io/multikueue (default: the newest release this tool has read)",
+    )
     p.add_argument("--coscheduling", action="store_true", help="gang-schedule with scheduler-plugins")
     p.add_argument("--pvc", action="append", metavar="CLAIM:MOUNT_PATH", help="repeatable")
     p.add_argument("--host-path", action="append", metavar="HOST_PATH:MOUNT_PATH", help="repeatable")

@@ -236,7 +236,8 @@ class TrainingJob:
     ) -> list[dict]:
         """The job's manifests for ``runtime``, validated on ``kube_version`` ("1.30"; default the
         newest release) and ``releases`` of the third-party projects ({"jobset": "0.10"}; default
-        the newest of each); JobError names what is wrong. Warnings go to ``warned`` when given."""
+        the newest of each; "kueue": the Kueue release that queues it); JobError names what is
+        wrong. Warnings go to ``warned`` when given."""
         return render_description(self.to_description(), runtime, kube_version, warned, releases)
 
     def to_yaml(self, runtime: str = "paddle-operator", kube_version: str | KubeVersion | None = None) -> str:
@@ -290,7 +291,10 @@ def render_description(
         raise JobError(f"runtime must be one of {', '.join(runtimes())}, got {runtime!r}")
     projects = runtime_projects()
     chosen = {}
-    for project, value in (releases or {}).items():
+    releases = dict(releases or {})
+    kueue = kueue_release(releases.pop("kueue")) if releases.get("kueue") is not None else None
+    releases.pop("kueue", None)
+    for project, value in releases.items():
         if project not in projects:
             raise JobError(f"releases: no runtime writes kinds of {project!r}; the projects are {', '.join(projects)}")
         try:
@@ -306,10 +310,77 @@ def render_description(
         manifests = engine.evaluate(RENDER_ENTRY, {"job": description, "runtime": runtime, "releases": shown})
     except engine.JsonnetError as err:
         raise JobError(jsonnet_message(str(err))) from None
-    found = check_manifests(manifests, release, projects=chosen) + _job_only_warnings(manifests)
+    if kueue is not None:
+        _refuse_multikueue_without_adapter(manifests, kueue)
+    found = check_manifests(manifests, release, projects=chosen, kueue=kueue) + _job_only_warnings(manifests)
     if warned is not None:
         warned += found
     return manifests
+
+
+KUEUE_RULES = ("kueue-integration", "kueue-pod-group")  # validate's rules/kueue.py queue_findings
+
+
+@functools.cache
+def _kueue_data() -> dict:
+    from generator.validate.rules import kueue as kueue_rules
+
+    return json.loads(kueue_rules.DATA.read_text(encoding="utf-8"))
+
+
+def kueue_releases() -> tuple[str, ...]:
+    """The Kueue releases whose integrations this tool has read (schemas/kueue/integrations.json),
+    oldest first: what `job --kueue-version` takes."""
+    return tuple(sorted(_kueue_data()["releases"], key=lambda r: tuple(int(p) for p in r.split("."))))
+
+
+def kueue_release(value) -> str:
+    """A Kueue release ("0.18", or (0, 18)) this tool knows; JobError otherwise."""
+    text = value if isinstance(value, str) else "{}.{}".format(*value)
+    text = text.removeprefix("v")
+    parts = text.split(".")
+    if len(parts) == 3 and all(p.isdigit() for p in parts):  # v0.18.6: its minor release
+        text = ".".join(parts[:2])
+    if text not in kueue_releases():
+        raise JobError(
+            f"releases: kueue: {value!r} is not a Kueue release this tool knows: {', '.join(kueue_releases())}"
+        )
+    return text
+
+
+def _managed_by(obj: dict):
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    run = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), dict) else {}
+    return spec.get("managedBy", run.get("managedBy"))
+
+
+def _refuse_multikueue_without_adapter(manifests: list[dict], release: str) -> None:
+    """managedBy kueue.x-k8s.io/multikueue on a kind whose integration Kueue ``release`` does not
+    have, or has no MultiKueue adapter for: the job's own controller leaves the job to MultiKueue,
+    which never dispatches it, so nothing ever runs it (KUEUE_MULTIKUEUE, core/kinds.py)."""
+    from generator.core.kinds import KUEUE_MULTIKUEUE
+    from generator.validate.rules import kueue as kueue_rules
+    from generator.validate.rules.lifecycle import MULTIKUEUE
+
+    entry = _kueue_data()["releases"][release]
+    for obj in manifests:
+        if not isinstance(obj, dict) or _managed_by(obj) != MULTIKUEUE:
+            continue
+        api, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
+        framework = kueue_rules.framework_of(api, kind)
+        adapter = KUEUE_MULTIKUEUE.get(framework or "")
+        first = tuple(int(p) for p in adapter[0].split(".")) if adapter else None
+        if framework is not None and framework in entry["registered"] and first <= tuple(map(int, release.split("."))):
+            continue
+        if framework is None or framework not in entry["registered"]:
+            why = f"Kueue {entry['tag']} has no integration for {api} {kind}"
+        else:
+            why = f"Kueue {entry['tag']}'s MultiKueue has no adapter for {framework}"
+        since = f" (from Kueue {adapter[0]}: {adapter[1]})" if adapter else ""
+        raise JobError(
+            f"managedBy {MULTIKUEUE}: {why}{since}, so MultiKueue never dispatches the {kind} and its own "
+            "controller leaves it alone: nothing would run it; use a newer --kueue-version, or drop --managed-by"
+        )
 
 
 def _job_only_warnings(manifests: list[dict]) -> list[str]:
@@ -392,10 +463,12 @@ def check_manifests(
     name: str = "rendered",
     checker: ObjectChecker | None = None,
     projects: dict | None = None,
+    kueue: str | None = None,
 ) -> list[str]:
     """Check ``manifests`` once, as `validate` would: raise JobError listing every finding at its
     line of the YAML they are written as if one is an error; else return the warnings, one line
-    each (kind, name, field, message and rule id)."""
+    each (kind, name, field, message and rule id). ``kueue``: the Kueue release the queue label is
+    judged by (validate's rule, rules/kueue.py, which `validate` runs for the newest)."""
     # The validator is imported here, when a job is checked: `job --help` and the runtime list
     # need none of it.
     from generator.kubeyaml.dump import dump_documents
@@ -404,6 +477,11 @@ def check_manifests(
 
     checker = checker or ObjectChecker(kube_version or newest(), projects=projects or None)
     problems = [(i, obj, f) for i, obj in enumerate(manifests) for f in checker.check(obj)]
+    if kueue is not None:  # the queue label judged for that Kueue release, not the newest
+        from generator.validate.rules import kueue as kueue_rules
+
+        problems = [p for p in problems if p[2].rule not in KUEUE_RULES]
+        problems += [(i, obj, f) for i, obj in enumerate(manifests) for f in kueue_rules.queue_findings(obj, kueue)]
     # and the verdicts across them (a gang no pod joins, servers that outlive their trainers)
     problems += [(i, manifests[i], f) for i, f in across.check(manifests, checker.minor)]
     problems.sort(key=lambda item: item[0])
