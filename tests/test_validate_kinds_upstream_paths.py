@@ -26,6 +26,8 @@ COVERED = {
     "flow-schema",
     "priority-level",
     "api-service",
+    "annotation-key",
+    "selector",
 }
 
 

@@ -148,16 +148,8 @@ def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | 
         if problem:
             out.append(error("metadata.namespace", "name", problem))
     out += label_findings(meta.get("labels"), "metadata.labels")
-    annotations = as_dict(meta.get("annotations"))
-    size = 0
-    for key, value in annotations.items():
-        # ValidateAnnotations: IsQualifiedName(strings.ToLower(k)), the case of a key does not matter
-        problem = label_key_problem(key.lower() if isinstance(key, str) else key, "annotation")
-        if problem:  # the path is built only for a finding: most keys have none
-            out.append(error(child("metadata.annotations", key), "annotation-key", problem))
-        size += len(key) + (len(value) if isinstance(value, str) else 0)
-    if size * 4 > ANNOTATIONS_SIZE_LIMIT:  # characters: at most 4 bytes each; most objects stop here
-        out += _annotations_size(annotations)
+    if "annotations" in meta:
+        out += annotation_findings(meta["annotations"], "metadata.annotations")
     if "ownerReferences" in meta:
         out += owner_reference_findings(meta["ownerReferences"])
     if "finalizers" in meta:
@@ -171,7 +163,25 @@ def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | 
 ANNOTATIONS_SIZE_LIMIT = 256 * 1024  # TotalAnnotationSizeLimitB
 
 
-def _annotations_size(annotations: dict) -> list[Finding]:
+def annotation_findings(annotations, path: str) -> list[Finding]:
+    """ValidateAnnotations (apimachinery pkg/api/validation/objectmeta.go): each key a qualified
+    name in lower case (IsQualifiedName(strings.ToLower(k)): the case of a key does not matter),
+    and ValidateAnnotationsSize. ``path``: where the annotations are (an object's metadata, a pod
+    template's)."""
+    annotations = as_dict(annotations)
+    out = []
+    size = 0
+    for key, value in annotations.items():
+        problem = label_key_problem(key.lower() if isinstance(key, str) else key, "annotation")
+        if problem:  # the path is built only for a finding: most keys have none
+            out.append(error(child(path, key), "annotation-key", problem))
+        size += len(key) + (len(value) if isinstance(value, str) else 0)
+    if size * 4 > ANNOTATIONS_SIZE_LIMIT:  # characters: at most 4 bytes each; most objects stop here
+        out += _annotations_size(annotations, path)
+    return out
+
+
+def _annotations_size(annotations: dict, path: str = "metadata.annotations") -> list[Finding]:
     """ValidateAnnotationsSize: the keys and values of all annotations, in bytes, at most 256 KiB
     (field.TooLong at metadata.annotations)."""
     size = sum(
@@ -185,7 +195,7 @@ def _annotations_size(annotations: dict) -> list[Finding]:
         f"the annotations hold {size} bytes (keys and values); an object's annotations hold at most "
         f"{ANNOTATIONS_SIZE_LIMIT} (256 KiB)"
     )
-    return [error("metadata.annotations", "metadata", message)]
+    return [error(path, "metadata", message)]
 
 
 BANNED_OWNERS = frozenset({("v1", "Event")})  # BannedOwners: core/v1 Event

@@ -38,7 +38,7 @@ from generator.validate.rules.base import (
     warning,
 )
 from generator.validate.rules.launcher import launcher_findings
-from generator.validate.rules.meta import label_findings
+from generator.validate.rules.meta import annotation_findings, label_findings
 from generator.validate.rules.paddlejob import PADDLE_ROLES
 from generator.validate.rules.pod_plan import ALWAYS, ContainerCheck, Planner, PodContext, SpecCheck
 from generator.validate.rules.selector import mismatches
@@ -489,7 +489,14 @@ def _controller_findings(obj: dict) -> list[Finding]:
         selector = {"matchLabels": spec.get("selector")}
         return out + mismatches(selector, labels, "spec.selector", "pod template", labels_path="spec.selector")
     if kind in _ALWAYS_RESTART and isinstance(spec.get("selector"), dict):  # a Job's selector is generated
-        out += mismatches(spec["selector"], labels, "spec.selector", "pod template")
+        found = mismatches(spec["selector"], labels, "spec.selector", "pod template")
+        if kind == "StatefulSet" and found:
+            # ValidatePodTemplateSpecForStatefulSet (pkg/apps/validation, v1.31.1) names the
+            # template's labels: field.Invalid(spec.template.metadata.labels, "`selector` does not
+            # match template `labels`"), one error for the whole selector
+            message = "; ".join(f.message for f in found)
+            found = [error(f"{template_path}.metadata.labels", "selector", message)]
+        out += found
     return out
 
 
@@ -519,9 +526,14 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = (), templates: list
             # `spec:` left empty: the apiserver's Required spec.containers (ValidatePodSpec)
             out.append(error("spec", "containers", "a Pod needs spec.containers (at least one container)"))
             continue
-        labels = as_dict(template.get("metadata")).get("labels")
+        meta = template.get("metadata")
+        labels = meta.get("labels") if isinstance(meta, dict) else None
         if path and not builtin and labels:  # a built-in controller's template labels: _controller_findings
             out += label_findings(labels, f"{path}.metadata.labels")
+        if path and isinstance(meta, dict) and meta.get("annotations"):
+            # ValidatePodTemplateSpec: ValidateAnnotations(spec.Annotations, fldPath.Child("annotations"));
+            # placed where the file writes them, under the template's metadata (a Pod's own: metadata_findings)
+            out += annotation_findings(meta["annotations"], f"{path}.metadata.annotations")
         if ".replicatedJobs[" in path:  # a Job's pod template, which the JobSet controller submits
             policy = as_dict(template.get("spec")).get("restartPolicy")
             if policy == "Always":  # unset: the JobSet webhook's OnFailure; not an enum value: the schema's
