@@ -3,7 +3,10 @@ for a finding of the fixture (by its path), the path the apiserver's own error c
 (field.Path of the call site the ledger names). The two must be equal; where this tool places a
 finding elsewhere on purpose (upstream names a field the file does not have, or a map where the
 finding points at its key), the line says why in parentheses and the two must then differ, so a
-reason that no longer holds fails too. Every finding of a rule these fixtures cover has a line."""
+reason that no longer holds fails too. Every finding of a rule these fixtures cover has a line.
+Upstream paths are written as field.Path prints them; a CRD schema's property is a Key there
+(`properties[spec]`), which this tool spells as a name (`properties.spec`, findings.child): the two
+spellings of one path compare equal."""
 
 from __future__ import annotations
 
@@ -11,9 +14,18 @@ import re
 
 import pytest
 
+from generator.core.findings import child
+
 from .test_validate_fixtures import BAD, findings, header
 
 LINE = re.compile(r"^# upstream-path: (\S+) = (\S+)(?: \((.+)\))?$")
+_SCHEMA_KEY = re.compile(r"\.properties\[([^\]\"]+)\]")
+
+
+def spelt(upstream: str) -> str:
+    """field.Path's `properties[NAME]` (Key) as this tool spells a schema property."""
+    return _SCHEMA_KEY.sub(lambda m: "." + child("properties", m[1]), upstream)
+
 
 FIXTURES = [p for p in BAD if any(line.startswith("# upstream-path:") for line in header(p))]
 
@@ -28,6 +40,8 @@ COVERED = {
     "api-service",
     "annotation-key",
     "selector",
+    "crd-structural",
+    "crd-list-map",
 }
 
 
@@ -38,7 +52,7 @@ def declared(path) -> dict[str, tuple[str, str | None]]:
             match = LINE.match(line)
             assert match, f"{path.name}: malformed line {line!r}"
             assert match[1] not in out, f"{path.name}: {match[1]} declared twice"
-            out[match[1]] = (match[2], match[3])
+            out[match[1]] = (spelt(match[2]), match[3])
     return out
 
 

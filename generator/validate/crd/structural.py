@@ -182,14 +182,17 @@ class _Checker:
         int_or_string = node.get("x-kubernetes-int-or-string") is True
         preserve = node.get("x-kubernetes-preserve-unknown-fields") is True
         if self.structural and not in_junctor and "type" not in node and not (int_or_string or preserve):
-            self.error(path, "crd-structural", "a structural schema states `type` here")
+            # ValidateStructural: field.Required(fldPath.Child("type"), "must not be empty for specified ... fields")
+            self.error(f"{path}.type", "crd-structural", "a structural schema states `type` here")
         if int_or_string:
             self._int_or_string(node, path)
         props = node.get("properties") if isinstance(node.get("properties"), dict) else {}
         items = node.get("items") if isinstance(node.get("items"), dict) else {}
         extra = node.get("additionalProperties")
         if props and (isinstance(extra, dict) or extra is False):
-            self.error(path, "crd-structural", "`properties` and `additionalProperties` exclude each other")
+            # field.Forbidden(fldPath.Child("additionalProperties"), "... mutual exclusive")
+            message = "`properties` and `additionalProperties` exclude each other"
+            self.error(f"{path}.additionalProperties", "crd-structural", message)
         if node.get("x-kubernetes-list-type") == "map":
             self._list_map(node, path)
         if node.get("x-kubernetes-list-type") == "set" and node.get("type") == "array":
@@ -405,13 +408,17 @@ class _Checker:
         keys = node.get("x-kubernetes-list-map-keys")
         keys = [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
         items = node.get("items") if isinstance(node.get("items"), dict) else {}
+        # paths as ValidateCustomResourceDefinitionOpenAPISchema and validateMapListKeysMapSet name them
         if not keys:
-            self.error(path, "crd-list-map", "a list-map needs x-kubernetes-list-map-keys")
+            self.error(
+                f"{path}.x-kubernetes-list-map-keys", "crd-list-map", "a list-map needs x-kubernetes-list-map-keys"
+            )
         if isinstance(node.get("items"), list):
             self.error(f"{path}.items", "crd-list-map", "the items of a list-map must be one schema")
             return
         if items.get("type") != "object":
-            self.error(f"{path}.items", "crd-list-map", "the items of a list-map must be objects")
+            where = f"{path}.items.type" if isinstance(node.get("items"), dict) else f"{path}.items"
+            self.error(where, "crd-list-map", "the items of a list-map must be objects")
             return
         if len(set(keys)) < len(keys):
             self.error(
@@ -426,17 +433,18 @@ class _Checker:
         for key in keys:
             prop = item_props.get(key)
             prop = prop if isinstance(prop, dict) else None
-            where = f"{path}.items.properties[{key}]"
+            where = child(f"{path}.items.properties", key)
             if prop is None:
-                self.error(where, "crd-list-map", f"list-map key {key!r} is not a property of the items")
+                message = f"list-map key {key!r} is not a property of the items"
+                self.error(f"{path}.x-kubernetes-list-map-keys", "crd-list-map", message)
                 continue
             if prop.get("type") in ("array", "object"):
-                self.error(where, "crd-list-map", f"list-map key {key!r} must be a scalar")
+                self.error(f"{where}.type", "crd-list-map", f"list-map key {key!r} must be a scalar")
             if prop.get("nullable") is True:
-                self.error(where, "crd-list-map", f"list-map key {key!r} cannot be nullable")
+                self.error(f"{where}.nullable", "crd-list-map", f"list-map key {key!r} cannot be nullable")
             if key not in required and ("default" not in prop or not self.v1):
                 needs = "required or defaulted" if self.v1 else "required (v1beta1 has no defaults)"
-                self.error(where, "crd-list-map", f"list-map key {key!r} must be {needs}")
+                self.error(f"{where}.default", "crd-list-map", f"list-map key {key!r} must be {needs}")
 
     def _root_metadata(self, node: dict, path: str) -> None:
         # Only `type: object` and restrictions of name and generateName are allowed there.
