@@ -9,7 +9,8 @@ same source runs interpreted everywhere else, with the same findings. PADDLEJOB_
            said in one line; an editable install (`pip install -e .`, `make manifests`) is never
            compiled: it runs the checkout's own files, with no compile step
     1      compiled, or the build fails saying why (an editable install too: its extension
-           modules are written beside the sources, which .gitignore leaves out)
+           modules are written beside the sources, which .gitignore leaves out); unset, a
+           failed type check of mypyc's builds pure Python, said in one line
     0      pure Python: the py3-none-any wheel
 
 build_support/backend.py asks the build environment for mypy when a compiled build is wanted.
@@ -78,8 +79,15 @@ def _extensions() -> list:
     modules = runpy.run_path(str(HERE / "generator" / "core" / "compiled.py"))["MODULES"]
     paths = [str(Path(*name.split(".")).with_suffix(".py")) for name in modules]
     _note(f"compiling {len(paths)} modules with mypyc (PADDLEJOB_COMPILE=0 builds pure Python)")
-    # the shared library is named after the project (paddlejob_manifests__mypyc), not a hash
-    return mypycify(paths, opt_level="3", group_name="paddlejob_manifests")
+    try:
+        # the shared library is named after the project (paddlejob_manifests__mypyc), not a hash
+        return mypycify(paths, opt_level="3", group_name="paddlejob_manifests")
+    except (SystemExit, Exception) as err:  # mypyc's type check failed: what it said is above
+        if choice == "1":
+            raise
+        reason = f"its type check, exit {err.code}" if isinstance(err, SystemExit) else err
+        _note(f"building interpreted (pure Python): mypyc failed ({reason}); PADDLEJOB_COMPILE=1 requires compiling")
+        return []
 
 
 setup(cmdclass={"build_py": BuildWithData}, ext_modules=_extensions())
