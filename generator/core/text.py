@@ -38,6 +38,13 @@ _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _COMMAND = re.compile(r"^([\s\u180e\u200b\u2060\ufeff]*):(?=:)|#(?=#\[)", re.MULTILINE)
 
 
+def is_command(text: str) -> bool:
+    """Whether a line of ``text`` is a GitHub workflow command as it stands (`::` first once white
+    space is trimmed, or `##[` anywhere): what `visible` defuses, for writers whose format keeps
+    its own escapes (YAML, kubeyaml/dump.py)."""
+    return ("::" in text or "##[" in text) and _COMMAND.search(text) is not None
+
+
 def _escape(match: re.Match) -> str:
     char = match.group()
     if char in _NAMED:

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from yaml.nodes import ScalarNode
 
+from generator.core import text
 from generator.kubeyaml import scalars
 
 
@@ -26,8 +27,18 @@ class _Dumper(yaml.CSafeDumper):
 
 
 def _str(dumper: Any, value: str) -> Any:
-    style = "|" if "\n" in value else None
+    if text.is_command(value):  # on one line, and `##[` escaped below: no line a CI log would run
+        style: str | None = '"'
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _defused(dumped: str) -> str:
+    """YAML whose strings that would run as a GitHub workflow command are double-quoted (_str),
+    one line each: the one form left, `##[`, is only in those, where `#\\x23[` reads back as the
+    same string (a double-quoted escape, go-yaml's and PyYAML's)."""
+    return dumped.replace("##[", "#\\x23[") if "##[" in dumped else dumped
 
 
 _Dumper.add_representer(str, _str)
@@ -43,7 +54,7 @@ def dump_documents(
         parts.append("---\n")
         if comment is not None:
             parts.append(comment(obj))
-        parts.append(yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20))
+        parts.append(_defused(yaml.dump(obj, Dumper=_Dumper, sort_keys=True, default_flow_style=False, width=1 << 20)))
     return "".join(parts)
 
 
