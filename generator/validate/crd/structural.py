@@ -465,8 +465,9 @@ def default_findings(schema: dict, prefix: str, minor: int | None = None) -> lis
     metadata, apiVersion and kind must be pruned (no unknown fields) and valid against the schema
     of its own node (ValidateCustomResource: types, enum, bounds, patterns, formats, required;
     the node's CEL rules too). Additional properties are not followed (no defaults there). The
-    defaults of the nodes below are applied first (a `default: {}` whose required fields have
-    defaults of their own passes); the apiserver validates the default as written."""
+    default is judged as written, as the apiserver's validator gets it: the defaults of the nodes
+    below it are not applied first (`default: {}` whose required field has a default of its own
+    is refused, "required")."""
     out: list[Finding] = []
     _defaults(schema, prefix, False, True, minor, out)
     return out
@@ -494,7 +495,7 @@ def _default_value(node: dict, value, path: str, minor: int | None) -> list[Find
     from generator.validate.crd.validator import CustomResourceValidator
 
     try:
-        found = CustomResourceValidator(node, strict=True, minor=minor).findings(value)
+        found = CustomResourceValidator(node, strict=True, minor=minor).findings(value, defaulted=False)
     except (ValueError, TypeError):  # a schema jsonschema-rs cannot compile: the keyword checks report it
         return []
     out = []

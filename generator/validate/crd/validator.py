@@ -334,8 +334,10 @@ class CustomResourceValidator:
     def _list_walk(self) -> _Walk | None:
         return _Walk.of(self.schema, self._list_types, _list_test, _duplicates)
 
-    def findings(self, obj: dict) -> list[Finding]:
-        if self._defaults_plan is not None:
+    def findings(self, obj: dict, defaulted: bool = True) -> list[Finding]:
+        """What the apiserver says of ``obj`` as a custom resource: its defaults applied first
+        (``defaulted``; a CRD's `default` values are judged as written: structural.py)."""
+        if defaulted and self._defaults_plan is not None:
             obj = apply_defaults(self._defaults_plan, obj)
         # is_valid first: it stops at the first error, and most objects have none
         errors = () if self._validator.is_valid(obj) else self._validator.iter_errors(obj)
