@@ -14,10 +14,7 @@ import http.server
 import io
 import json
 import os
-import subprocess
-import sys
 import tarfile
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -27,6 +24,7 @@ import pytest
 from generator.validate import build
 
 from .conftest import KUBECTL, REPO, needs_kubectl
+from .test_build_sources import run, write
 
 HELMS = [REPO / ".venv" / "helm" / f"v{major}" / "helm" for major in (3, 4)]
 A_HELM = next((str(path) for path in HELMS if path.is_file()), None)
@@ -39,30 +37,6 @@ needs_sandbox = pytest.mark.skipif(
 pytestmark = needs_sandbox
 
 SECRET = "outside-the-repository-s3cret"
-
-
-def run(argv: list[str], cwd: Path, env: dict | None = None, timeout: float = 120) -> tuple[int, str, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "generator", "validate", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=timeout,
-        env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
-    )
-    return done.returncode, done.stdout, done.stderr
-
-
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_text(textwrap.dedent(text))
-    return root
 
 
 class Listener:

@@ -50,11 +50,14 @@ def run(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[int, str, 
     return done.returncode, done.stdout, done.stderr
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
+def write(root: Path, files: dict[str, str | bytes]) -> Path:
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text))
     return root
 
 
@@ -599,23 +602,7 @@ def test_a_template_error_is_placed_on_the_line_helm_names(tmp_path):
 
 @needs_helm
 def test_a_charts_finding_is_on_the_template_line_that_writes_its_field(tmp_path):
-    template = """\
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata:
-          name: web
-        spec:
-          replicas: {{ .Values.replicas }}
-          selector:
-            matchLabels: {app: web}
-          template:
-            metadata:
-              labels: {app: web}
-            spec:
-              containers:
-                - name: web
-                  image: nginx:1.27
-        """
+    template = DEPLOYMENT.replace("spec:\n      sel", "spec:\n      replicas: {{ .Values.replicas }}\n      sel")
     chart = {"c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "c/values.yaml": "replicas: -1\n"}
     write(tmp_path, {**chart, "c/templates/deploy.yaml": template})
     code, out, err = run(["--build", "--helm", str(A_HELM), "c"], tmp_path)
