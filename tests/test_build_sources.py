@@ -630,3 +630,39 @@ def test_a_field_an_overlays_patch_changes_is_placed_on_the_patch(tmp_path):
     assert len(findings) == 1, out
     assert findings[0].startswith("overlay/replicas.yaml:5:3: error: Deployment/web: spec.replicas:"), out
     assert "; the patch here sets it" in findings[0]
+
+
+@needs_kubectl
+def test_a_bases_mistake_is_reported_once_for_every_build_that_makes_it(tmp_path):
+    """The base is built on its own and in two overlays: its invalid image is one finding, which
+    says how many other builds found it, not three copies of it."""
+    bad = DEPLOYMENT.replace("image: nginx:1.27", "image: 'Bad Image!'")
+    write(
+        tmp_path,
+        {
+            "base/deploy.yaml": bad,
+            "base/kustomization.yaml": "resources: [deploy.yaml]\n",
+            "dev/kustomization.yaml": "resources: [../base]\n",
+            "prod/kustomization.yaml": "resources: [../base]\n",
+        },
+    )
+    code, out, err = run(["--build", "--kubectl", KUBECTL, "."], tmp_path)
+    assert code == 1, out + err
+    findings = [line for line in out.splitlines() if ": error: " in line]
+    assert len(findings) == 1, out
+    assert findings[0].startswith("base/deploy.yaml:") and findings[0].endswith(
+        "(and 2 other builds of the run) [image]"
+    ), findings[0]
+
+
+def test_a_jsonnet_file_is_said_skipped_with_or_without_build(tmp_path):
+    """Argo CD evaluates a directory application's *.jsonnet; validate does not run a repository's
+    jsonnet, and says so rather than passing over it."""
+    write(tmp_path, {"apps/app.jsonnet": "{apiVersion: 'v1', kind: 'ConfigMap', metadata: {name: 'c'}}\n"})
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n"
+    write(tmp_path, {"apps/lib.libsonnet": "{}\n", "apps/cm.yaml": cm})
+    for argv in (["."], ["--build", "--kubectl", "/bin/true", "."]):
+        code, out, err = run(argv, tmp_path, {"PATH": os.defpath})
+        assert code == 0, out + err
+        assert "apps/app.jsonnet: skipped: a jsonnet file (Argo CD evaluates those of a directory application)" in err
+        assert "lib.libsonnet" not in err  # a library, not an application

@@ -1171,7 +1171,10 @@ def build_all(
 
 def check(built: list[Built], checker, report: Report) -> None:
     """Check each build's output with ``checker`` into ``report``, each finding placed on its
-    source (placed), until the report is full; sorted as validate_files sorts."""
+    source (placed), until the report is full; sorted as validate_files sorts. The same finding on
+    the same place from several builds (a base built on its own and in each overlay that names it)
+    is reported once, saying how many other builds found it."""
+    seen: dict[tuple, list[int]] = {}
     for done in built:
         if report.full:
             break
@@ -1185,6 +1188,17 @@ def check(built: list[Built], checker, report: Report) -> None:
                 data = doc.data if isinstance(doc.data, dict) else {}
                 meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
                 objects[(data.get("kind"), meta.get("name"))] = data
-        report.findings += placed(done, part, objects)
+        for item, said in zip(placed(done, part, objects), part.findings, strict=True):
+            key = (item.file, item.line, item.column, item.finding.rule, item.finding.path, said.finding.message)
+            if key in seen:  # a base built on its own and in each overlay: one finding, its builds counted
+                seen[key][1] += 1
+            else:
+                seen[key] = [len(report.findings), 0]
+                report.findings.append(item)
         report.truncated = report.truncated or part.truncated
+    for index, others in seen.values():
+        if others:
+            item = report.findings[index]
+            also = f" (and {others} other build{'s' if others > 1 else ''} of the run)"
+            report.findings[index] = item._replace(finding=item.finding._replace(message=item.finding.message + also))
     report.findings.sort(key=lambda x: (x.file, x.document, x.line, x.column, x.finding.path))

@@ -122,6 +122,12 @@ class Found(NamedTuple):
 
 KUSTOMIZATION_NOTE = "a kustomization: build it first (kubectl kustomize DIR | validate -)"
 CHART_NOTE = "a Helm chart: render it first (helm template CHART | validate -)"
+# Argo CD renders a directory application's *.jsonnet files; validate, with --build too, does not
+# evaluate a repository's jsonnet (it would be code from the pull request): said, not passed over.
+JSONNET_NOTE = (
+    "a jsonnet file (Argo CD evaluates those of a directory application): render it first "
+    "(paddlejob-manifests render FILE.jsonnet | validate -, or jsonnet -y FILE | validate -)"
+)
 
 
 def _kustomize_inputs(kustomization: Path) -> set[Path]:
@@ -381,6 +387,8 @@ def _walk(
             out.skipped.append((text, "Helm values or chart metadata, not a manifest"))
         elif why := _tool_file(name):
             out.skipped.append((text, why))
+        elif name.endswith(".jsonnet") and not any(pattern.search(text) for pattern in patterns):
+            out.skipped.append((text, JSONNET_NOTE))
         elif os.path.splitext(name)[1] not in EXTENSIONS:
             continue
         elif any(pattern.search(text) for pattern in patterns):
