@@ -199,6 +199,7 @@ KINDS: tuple[Kind, ...] = (
         templates="jobset_templates",
         claims="jobset_claims",
         group_restart=RESTART_JOBS,
+        published=True,
     ),
 )
 
