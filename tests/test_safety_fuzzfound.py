@@ -209,3 +209,26 @@ def test_helm_and_params_agree(helm, seconds, taken, tmp_path):
         {"key": "a", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": seconds}
     )
     assert (problem is None) == taken, problem
+
+
+@pytest.mark.parametrize("pages", ["9" * 64, "1" + "0" * 80 + "Gi"])
+def test_a_huge_hugepages_quantity_is_a_finding_not_an_internal_error(tmp_path, pages):
+    """The fuzzer's values case 687567330: a 64-digit hugepages request made Decimal's % give up
+    (DivisionImpossible), exit 3; whole pages are now counted exactly, in validate and --params."""
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      image: busybox:1\n"
+        f"      resources:\n        requests: {{hugepages-2Mi: '{pages}', memory: 1Gi}}\n"
+        f"        limits: {{hugepages-2Mi: '{pages}', memory: 1Gi}}\n"
+    )
+    (tmp_path / "pod.yaml").write_text(pod)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(tmp_path / "pod.yaml")],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode in (0, 1) and "internal error" not in done.stderr, done.stderr
+    (tmp_path / "params.yaml").write_text(f'resources: {{"requests": {{"hugepages-2Mi": "{pages}"}}}}\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "render", "--params", str(tmp_path / "params.yaml"), "--out", "D"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert done.returncode in (0, 1, 2) and "internal error" not in done.stderr, done.stderr

@@ -10,6 +10,8 @@ validateEphemeralContainers). pod.py runs the checks of `SPEC_CHECKS` and
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
 from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
@@ -463,7 +465,8 @@ def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
                 hugepages = True
                 page = name.removeprefix("hugepages-")
                 size = parse_quantity(page)
-                if value is not None and (not size or size <= 0 or value % size):
+                # exact: Decimal's % gives up past its precision (a 64-digit quantity), a Fraction never
+                if value is not None and (not size or size <= 0 or Fraction(value) % Fraction(size)):
                     message = f"{name} {kind[:-1]} {quantity!r} must be a whole number of {page} pages"
                     out.append(error(child(f"{here}.{kind}", name), "resources", message))
     if not hugepages:
