@@ -20,7 +20,8 @@ from .sweep import mutations
 
 RUNTIME_JOBS = [
     ("paddle-operator", "--ps", "1", "--workers", "2"),
-    ("paddle-operator", "--workers", "4", "--elastic", "--etcd", "etcd:2379", "--min-workers", "2"),
+    # paddle-operator trains elastic jobs with every replica only (job refuses fewer)
+    ("paddle-operator", "--workers", "4", "--elastic", "--etcd", "etcd:2379", "--min-workers", "4"),
     ("kubernetes", "--workers", "3", "--elastic", "--min-workers", "2"),  # with its own etcd
     ("volcano", "--ps", "1", "--workers", "2"),
     ("volcano", "--workers", "2"),
@@ -31,7 +32,9 @@ RUNTIME_JOBS = [
 
 
 def job_text(runtime: str, *flags: str) -> str:
-    argv = ["job", "demo", "--image", "paddle:3", "--runtime", runtime, "--command", "python train.py", *flags]
+    # an elastic job runs Paddle's launcher, the one that reads PADDLE_MASTER (job refuses another command)
+    command = "python -m paddle.distributed.launch train.py" if "--elastic" in flags else "python train.py"
+    argv = ["job", "demo", "--image", "paddle:3", "--runtime", runtime, "--command", command, *flags]
     done = subprocess.run([sys.executable, "-m", "generator", *argv], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     return done.stdout
