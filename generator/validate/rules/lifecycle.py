@@ -23,7 +23,7 @@ Sources, at the releases the project targets:
 from __future__ import annotations
 
 from generator.core.findings import Finding
-from generator.validate.rules import batch, kubeflow, paddlejob, trainer, volcano
+from generator.validate.rules import kubeflow, paddlejob, trainer, volcano
 from generator.validate.rules.base import as_dict, as_int, as_list, error, warning
 from generator.validate.rules.pod import pod_templates
 
@@ -100,6 +100,8 @@ def _indexed_findings(spec: dict, path: str) -> list[Finding]:
 
 def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     """batch/v1 Job: the apiserver's rules (rules/batch.py), then the lifecycle's."""
+    from generator.validate.rules import batch  # here: a group's rules load with its first object
+
     out = batch.job_findings(obj, releases)
     spec = as_dict(obj.get("spec"))
     out += _indexed_findings(spec, "spec")
