@@ -355,6 +355,7 @@ def with_recorded_flags(args: argparse.Namespace) -> argparse.Namespace:
     if args.out == STDOUT or args.params:
         return args
     if not args.out.is_dir():
+        render.check_folders(args.out)  # a file where a folder of --out goes: said as a render says it
         raise values.InputError(
             f"--out {args.out}: no such folder to check; render it first "
             f"(`paddlejob-manifests render --out {args.out} ...`) or point --out at the rendered folder"

@@ -415,7 +415,7 @@ def plan(
         g.job_lib_out,
     )
     targets = all_targets(found)
-    _check_folders(out, targets)
+    check_folders(out, targets)
     held = None
     try:
         if out.is_dir():  # else there is nothing to recover, and write makes and locks it
@@ -432,7 +432,7 @@ def plan(
     return Plan(out, rendered, found, held)
 
 
-def _check_folders(out: Path, targets) -> None:
+def check_folders(out: Path, targets=()) -> None:
     """OutputRefused if ``out``, or the folder of an output, cannot be a folder: it, or a folder
     above it, is a file."""
     blocked = _file_on_the_way(out)
