@@ -137,6 +137,8 @@ class SchemaTypes:
             node = _with_type_and_object_meta(node)
             self._keep.append(node)
         kind = node.get("type")
+        if not isinstance(kind, str):  # a schema the structural rules refuse: no type to declare
+            return None
         if kind == "array":
             items = node.get("items")
             if not isinstance(items, dict):
@@ -157,7 +159,7 @@ class SchemaTypes:
                 "duration": ("duration",),
                 "date": ("timestamp",),
                 "date-time": ("timestamp",),
-            }.get(node.get("format"), ("string",))
+            }.get(node.get("format") if isinstance(node.get("format"), str) else "", ("string",))
         return {"boolean": ("bool",), "number": ("double",), "integer": ("int",)}.get(kind)
 
     def _message(self, node: dict) -> tuple:
