@@ -367,7 +367,7 @@ def test_list_rules_prints_the_rulebook():
     assert code == 2 and "give a PATH" in err
 
 
-PYTHON_WORDS = re.compile(r"\b(None|True|False)\b")
+PYTHON_WORDS = re.compile(r"(?<![\"\x27])\b(None|True|False)\b(?![\"\x27])")  # a quoted "True" is a YAML string
 
 
 def test_every_node_of_every_fixture_replaced_by_each_odd_value_never_crashes():

@@ -495,8 +495,14 @@ def _default_value(node: dict, value, path: str, minor: int | None) -> list[Find
     from generator.validate.crd.validator import CustomResourceValidator
 
     try:
-        found = CustomResourceValidator(node, strict=True, minor=minor).findings(value, defaulted=False)
-    except (ValueError, TypeError):  # a schema jsonschema-rs cannot compile: the keyword checks report it
+        validator = CustomResourceValidator(node, strict=True, minor=minor)
+    except (ValueError, TypeError, AttributeError, KeyError):
+        # a schema that cannot be compiled (a field of the wrong shape: `properties: true`,
+        # `anyOf: {}`): the keyword and structural checks above report what is wrong with it
+        return []
+    try:
+        found = validator.findings(value, defaulted=False)
+    except (ValueError, TypeError):  # jsonschema-rs refusing the compiled form: reported above
         return []
     out = []
     for finding in found:

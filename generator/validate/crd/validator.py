@@ -75,7 +75,7 @@ def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict
     for key, value in schema.items():
         if key in _MARKERS_TO_DROP or key == "x-kubernetes-preserve-unknown-fields":
             continue
-        if key == "properties":
+        if key == "properties" and isinstance(value, dict):  # not a mapping: the CRD's own rules say so
             embedded = bool(schema.get("x-kubernetes-embedded-resource"))
             out[key] = {
                 name: (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1035_LABEL, DNS1123_SUBDOMAIN, name_problem, path_segment_problem
-from generator.validate.rules.base import as_dict, as_int, error
+from generator.validate.rules.base import as_dict, as_int, error, value_text
 
 RULE = "api-service"
 
@@ -24,7 +24,8 @@ def api_service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     name = as_dict(obj.get("metadata")).get("name")
     required = f"{version}.{group}"
     if isinstance(name, str) and name and not path_segment_problem(name, "APIService name") and name != required:
-        out.append(error("metadata.name", RULE, f'the name must be `spec.version+"."+spec.group`: {required!r}'))
+        message = f'the name must be `spec.version+"."+spec.group`: {value_text(required)}'
+        out.append(error("metadata.name", RULE, message))
     if not group and version != "v1":
         message = "spec.group is required: only v1 may have an empty group (the legacy core API)"
         out.append(error("spec.group", RULE, message))

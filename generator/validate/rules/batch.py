@@ -303,8 +303,8 @@ def _template_condition_statuses(policy: dict, path: str, releases: tuple[int, .
             status = pattern.get("status")
             if status == "" or (status is None and max(releases, default=0) >= CONDITION_STATUS_OPTIONAL_SINCE):
                 message = (
-                    "status is required in a CronJob's jobTemplate (True, False or Unknown): only a Job's "
-                    "own create defaults it to True"
+                    'status is required in a CronJob\'s jobTemplate (a condition status: "True", "False" or '
+                    '"Unknown"): only a Job\'s own create defaults it'
                 )
                 out.append(error(f"{path}.rules[{i}].onPodConditions[{j}].status", "job", message))
     return out

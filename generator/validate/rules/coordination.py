@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from generator.core.findings import Finding
-from generator.validate.rules.base import as_dict, as_int, error
+from generator.validate.rules.base import as_dict, as_int, error, value_text
 
 RULE = "lease"
 
@@ -37,7 +37,7 @@ def lease_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         value = spec.get(field)
         if isinstance(value, str) and not _MICRO_TIME.match(value):
             message = (
-                f"{field} {value!r} cannot be decoded as a MicroTime: it takes RFC 3339 with six digits of "
+                f"{field} {value_text(value)} cannot be decoded as a MicroTime: it takes RFC 3339 with six digits of "
                 "fraction and a zone, e.g. 2024-05-01T12:00:00.000000Z"
             )
             out.append(error(f"spec.{field}", RULE, message))

@@ -8,7 +8,7 @@ import ipaddress
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, PROTOCOLS, label_key_problem, name_problem
-from generator.validate.rules.base import as_dict, as_list, error
+from generator.validate.rules.base import as_dict, as_list, error, value_text
 from generator.validate.rules.core import _ip as sloppy_ip
 from generator.validate.rules.meta import label_findings
 
@@ -25,7 +25,7 @@ def endpoint_slice_findings(obj: dict, releases: tuple[int, ...]) -> list[Findin
     if address_type in (None, ""):
         out.append(error("addressType", RULE, "addressType is required: IPv4, IPv6 or FQDN"))
     elif isinstance(address_type, str) and address_type not in ADDRESS_TYPES:
-        message = f"addressType {address_type!r} is not supported: IPv4, IPv6 or FQDN"
+        message = f"addressType {value_text(address_type)} is not supported: IPv4, IPv6 or FQDN"
         out.append(error("addressType", RULE, message))
     endpoints = as_list(obj.get("endpoints"))
     if len(endpoints) > MAX_ENDPOINTS:
@@ -81,7 +81,7 @@ def _endpoint_findings(endpoint: dict, here: str, address_type) -> list[Finding]
             if not name:
                 out.append(error(f"{here}.hints.forZones[{k}].name", RULE, "a zone hint needs a name"))
             elif name in seen:
-                out.append(error(f"{here}.hints.forZones[{k}].name", RULE, f"zone {name!r} is hinted twice"))
+                out.append(error(f"{here}.hints.forZones[{k}].name", RULE, f"zone {value_text(name)} is hinted twice"))
             seen.add(name)
     return out
 
@@ -111,10 +111,10 @@ def _address_problem(address: str, address_type) -> str | None:
             ip = ip.ipv4_mapped  # To4() reads it as IPv4
         if ip is None or (address_type == "IPv4") != (ip.version == 4):
             family = "IPv4" if address_type == "IPv4" else "IPv6"
-            return f"{address!r} must be a valid {family} address (addressType {address_type})"
+            return f"{value_text(address)} must be a valid {family} address (addressType {address_type})"
         for what, test in _SPECIAL:
             if test(ip):
-                return f"{address!r} may not be {what} (an endpoint's address must be one a pod or node has)"
+                return f"{value_text(address)} may not be {what} (an endpoint's address must be one a pod or node has)"
         return None
     if address_type == "FQDN":
         return fqdn_problem(address)
@@ -128,9 +128,12 @@ def fqdn_problem(name: str) -> str | None:
     if not text:
         return "an FQDN is required"
     if len(text) > 253 or not DNS1123_SUBDOMAIN.match(text) or any(len(part) > 63 for part in text.split(".")):
-        return f"{name!r} must be a DNS-1123 subdomain: lower-case labels of letters, digits and '-', joined by '.'"
+        return (
+            f"{value_text(name)} must be a DNS-1123 subdomain: lower-case labels of letters, digits and '-', "
+            "joined by '.'"
+        )
     if "." not in text:
-        return f"{name!r} should be a domain with at least two segments separated by dots"
+        return f"{value_text(name)} should be a domain with at least two segments separated by dots"
     return None
 
 
@@ -147,12 +150,12 @@ def _port_findings(ports: list) -> list[Finding]:
             if problem:
                 out.append(error(f"{here}.name", RULE, problem))
         if name in names:
-            message = f"port name {name!r} is used twice" if name else "two ports without a name"
+            message = f"port name {value_text(name)} is used twice" if name else "two ports without a name"
             out.append(error(f"{here}.name", RULE, message))
         names.add(name)
         protocol = port.get("protocol", "TCP")  # SetDefaults_EndpointPort: TCP
         if isinstance(protocol, str) and protocol not in PROTOCOLS:
-            message = f"protocol {protocol!r} is not supported: {', '.join(PROTOCOLS)}"
+            message = f"protocol {value_text(protocol)} is not supported: {', '.join(PROTOCOLS)}"
             out.append(error(f"{here}.protocol", RULE, message))
         app = port.get("appProtocol")
         if isinstance(app, str):

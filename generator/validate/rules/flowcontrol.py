@@ -11,7 +11,7 @@ import math
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, name_problem
-from generator.validate.rules.base import as_dict, as_int, as_list, error
+from generator.validate.rules.base import as_dict, as_int, as_list, error, value_text
 
 FLOW_SCHEMA, PRIORITY_LEVEL = "flow-schema", "priority-level"
 
@@ -44,7 +44,7 @@ def flow_schema_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
             out.append(error("spec.matchingPrecedence", FLOW_SCHEMA, message))
     method = spec.get("distinguisherMethod")
     if isinstance(method, dict) and method.get("type") not in DISTINGUISHERS:
-        message = f"distinguisherMethod type {method.get('type')!r} is not supported: ByNamespace or ByUser"
+        message = f"distinguisherMethod type {value_text(method.get('type'))} is not supported: ByNamespace or ByUser"
         out.append(error("spec.distinguisherMethod.type", FLOW_SCHEMA, message))
     level = as_dict(spec.get("priorityLevelConfiguration")).get("name")
     if not level:
@@ -84,13 +84,13 @@ def _subject_findings(subject: dict, here: str) -> list[Finding]:
     """ValidateFlowSchemaSubject: the member its kind names, and no other."""
     kind = subject.get("kind")
     if kind not in SUBJECT_KINDS:
-        message = f"subject kind {kind!r} is not supported: {', '.join(SUBJECT_KINDS)}"
+        message = f"subject kind {value_text(kind)} is not supported: {', '.join(SUBJECT_KINDS)}"
         return [error(f"{here}.kind", FLOW_SCHEMA, message)]
     out = []
     own = _SUBJECT_FIELDS[kind]
     member = subject.get(own)
     if not isinstance(member, dict):
-        out.append(error(f"{here}.{own}", FLOW_SCHEMA, f"{own} is required when subject kind is {kind!r}"))
+        out.append(error(f"{here}.{own}", FLOW_SCHEMA, f"{own} is required when subject kind is {value_text(kind)}"))
     else:
         member_name = member.get("name")
         if not member_name:
@@ -110,7 +110,7 @@ def _subject_findings(subject: dict, here: str) -> list[Finding]:
                     out.append(error(f"{here}.{own}.namespace", FLOW_SCHEMA, problem))
     for other_kind, field in _SUBJECT_FIELDS.items():
         if other_kind != kind and subject.get(field) is not None:
-            message = f"{field} is forbidden when subject kind is not {other_kind!r}"
+            message = f"{field} is forbidden when subject kind is not {value_text(other_kind)}"
             out.append(error(f"{here}.{field}", FLOW_SCHEMA, message))
     return out
 
@@ -124,7 +124,7 @@ def _verb_findings(verbs: list, here: str) -> list[Finding]:
         return []
     unknown = [v for v in verbs if v not in VERBS]
     if unknown:
-        message = f"verbs {unknown} are not supported: {', '.join(VERBS)} or '*'"
+        message = f"verbs {value_text(unknown)} are not supported: {', '.join(VERBS)} or '*'"
         return [error(f"{here}.verbs", FLOW_SCHEMA, message)]
     return []
 
@@ -170,7 +170,7 @@ def _non_resource_rule_findings(rule: dict, here: str) -> list[Finding]:
         for k, url in enumerate(urls):
             problem = url_path_problem(url) if isinstance(url, str) else None
             if problem:
-                out.append(error(f"{here}.nonResourceURLs[{k}]", FLOW_SCHEMA, f"{url!r} {problem}"))
+                out.append(error(f"{here}.nonResourceURLs[{k}]", FLOW_SCHEMA, f"{value_text(url)} {problem}"))
     return out
 
 
@@ -201,7 +201,10 @@ def priority_level_findings(obj: dict, releases: tuple[int, ...]) -> list[Findin
     kind = spec.get("type")
     out = []
     if (name == "exempt") != (kind == "Exempt") and isinstance(name, str):
-        message = f"type must be 'Exempt' if and only if the name is 'exempt' (name {name!r}, type {kind!r})"
+        message = (
+            f"type must be 'Exempt' if and only if the name is 'exempt' (name {value_text(name)}, "
+            f"type {value_text(kind)})"
+        )
         out.append(error("spec.type", PRIORITY_LEVEL, message))
     if kind == "Exempt":
         if spec.get("limited") is not None:
@@ -223,7 +226,7 @@ def priority_level_findings(obj: dict, releases: tuple[int, ...]) -> list[Findin
                 out.append(error("spec.limited.borrowingLimitPercent", PRIORITY_LEVEL, message))
             out += _limit_response_findings(as_dict(limited.get("limitResponse")), "spec.limited.limitResponse")
     elif isinstance(kind, str):
-        out.append(error("spec.type", PRIORITY_LEVEL, f"type {kind!r} is not supported: Exempt or Limited"))
+        out.append(error("spec.type", PRIORITY_LEVEL, f"type {value_text(kind)} is not supported: Exempt or Limited"))
     return out
 
 
@@ -256,7 +259,8 @@ def _limit_response_findings(response: dict, here: str) -> list[Finding]:
             return [error(f"{here}.queuing", PRIORITY_LEVEL, "queuing is required when limitResponse.type is Queue")]
         return _queuing_findings(queuing, f"{here}.queuing")
     if isinstance(kind, str):
-        return [error(f"{here}.type", PRIORITY_LEVEL, f"limitResponse type {kind!r} is not supported: Queue or Reject")]
+        message = f"limitResponse type {value_text(kind)} is not supported: Queue or Reject"
+        return [error(f"{here}.type", PRIORITY_LEVEL, message)]
     return []
 
 

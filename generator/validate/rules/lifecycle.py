@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding
 from generator.validate.rules import kubeflow, paddlejob, trainer, volcano
-from generator.validate.rules.base import as_dict, as_int, as_list, error, warning
+from generator.validate.rules.base import as_dict, as_int, as_list, error, value_text, warning
 from generator.validate.rules.pod import pod_templates
 
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
@@ -163,7 +163,7 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
                 "OnFailure or Always): a crashed pod never reaches phase Failed, so PodFailed never fires "
                 "(job_controller_handler.go updatePod)"
             )
-            message = f"maxRetry {spec.get('maxRetry')} is never reached: {why}; Volcano counts a retry only when a policy restarts the job (state/running.go, state/restarting.go)"  # noqa: E501
+            message = f"maxRetry {value_text(spec.get('maxRetry'))} is never reached: {why}; Volcano counts a retry only when a policy restarts the job (state/running.go, state/restarting.go)"  # noqa: E501
             out.append(warning("spec.maxRetry", "lifecycle-volcano-retry", message))
     for i, task in enumerate(tasks):
         env = _elastic(as_dict(task.get("template")))

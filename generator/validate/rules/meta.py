@@ -14,7 +14,7 @@ from generator.core.grammar import (
     name_problem,
     path_segment_problem,
 )
-from generator.validate.rules.base import as_dict, byte_length, error
+from generator.validate.rules.base import as_dict, byte_length, error, value_text
 
 # -- names ------------------------------------------------------------------------------------
 # Each kind's metadata.name is checked with the name function its own
@@ -227,10 +227,11 @@ def owner_reference_findings(refs) -> list[Finding]:
         for field in ("kind", "name", "uid"):
             if ref.get(field) == "":
                 out.append(error(f"{here}.{field}", "metadata", f"an owner reference's {field} must not be empty"))
-        if (api_version, kind) in BANNED_OWNERS:
+        if isinstance(api_version, str) and isinstance(kind, str) and (api_version, kind) in BANNED_OWNERS:
             out.append(error(here, "metadata", "an Event (v1) may not be an owner"))
         if ref.get("controller") is True:
-            name = f"{kind}/{ref.get('name')}"
+            shown = [part if isinstance(part, str) else value_text(part) for part in (kind, ref.get("name"))]
+            name = "/".join(shown)
             if first_controller is not None:
                 message = (
                     f"only one owner reference may have controller: true; found it for {first_controller} and {name}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_LABEL, name_problem, parse_quantity
-from generator.validate.rules.base import as_dict, as_list, error
+from generator.validate.rules.base import as_dict, as_list, error, value_text
 from generator.validate.rules.core import resource_name_problem
 from generator.validate.rules.meta import label_findings
 from generator.validate.rules.pod_scheduling import _toleration_findings
@@ -48,7 +48,7 @@ def _pod_fixed_findings(pod_fixed: dict) -> list[Finding]:
             out.append(error(here, RULE, problem))
         value = parse_quantity(quantity)
         if value is not None and value < 0:
-            out.append(error(here, RULE, f"overhead {name} {quantity!r} must not be negative"))
+            out.append(error(here, RULE, f"overhead {name} {value_text(quantity)} must not be negative"))
     return out
 
 
@@ -66,7 +66,9 @@ def _scheduling_findings(scheduling: dict) -> list[Finding]:
         # validateTolerations: the list keys (key, operator, value, effect) once each
         key = tuple(str(toleration.get(k) or "") for k in ("key", "operator", "value", "effect"))
         if key in seen:
-            message = f"toleration {toleration!r} repeats an earlier one (the same key, operator, value and effect)"
+            message = (
+                f"toleration {value_text(toleration)} repeats an earlier one (the same key, operator, value and effect)"
+            )
             out.append(error(f"scheduling.tolerations[{i}]", RULE, message))
         seen.add(key)
     return out
