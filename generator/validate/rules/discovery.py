@@ -78,6 +78,8 @@ def _endpoint_findings(endpoint: dict, here: str, address_type) -> list[Finding]
         seen = set()
         for k, zone in enumerate(zones):
             name = as_dict(zone).get("name")
+            if name is not None and not isinstance(name, str):
+                continue  # the schema's finding
             if not name:
                 out.append(error(f"{here}.hints.forZones[{k}].name", RULE, "a zone hint needs a name"))
             elif name in seen:

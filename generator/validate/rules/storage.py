@@ -101,7 +101,7 @@ def csi_driver_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     out = []
     policy = spec.get("fsGroupPolicy")
     if isinstance(policy, str) and policy not in FS_GROUP_POLICIES:
-        message = f"fsGroupPolicy {policy!r} is not supported: {', '.join(FS_GROUP_POLICIES)}"
+        message = f"fsGroupPolicy {policy!r} is not supported: {', '.join(map(repr, FS_GROUP_POLICIES))}"
         out.append(error("spec.fsGroupPolicy", "csi-driver", message))
     audiences = set()
     for i, request in enumerate(as_list(spec.get("tokenRequests"))):
