@@ -110,3 +110,26 @@ def test_crds_from_a_catalog_folder_given_once_in_the_file(tmp_path):
     done = validate(tmp_path, "w.yaml")
     assert done.returncode == 1 and "w.yaml:4:8: error: Widget/w: spec.size: 0 is less than the minimum" in done.stdout
     assert "Widget/ok" not in done.stdout and "unknown-kind" not in done.stdout
+
+
+def test_the_file_reads_no_crd_outside_its_folder(tmp_path):
+    """A CRD the file names is read only from its own folder tree: a file a pull request commits
+    cannot make a run read (or tell the existence of) a file elsewhere on the machine."""
+    below = repository(tmp_path)
+    secret = tmp_path.parent / f"{tmp_path.name}-secret.env"
+    secret.write_text("TOKEN=s3cret\n")
+    (tmp_path / "link.yaml").symlink_to(secret)
+    for entry in (str(secret), f"../{secret.name}", "link.yaml"):
+        (tmp_path / ".paddlejob-manifests.yaml").write_text(f"crds: [{entry}]\n")
+        done = validate(below, "a.yaml")
+        assert done.returncode == 2 and "outside the configuration file's folder" in done.stderr, entry
+        assert "s3cret" not in done.stdout + done.stderr
+    (tmp_path / ".paddlejob-manifests.yaml").write_text("crds: [crds/]\n")  # inside: read as before
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "crds" / "widget.yaml").write_text(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n"
+        "spec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n"
+        "  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]\n"
+    )
+    inside = validate(below, "a.yaml")
+    assert inside.returncode == 1 and "outside" not in inside.stderr, inside.stderr  # a.yaml's own findings

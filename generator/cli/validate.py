@@ -316,21 +316,22 @@ def _one_value(parser, action, value, where: str, folder: str):
         raise InputError(visible(f"{where}: {err.message}")) from None
     if isinstance(parsed, list):
         (parsed,) = parsed
-    if action.dest == "crd" and folder:  # a path in the file is relative to the file's folder
-        parsed = os.path.relpath(os.path.join(folder, parsed)) if not os.path.isabs(parsed) else parsed
+    if action.dest == "crd":
+        parsed = _in_config_folder(parsed, folder, where, "--crd")
     if action.dest == "output" and parsed[1] is not None:
-        parsed = (parsed[0], _output_in(parsed[1], folder, where))
+        parsed = (parsed[0], _in_config_folder(parsed[1], folder, where, "--output"))
     return parsed
 
 
-def _output_in(path: str, folder: str, where: str) -> str:
-    """An output file the configuration names: inside the file's folder (a file a pull request
-    can change must not make a run write elsewhere on the machine)."""
+def _in_config_folder(path: str, folder: str, where: str, flag: str) -> str:
+    """A file the configuration names (a CRD to read, an output to write), relative to the
+    file's folder and inside it, links resolved: a file a pull request can change must not make
+    a run read or write elsewhere on the machine."""
     base = os.path.realpath(folder or ".")
     target = os.path.realpath(os.path.join(base, path))
     if os.path.isabs(path) or not (target == base or target.startswith(base.rstrip(os.sep) + os.sep)):
         raise InputError(
-            visible(f"{where}: {path!r} is outside the configuration file's folder; give it with --output instead")
+            visible(f"{where}: {path!r} is outside the configuration file's folder; give it with {flag} instead")
         )
     return os.path.relpath(os.path.join(folder, path)) if folder else path
 
