@@ -33,10 +33,9 @@ import re
 import shutil
 import socket
 import subprocess
-import tempfile
 from pathlib import Path
 
-from generator.local.resources import absolute_path
+from generator.local.resources import absolute_path, probe
 
 IMAGE = "quay.io/coreos/etcd:v3.5."
 CLIENT_PORT = 2379
@@ -190,24 +189,14 @@ def client_env(python: str, base_env: dict[str, str]) -> tuple[dict[str, str] | 
             return None, f"{python} is not on PATH (its absolute entries)"
     env = {**base_env, "PATH": path}
     tried = []
-    with tempfile.TemporaryDirectory(prefix="paddlejob-local-probe-") as empty:
-        for extra in ({}, dict([PURE_PROTOBUF])):
-            try:
-                done = subprocess.run(
-                    [found, "-I", "-c", _PROBE],
-                    env={**env, **extra},
-                    cwd=empty,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    errors="replace",
-                    timeout=60,
-                )
-            except (OSError, subprocess.SubprocessError) as err:
-                return None, f"{python} does not run: {err}"
-            if done.returncode == 0:
-                return extra, ""
-            tried.append((done.stderr.strip().splitlines() or ["(no output)"])[-1])
+    for extra in ({}, dict([PURE_PROTOBUF])):
+        try:
+            done = probe([found, "-I", "-c", _PROBE], timeout=60, env={**env, **extra})
+        except (OSError, subprocess.SubprocessError) as err:
+            return None, f"{python} does not run: {err}"
+        if done.returncode == 0:
+            return extra, ""
+        tried.append((done.stderr.strip().splitlines() or ["(no output)"])[-1])
     return None, tried[0]
 
 

@@ -47,6 +47,24 @@ def absolute_path(value: str) -> str:
     return os.pathsep.join(p for p in value.split(os.pathsep) if os.path.isabs(p))
 
 
+def probe(argv: list[str], timeout: float, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``argv`` run to check this machine, in an empty temporary folder (nothing of the caller's
+    folder or the job's is beside it), with no input; its text output kept. OSError and
+    SubprocessError are the caller's to say."""
+    with tempfile.TemporaryDirectory(prefix="paddlejob-local-probe-") as empty:
+        return subprocess.run(
+            argv,
+            env=env,
+            cwd=empty,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            check=False,
+        )
+
+
 def _visible(environ) -> tuple[list[str], str] | None:
     """The GPUs CUDA_VISIBLE_DEVICES names, when it is set."""
     if VISIBLE not in environ:
@@ -73,17 +91,7 @@ def machine_gpus(environ=None) -> tuple[list[str], str]:
     if smi is None:
         return [], "no nvidia-smi and no CUDA_VISIBLE_DEVICES"
     try:
-        with tempfile.TemporaryDirectory(prefix="paddlejob-local-probe-") as empty:
-            done = subprocess.run(
-                [smi, "-L"],
-                cwd=empty,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=20,
-                check=False,
-            )
+        done = probe([smi, "-L"], timeout=20)
     except (OSError, subprocess.SubprocessError) as err:
         return [], f"nvidia-smi -L failed: {err}"
     if done.returncode != 0:
