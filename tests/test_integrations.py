@@ -39,6 +39,7 @@ def test_one_schema_per_kind_in_kubeconforms_layout():
     assert files == [
         "batch.paddlepaddle.org/paddlejob_v1.json",
         "batch.volcano.sh/job_v1alpha1.json",
+        "jobset.x-k8s.io/jobset_v1alpha2.json",
         "kubeflow.org/paddlejob_v1.json",
         "scheduling.volcano.sh/podgroup_v1beta1.json",
         "scheduling.volcano.sh/queue_v1beta1.json",
