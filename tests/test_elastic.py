@@ -198,7 +198,7 @@ def test_a_killed_node_of_an_elastic_job_is_recovered_and_the_ranks_end_in_sync(
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "300",
-         "--kill", victim, "--after", str(KILL_AFTER), str(job)],
+         "--state", str(tmp_path / "state"), "--kill", victim, "--after", str(KILL_AFTER), str(job)],
         capture_output=True, text=True, cwd=REPO, timeout=400,
     )  # fmt: skip
     took = time.monotonic() - started
@@ -248,7 +248,7 @@ def test_a_killed_node_of_an_elastic_job_is_recovered_and_the_ranks_end_in_sync(
     np.testing.assert_allclose(weights[0][:4], [1.0, -2.0, 0.5, 3.0], atol=1e-3)  # it learned the model
 
     assert leftovers(workdir) == []
-    assert not list((workdir / ".paddlejob-local").glob("*/etcd-*")), "the etcd's data folder is left"
+    assert not list((tmp_path / "state").glob("*/etcd-*")), "the etcd's data folder is left"
     assert took < 300
 
 

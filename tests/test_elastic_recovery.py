@@ -85,8 +85,9 @@ def trainer_pods(job: Path, workdir: Path) -> list[str]:
 
 
 def runs_of(workdir: Path, pod: str) -> list[str]:
-    """The trainer runs of one pod, from its log (workerlog.0, appended by every launcher run)."""
-    log = workdir / ".paddlejob-local" / pod / "log" / "workerlog.0"
+    """The trainer runs of one pod, from its log (workerlog.0, appended by every launcher run), in
+    the state folder `local` was given (--state, beside the work folder)."""
+    log = workdir.parent / "state" / pod / "log" / "workerlog.0"
     text = log.read_text(errors="replace") if log.exists() else ""
     return ["START " + run for run in text.split("START ")[1:]]
 
@@ -103,7 +104,7 @@ def local(job: Path, workdir: Path, *flags: str, timeout: int = 300) -> tuple[su
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", str(timeout),
-         "--grace", "10", *flags, str(job)],
+         "--grace", "10", "--state", str(workdir.parent / "state"), *flags, str(job)],
         capture_output=True, text=True, cwd=REPO, timeout=timeout + 120,
     )  # fmt: skip
     return done, time.monotonic() - started

@@ -1,5 +1,6 @@
-"""`local` on hostile jobs and work folders: it writes nothing outside its work folder (no link
-is followed out of it, a job's PADDLE_LOG_DIR outside it is refused), it leaves no process behind
+"""`local` on hostile jobs and work folders: it writes nothing of its own into the work folder
+(its state is in a temporary folder, or --state's), follows no link planted in a folder it writes
+in, refuses a job's PADDLE_LOG_DIR outside the work folder, it leaves no process behind
 when a CI timeout sends SIGTERM or SIGHUP, a pod's leftovers end with the pod, and input no
 process can be given ends in a clean error, never a traceback. Pods here are tiny sh scripts:
 no Paddle is needed."""
@@ -67,16 +68,50 @@ def kill_all(pids) -> None:
 # -- nothing written outside the work folder ------------------------------------------------------
 
 
-@pytest.mark.parametrize("link", [".paddlejob-local", ".paddlejob-local/bin", ".paddlejob-local/demo-0"])
+def test_a_run_writes_nothing_into_the_work_folder_and_leaves_no_state_behind(tmp_path):
+    """The README's promise: local writes into the checkout only what the job's own code writes;
+    its state (python shims, Paddle's log folders) is in a temporary folder removed at the end."""
+    workdir, tmp = tmp_path / "work", tmp_path / "tmp"
+    workdir.mkdir()
+    tmp.mkdir()
+    (workdir / "train.py").write_text("print('trained')\n")
+    text = job('echo "log=$PADDLE_LOG_DIR" && python train.py', pods=2)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "local", "--workdir", str(workdir), "--timeout", "30", "-"],
+        input=text, capture_output=True, text=True, cwd=REPO, timeout=60, env={**os.environ, "TMPDIR": str(tmp)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "demo-1 | trained" in done.stdout
+    logs = [line.split("log=", 1)[1] for line in done.stdout.splitlines() if "log=" in line]
+    assert len(logs) == 2 and all(log.startswith(str(tmp) + "/paddlejob-local-") for log in logs), logs
+    assert sorted(p.name for p in workdir.rglob("*") if "__pycache__" not in p.parts) == ["train.py"]
+    assert list(tmp.iterdir()) == [], "the state folder is removed"
+
+
+def test_the_state_folder_asked_for_is_kept_with_each_pods_log_folder(tmp_path):
+    workdir, state = tmp_path / "work", tmp_path / "state"
+    workdir.mkdir()
+    done = local(workdir, job('echo x > "$PADDLE_LOG_DIR/workerlog.0"', pods=2), "--state", str(state))
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in workdir.iterdir()] == []
+    assert (state / "demo-0" / "log" / "workerlog.0").read_text() == "x\n"
+    assert (state / "demo-1" / "log" / "workerlog.0").is_file() and (state / "bin" / "python").is_file()
+
+
+@pytest.mark.parametrize("link", [".", "bin", "demo-0", "demo-0/log"])
 def test_a_planted_link_in_the_state_folder_is_refused_not_written_through(tmp_path, link):
-    workdir, outside = tmp_path / "work", tmp_path / "outside"
+    workdir, outside, state = tmp_path / "work", tmp_path / "outside", tmp_path / "state"
     workdir.mkdir()
     outside.mkdir()
-    (workdir / link).parent.mkdir(parents=True, exist_ok=True)
-    (workdir / link).symlink_to(outside)
-    done = local(workdir, job("touch ran"))
+    planted = state if link == "." else state / link
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.symlink_to(outside)
+    done = local(workdir, job("touch ran"), "--state", str(state))
+    if link == ".":  # the folder named on the command line is the user's choice, followed as given
+        assert done.returncode == 0, done.stderr
+        return
     assert done.returncode == 2, done.stderr
-    assert f"{workdir / link}: a symbolic link, not a folder" in done.stderr
+    assert f"{planted}: a symbolic link, not a folder" in done.stderr
     assert list(outside.iterdir()) == [], "nothing is written at the link's target"
     assert not (workdir / "ran").exists(), "no pod runs"
 
@@ -98,7 +133,7 @@ def test_a_log_dir_outside_the_work_folder_is_refused_and_never_made(tmp_path, v
     assert done.returncode == 2, done.stderr
     assert "pod demo-0: env PADDLE_LOG_DIR (set by the job)" in done.stderr and "outside --workdir" in done.stderr
     assert list(outside.iterdir()) == [] and not (workdir / "ran").exists()
-    assert not (workdir / ".paddlejob-local").exists(), "refused before anything is written"
+    assert list(workdir.iterdir()) == [], "refused before anything is written"
     # the same path under the work folder is made there, and the job runs
     inside = local(workdir, job("touch ran", env=[{"name": "PADDLE_LOG_DIR", "value": "logs/../mine/logs"}]))
     assert inside.returncode == 0, inside.stderr
@@ -223,3 +258,60 @@ def test_a_job_files_etcd_arguments_never_reach_the_etcd_that_local_runs():
     server, asked, dropped = etcd.server_argv("etcd", "n", argv, "127.0.0.2", 2379, "/run/own")
     assert asked == "/var/e" and dropped == ["-data-dir=/tmp/out", "--wal-dir", "/tmp/wal", "--log-outputs=/tmp/x.log"]
     assert not any("/tmp/" in word for word in server) and "--data-dir=/run/own" in server
+
+
+# -- Paddle checked before any pod starts ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def python_without_paddle(tmp_path_factory) -> str:
+    """An interpreter that has no paddle module: a bare virtual environment."""
+    where = tmp_path_factory.mktemp("nopaddle") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    return str(where / "bin" / "python")
+
+
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("python -m paddle.distributed.launch train.py", "its command runs '-m paddle.distributed.launch'"),
+        ("python train.py", "its script train.py imports paddle"),
+        ("sh -c 'exec python -m paddle.distributed.launch train.py'", "its command runs '-m paddle.distributed"),
+        ("""sh -c 'python -c "import paddle; paddle.utils.run_check()"'""", "its command imports paddle"),
+    ],
+)
+def test_a_job_that_runs_paddle_is_refused_before_any_pod_starts_where_python_has_none(
+    tmp_path, python_without_paddle, command, why
+):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "train.py").write_text("import os\nfrom paddle import distributed as dist\nopen('ran', 'w')\n")
+    container = {"name": "c", "image": "paddle", "command": ["sh", "-c", command] if command.startswith("sh")
+                 else command.split()}  # fmt: skip
+    text = job("unused").replace(json.dumps(["sh", "-c", "unused"]), json.dumps(container["command"]))
+    done = local(workdir, text, "--python", python_without_paddle)
+    assert done.returncode == 1, done.stderr
+    assert f"pod demo-0: {why}" in done.stderr and "cannot find Paddle (no module named paddle)" in done.stderr
+    assert "pip install paddlepaddle" in done.stderr and "--python" in done.stderr
+    assert list(workdir.iterdir()) == [workdir / "train.py"], "no pod ran"
+    explained = local(workdir, text, "--python", python_without_paddle, "--explain")
+    assert explained.returncode == 0 and "is checked for Paddle; --explain does not check" in explained.stdout
+
+
+def test_a_script_without_paddle_runs_on_a_python_without_it(tmp_path, python_without_paddle):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "train.py").write_text("# import paddle is only a comment here\nimport paddlenlp_stub\n")
+    (workdir / "paddlenlp_stub.py").write_text("open('ran', 'w')\n")
+    done = local(workdir, job("python train.py"), "--python", python_without_paddle)
+    assert done.returncode == 0, done.stderr
+    assert (workdir / "ran").exists()
+
+
+def test_a_paddle_package_in_the_work_folder_is_what_the_pod_imports(tmp_path, python_without_paddle):
+    workdir = tmp_path / "work"
+    (workdir / "paddle").mkdir(parents=True)
+    (workdir / "paddle" / "__init__.py").write_text("open('ran', 'w')\n")
+    done = local(workdir, job("python -c 'import paddle'"), "--python", python_without_paddle)
+    assert done.returncode == 0, done.stderr
+    assert (workdir / "ran").exists()

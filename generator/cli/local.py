@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 from generator.cli import flags
@@ -19,11 +21,16 @@ examples:
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
   paddlejob-manifests local --workdir ./code --kill demo-trainer-1 --after 60 demo.yaml   # a node fails at 60 s
+  paddlejob-manifests local --workdir ./code --state ./run1 demo.yaml   # keep Paddle's logs (run1/<pod>/log)
+
+writes: nothing in --workdir of its own (the job's code runs there and writes what it writes); its
+state (python shims, each pod's PADDLE_LOG_DIR unless the job sets one, an etcd's data) goes to a new
+private temporary folder, removed at the end, or to --state DIR, kept
 
 exit: 0 the job completed as on a cluster; 1 it failed, would stay Running, cannot run locally, or
 completed but not as on a cluster (a pod ran on CPU instead of its GPUs, with --allow-cpu, or without
 a volume local mode cannot provide: the verdict names each); 2 usage error (also
-a PADDLE_LOG_DIR outside --workdir, or a link where local mode keeps its .paddlejob-local folder);
+a PADDLE_LOG_DIR outside --workdir, or a link in a folder local mode writes in);
 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP), every pod stopped first
 """
 
@@ -48,6 +55,13 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--python", default=sys.executable, help="interpreter for a `python` command (default: this one)")
     p.add_argument("--workdir", type=Path, default=Path.cwd(), help="where the training code is (default: here)")
+    p.add_argument(
+        "--state",
+        type=Path,
+        metavar="DIR",
+        help="keep local mode's state here (each pod's Paddle logs in DIR/<pod>/log) and leave it after the run "
+        "(default: a new temporary folder, removed when the run ends)",
+    )
     p.add_argument("--timeout", type=float, default=3600, help="seconds before the job is stopped (default: 3600)")
     flags.add_project_version(
         p, "volcano", "the Volcano release to imitate (the task-index annotation exists from 1.9)"
@@ -87,6 +101,19 @@ def cmd_local(args: argparse.Namespace) -> int:
     with open(sys.stdin.fileno(), "rb", closefd=False) if args.file == "-" else open(args.file, "rb") as stream:
         data = stream.read(localrun.MAX_INPUT + 1)
     name = "<stdin>" if args.file == "-" else args.file
+    if args.explain:
+        return _local(args, data, name, None)
+    if args.state is not None:
+        return _local(args, data, name, args.state.absolute())
+    state = Path(tempfile.mkdtemp(prefix="paddlejob-local-"))
+    try:
+        return _local(args, data, name, state)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _local(args: argparse.Namespace, data: bytes, name: str, state: Path | None) -> int:
+    """The run (or --explain, ``state`` None) with local mode's state in ``state``."""
     try:
         block = localrun.EXPLAIN_BLOCK
         if not args.explain and (refused := localrun.isolate_network()):
@@ -105,6 +132,7 @@ def cmd_local(args: argparse.Namespace) -> int:
             block,
             allow_cpu=args.allow_cpu,
             probe=not args.explain,  # --explain runs nothing: no nvidia-smi, no etcd3 import, no port tried
+            state=state,
         )
     except localrun.LocalError as err:
         if isinstance(err, localrun.InvalidManifests):
@@ -129,7 +157,7 @@ def cmd_local(args: argparse.Namespace) -> int:
     try:
         kill = (args.kill, args.after) if args.kill is not None else None
         outcome = localrun.run(
-            processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace, kill=kill
+            processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace, kill=kill, state=state
         )
     except localrun.Refused as err:
         print(f"paddlejob-manifests local: error: {err}", file=sys.stderr)

