@@ -19,11 +19,11 @@ PADDLE_LOG_DIR, appended across the pod's restarts):
 
 The steps before and after are printed per runtime (`pytest -s`).
 
-A job with fewer pods than --workers: paddle-operator refuses --min-workers below --workers (`job`
-says why: v0.3.5 never trains with fewer); kubeflow and kubeflow-trainer refuse --elastic. A run
-that finishes with only --min-workers pods (volcano's minSuccess, the Job's successPolicy on
-kubernetes and jobset) is not run here: `local` completes a job when every pod that finishes it
-has exited 0, and does not model minSuccess or successPolicy yet.
+A job that finishes with fewer pods than --workers: a third worker's node is lost for good
+(`--kill ... --for-good`, its replacement Pending); on volcano (minSuccess), kubernetes and jobset
+(the Job's successPolicy) the two survivors meet again as two, resume from the checkpoint, finish,
+and the job is Completed. paddle-operator refuses --min-workers below --workers (`job` says why:
+v0.3.5 never trains with fewer); kubeflow and kubeflow-trainer refuse --elastic.
 """
 
 from __future__ import annotations
@@ -156,6 +156,36 @@ def test_a_rank_continues_from_its_checkpoint_past_the_step_it_reached_before_th
     assert leftovers(workdir) == []
     print(f"{runtime}: killed {victim} after {KILL_AFTER} s; before the kill steps up to {before}, checkpoint at "
           f"{saved}; after it every rank resumed at {saved} and ran to {STEPS - 1}; {took:.0f} s")  # fmt: skip
+
+
+@pytest.mark.parametrize("runtime", ["volcano", "kubernetes", "jobset"])
+def test_a_job_that_lost_a_node_for_good_finishes_with_min_workers(tmp_path, runtime):
+    """Three workers, --min-workers 2; the third's node is lost mid-training and never comes back
+    (`--kill ... --for-good`: its replacement stays Pending). The survivors' launchers meet again
+    as two (wait_peer_ready takes the fewest after its timeout), resume from the checkpoint and
+    train to the end; the job completes because its controller needs only --min-workers
+    successes (volcano's minSuccess, the Job's successPolicy), and the Pending pod is deleted."""
+    job = render(tmp_path, runtime, 3, 2, "--command", COMMAND)
+    workdir = workdir_with_trainer(tmp_path)
+    pods = trainer_pods(job, workdir)
+    assert len(pods) == 3, pods
+    victim, survivors = pods[2], pods[:2]
+    done, took = local(job, workdir, "--kill", victim, "--after", str(KILL_AFTER), "--for-good")
+    report = done.stdout[-6000:] + done.stderr[-3000:]
+    assert done.returncode == 0, report
+    assert "paddlejob-manifests local: Completed" in done.stderr, report
+    assert "its node is lost for good (--for-good)" in "\n".join(lines_of(done.stdout, victim)), report
+    said = "minSuccess" if runtime == "volcano" else "met its successPolicy"
+    assert said in done.stdout, report
+    for pod in survivors:
+        runs = runs_of(workdir, pod)
+        assert len(runs) >= 2, f"{runtime} {pod}: one trainer run only"
+        first = re.match(r"START rank=\d+ world=(\d+) step=(\d+)", runs[-1])
+        assert first and first.group(1) == "2" and int(first.group(2)) > 0, f"{runtime} {pod}: {runs[-1][:300]}"
+        assert "DONE rank=" in runs[-1] and " world=2 " in runs[-1] and f" step={STEPS} " in runs[-1], runs[-1][-500:]
+    assert leftovers(workdir) == []
+    print(f"{runtime}: {victim} lost for good after {KILL_AFTER} s; {', '.join(survivors)} resumed as two and "
+          f"finished, Completed in {took:.0f} s")  # fmt: skip
 
 
 def test_paddle_operator_refuses_fewer_workers_and_the_others_refuse_elastic(tmp_path):

@@ -21,6 +21,7 @@ examples:
   paddlejob-manifests local --explain demo.yaml          # each pod's command and environment
   paddlejob-manifests local --workdir ./code demo.yaml   # run it: output prefixed with pod names
   paddlejob-manifests local --workdir ./code --kill demo-trainer-1 --after 60 demo.yaml   # a node fails at 60 s
+  paddlejob-manifests local --workdir ./code --kill demo-trainer-1 --after 60 --for-good demo.yaml   # and stays lost
   paddlejob-manifests local --workdir ./code --state ./run1 demo.yaml   # keep Paddle's logs (run1/<pod>/log)
 
 writes: nothing in --workdir of its own (the job's code runs there and writes what it writes); its
@@ -86,6 +87,13 @@ def add_parser(sub) -> None:
         "controller then acts as on a cluster (replaces or restarts it, or fails the job)",
     )
     p.add_argument("--after", type=float, metavar="SECONDS", help="when --kill kills its pod (seconds from the start)")
+    p.add_argument(
+        "--for-good",
+        action="store_true",
+        help="with --kill: the node does not come back and no other has room, so the pod its controller makes in "
+        "place of the killed one stays Pending; the job completes only if it can without it (successPolicy, "
+        "minSuccess)",
+    )
     p.set_defaults(func=cmd_local)
 
 
@@ -96,6 +104,8 @@ def cmd_local(args: argparse.Namespace) -> int:
         raise InputError(f"--workdir: {args.workdir} is not a folder")
     if (args.kill is None) != (args.after is None):
         raise InputError("--kill POD and --after SECONDS go together")
+    if args.for_good and args.kill is None:
+        raise InputError("--for-good goes with --kill POD --after SECONDS")
     if args.after is not None and not args.after >= 0:
         raise InputError(f"--after: {args.after} is not a number of seconds >= 0")
     with open(sys.stdin.fileno(), "rb", closefd=False) if args.file == "-" else open(args.file, "rb") as stream:
@@ -155,7 +165,7 @@ def _local(args: argparse.Namespace, data: bytes, name: str, state: Path | None)
             print(f"paddlejob-manifests local: warning: {warning}", file=sys.stderr)
     localrun.adopt_orphans()  # what a pod starts and detaches (setsid) ends with the run too
     try:
-        kill = (args.kill, args.after) if args.kill is not None else None
+        kill = localrun.Kill(args.kill, args.after, args.for_good) if args.kill is not None else None
         outcome = localrun.run(
             processes, args.workdir.resolve(), args.timeout, args.python, grace=args.grace, kill=kill, state=state
         )

@@ -90,6 +90,38 @@ class Pod:
     group_limit: int | None = None
     group_note: str = ""
     group_end: str = ""
+    # What completes the pod's Job (``batch``) or owner before every pod that finishes has
+    # succeeded: an Indexed Job's successPolicy rules, Volcano's minSuccess. Each rule: the
+    # indexes it counts (None: any) and how many of them must have succeeded (None: all of those
+    # indexes). Any rule met: the owner completes and its pods still running or pending are
+    # deleted; ``success_words`` says so in the controller's words (met_success).
+    success_rules: list[tuple[frozenset[int] | None, int | None]] = field(default_factory=list)
+    success_words: str = ""
+
+
+def met_success(rules: list[tuple[frozenset[int] | None, int | None]], succeeded: list[int]) -> bool:
+    """Whether any rule is met by the pods that succeeded (their indexes; a count of them where a
+    rule counts any): success_policy.go matchSuccessPolicy for a Job, runningState's minSuccess
+    for Volcano."""
+    for indexes, count in rules:
+        counted = len(succeeded) if indexes is None else len(indexes.intersection(succeeded))
+        if counted >= (len(indexes or ()) if count is None else count):
+            return True
+    return False
+
+
+def index_set(text, what: str) -> frozenset[int]:
+    """An Indexed Job's index list ("0,2-4"), as successPolicy's succeededIndexes writes it."""
+    found: set[int] = set()
+    for part in str(text).split(","):
+        low, sep, high = part.strip().partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            raise ExpandError(f"{what}: {text!r} is not a list of indexes such as 0,2-4")
+        first, last = int(low), int(high) if sep else int(low)
+        if last - first > MAX_PODS:
+            last = first + MAX_PODS  # past any pod local runs
+        found.update(range(first, last + 1))
+    return frozenset(found)
 
 
 def limit(value, what: str) -> int | None:

