@@ -1,7 +1,8 @@
-"""Issue 34, case 16: `job` takes the project release flags `validate` takes, and --kueue-version
-for what it writes for Kueue: the queue label judged by validate's rule (rules/kueue.py) for that
-Kueue release, not the newest, and MultiKueue refused where that release has no adapter for the
-job's kind (core/kinds.py KUEUE_MULTIKUEUE, read at the release tags)."""
+"""Issue 34, case 16: `job` takes the project release flags `validate` takes, and both take
+--kueue-version (one parse, rules/kueue.py release): the queue label judged by validate's rule for
+that Kueue release, not the newest, and MultiKueue where that release has no adapter for the job's
+kind (core/kinds.py KUEUE_MULTIKUEUE, read at the release tags): refused by `job`, a warning of
+`validate` (rule kueue-multikueue) on the same file, with the same words."""
 
 from __future__ import annotations
 
@@ -38,7 +39,38 @@ def test_job_takes_every_release_flag_validate_takes_for_the_projects_it_writes(
     # the projects whose kinds a runtime writes; Gateway API's kinds none does
     assert {f"--{p}-version" for p in runtime_projects()} | {"--kube-version"} <= of_validate & of_job
     assert of_validate - of_job <= {"--gateway-api-version"}
-    assert "--kueue-version" in of_job
+    assert "--kueue-version" in of_job & of_validate
+
+
+def validate(path, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "validate", "--no-config", *argv, str(path)],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+
+
+def test_validate_judges_multikueue_for_the_kueue_release_given_as_job_does(tmp_path):
+    multikueue = ["--runtime", "kubeflow-trainer", "--kueue-queue", "team", "--managed-by", "kueue.x-k8s.io/multikueue"]
+    rendered = job(*multikueue, "--kueue-version", "0.14")
+    assert rendered.returncode == 0, rendered.stderr
+    path = tmp_path / "trainjob.yaml"
+    path.write_text(rendered.stdout)
+    refused = job(*multikueue, "--kueue-version", "0.13")
+    said = refused.stderr.split("--managed-by: ", 1)[1].split("; use a newer", 1)[0]
+    early = validate(path, "--kueue-version", "0.13")
+    assert early.returncode == 0, early.stderr  # a warning: the cluster's Kueue decides
+    assert f"spec.managedBy: {said}; run a Kueue that has it" in early.stdout and "[kueue-multikueue]" in early.stdout
+    for release in ("0.14", "v0.19.2", None):
+        later = validate(path, *(("--kueue-version", release) if release else ()))
+        assert later.returncode == 0 and "[kueue-multikueue]" not in later.stdout, later.stdout
+    (tmp_path / ".paddlejob-manifests.yaml").write_text('kueue-version: "0.13"\n')  # the config file sets it too
+    configured = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", str(path)], capture_output=True, text=True, cwd=tmp_path,
+        timeout=120,
+    )  # fmt: skip
+    assert "[kueue-multikueue]" in configured.stdout, configured.stdout + configured.stderr
+    unknown = validate(path, "--kueue-version", "0.5")
+    assert unknown.returncode == 2 and "is not a Kueue release this tool knows: 0.6, 0.7" in unknown.stderr
 
 
 def test_the_queue_label_is_judged_for_the_kueue_release_given():

@@ -87,6 +87,21 @@ def add_project_version(parser, project: str, help: str) -> None:
     )
 
 
+def kueue_version(text: str) -> str:
+    """--kueue-version's type: a Kueue release this tool has read (rules/kueue.py release)."""
+    from generator.validate.rules import kueue
+
+    try:
+        return kueue.release(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def add_kueue_version(parser, help: str) -> None:
+    """--kueue-version 0.N: the Kueue release a queue label and MultiKueue are judged by."""
+    parser.add_argument("--kueue-version", type=kueue_version, metavar="0.N", help=help)
+
+
 def add_output(parser, choices=MANIFEST_FORMATS, default: str = "yaml", help: str | None = None) -> None:
     """--output/-o; for manifests: YAML, or JSON as kubectl prints it (one object, or a v1 List)."""
     parser.add_argument(

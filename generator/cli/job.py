@@ -166,13 +166,6 @@ def cmd_job(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kueue_version(text: str) -> str:
-    try:
-        return jobs.kueue_release(text)
-    except JobError as err:
-        raise argparse.ArgumentTypeError(str(err).removeprefix("releases: kueue: ")) from None
-
-
 def _spec_enum(field: str) -> values.LazyChoices:
     """A flag's choices: the PaddleJob schema's enum of spec.FIELD (jobs.spec_enums)."""
     return values.LazyChoices(lambda: jobs.spec_enums()[field])
@@ -227,11 +220,9 @@ def add_parser(sub) -> None:
     p.add_argument("--min-available", type=int, help="gang size (with --volcano; default: every pod)")
     p.add_argument("--podgroup", action="store_true", help="also write a PodGroup (with --volcano)")
     p.add_argument("--kueue-queue", metavar="QUEUE", help="the Kueue LocalQueue that admits the job")
-    p.add_argument(
-        "--kueue-version",
-        type=_kueue_version,
-        metavar="0.N",
-        help="the Kueue release that queues the job (with --kueue-queue): whether it has and enables the "
+    flags.add_kueue_version(
+        p,
+        "the Kueue release that queues the job (with --kueue-queue): whether it has and enables the "
         "integration of the job's kind, and a MultiKueue adapter for it with --managed-by "
         "kueue.x-k8s.io/multikueue (default: the newest release this tool has read)",
     )

@@ -118,6 +118,12 @@ def add_parser(sub) -> None:
     for project in PROJECTS:
         if project.validated:
             flags.add_project_version(p, project.name, project.checks)
+    flags.add_kueue_version(
+        p,
+        "the Kueue release that queues the objects with a queue label: whether it has and enables their kind's "
+        "integration, and a MultiKueue adapter for a job managed by kueue.x-k8s.io/multikueue (default: the "
+        "newest this tool has read)",
+    )
     p.add_argument(
         "--crd",
         action="append",
@@ -462,6 +468,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         follow_records=minor is None,
         crds=crds,
         projects=projects,
+        kueue=args.kueue_version,
     )
     skip = _skip_kinds(args.skip_kinds, checker)
     if skip:
@@ -472,6 +479,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             follow_records=minor is None,
             crds=crds,
             projects=projects,
+            kueue=args.kueue_version,
         )
     roots = [os.path.realpath(p) for p in args.paths if p != "-" and os.path.isdir(p)]
     kube_version = kubernetes.version_name(minor or newest)

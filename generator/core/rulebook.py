@@ -451,6 +451,12 @@ _RULES = [
         "the queue label on a kind whose Kueue integration is missing or off as Kueue installs it: not queued",
     ),
     Rule("kueue-pod-group", "kueue", WARNING, "a Pod with one of the pod-group label and total-count annotation"),
+    Rule(
+        "kueue-multikueue",
+        "kueue",
+        WARNING,
+        "managedBy kueue.x-k8s.io/multikueue on a kind the Kueue release cannot dispatch (no adapter): nothing runs it",
+    ),
     # -- across -----------------------------------------------------------------------------
     Rule(
         "across-podgroup",

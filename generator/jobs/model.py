@@ -318,69 +318,33 @@ def render_description(
     return manifests
 
 
-KUEUE_RULES = ("kueue-integration", "kueue-pod-group")  # validate's rules/kueue.py queue_findings
-
-
-@functools.cache
-def _kueue_data() -> dict:
-    from generator.validate.rules import kueue as kueue_rules
-
-    return json.loads(kueue_rules.DATA.read_text(encoding="utf-8"))
-
-
 def kueue_releases() -> tuple[str, ...]:
     """The Kueue releases whose integrations this tool has read (schemas/kueue/integrations.json),
     oldest first: what `job --kueue-version` takes."""
-    return tuple(sorted(_kueue_data()["releases"], key=lambda r: tuple(int(p) for p in r.split("."))))
+    from generator.validate.rules import kueue as kueue_rules
+
+    return kueue_rules.releases()
 
 
 def kueue_release(value) -> str:
     """A Kueue release ("0.18", or (0, 18)) this tool knows; JobError otherwise."""
-    text = value if isinstance(value, str) else "{}.{}".format(*value)
-    text = text.removeprefix("v")
-    parts = text.split(".")
-    if len(parts) == 3 and all(p.isdigit() for p in parts):  # v0.18.6: its minor release
-        text = ".".join(parts[:2])
-    if text not in kueue_releases():
-        raise JobError(
-            f"releases: kueue: {value!r} is not a Kueue release this tool knows: {', '.join(kueue_releases())}"
-        )
-    return text
+    from generator.validate.rules import kueue as kueue_rules
 
-
-def _managed_by(obj: dict):
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    run = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), dict) else {}
-    return spec.get("managedBy", run.get("managedBy"))
+    try:
+        return kueue_rules.release(value)
+    except ValueError as err:
+        raise JobError(f"releases: kueue: {err}") from None
 
 
 def _refuse_multikueue_without_adapter(manifests: list[dict], release: str) -> None:
     """managedBy kueue.x-k8s.io/multikueue on a kind whose integration Kueue ``release`` does not
-    have, or has no MultiKueue adapter for: the job's own controller leaves the job to MultiKueue,
-    which never dispatches it, so nothing ever runs it (KUEUE_MULTIKUEUE, core/kinds.py)."""
-    from generator.core.kinds import KUEUE_MULTIKUEUE
+    have, or has no MultiKueue adapter for: `job` refuses what `validate` warns of (the same
+    verdict, rules/kueue.py multikueue_problem), since it knows the release it renders for."""
     from generator.validate.rules import kueue as kueue_rules
-    from generator.validate.rules.lifecycle import MULTIKUEUE
 
-    entry = _kueue_data()["releases"][release]
     for obj in manifests:
-        if not isinstance(obj, dict) or _managed_by(obj) != MULTIKUEUE:
-            continue
-        api, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
-        framework = kueue_rules.framework_of(api, kind)
-        adapter = KUEUE_MULTIKUEUE.get(framework or "")
-        first = tuple(int(p) for p in adapter[0].split(".")) if adapter else None
-        if framework is not None and framework in entry["registered"] and first <= tuple(map(int, release.split("."))):
-            continue
-        if framework is None or framework not in entry["registered"]:
-            why = f"Kueue {entry['tag']} has no integration for {api} {kind}"
-        else:
-            why = f"Kueue {entry['tag']}'s MultiKueue has no adapter for {framework}"
-        since = f" (from Kueue {adapter[0]}: {adapter[1]})" if adapter else ""
-        raise JobError(
-            f"managedBy {MULTIKUEUE}: {why}{since}, so MultiKueue never dispatches the {kind} and its own "
-            "controller leaves it alone: nothing would run it; use a newer --kueue-version, or drop --managed-by"
-        )
+        if isinstance(obj, dict) and (problem := kueue_rules.multikueue_problem(obj, release)):
+            raise JobError(f"{problem}; use a newer --kueue-version, or drop --managed-by")
 
 
 def _job_only_warnings(manifests: list[dict]) -> list[str]:
@@ -467,21 +431,16 @@ def check_manifests(
 ) -> list[str]:
     """Check ``manifests`` once, as `validate` would: raise JobError listing every finding at its
     line of the YAML they are written as if one is an error; else return the warnings, one line
-    each (kind, name, field, message and rule id). ``kueue``: the Kueue release the queue label is
-    judged by (validate's rule, rules/kueue.py, which `validate` runs for the newest)."""
+    each (kind, name, field, message and rule id). ``kueue``: the Kueue release the queue label and
+    MultiKueue are judged by (validate's rules/kueue.py; `validate --kueue-version`)."""
     # The validator is imported here, when a job is checked: `job --help` and the runtime list
     # need none of it.
     from generator.kubeyaml.dump import dump_documents
     from generator.validate import ObjectChecker, Report, across, locate_objects
     from generator.validate.output import FORMATS, finding_text
 
-    checker = checker or ObjectChecker(kube_version or newest(), projects=projects or None)
+    checker = checker or ObjectChecker(kube_version or newest(), projects=projects or None, kueue=kueue)
     problems = [(i, obj, f) for i, obj in enumerate(manifests) for f in checker.check(obj)]
-    if kueue is not None:  # the queue label judged for that Kueue release, not the newest
-        from generator.validate.rules import kueue as kueue_rules
-
-        problems = [p for p in problems if p[2].rule not in KUEUE_RULES]
-        problems += [(i, obj, f) for i, obj in enumerate(manifests) for f in kueue_rules.queue_findings(obj, kueue)]
     # and the verdicts across them (a gang no pod joins, servers that outlive their trainers)
     problems += [(i, manifests[i], f) for i, f in across.check(manifests, checker.minor)]
     problems.sort(key=lambda item: item[0])

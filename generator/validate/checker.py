@@ -25,7 +25,7 @@ from generator.validate.builtin import KubeValidator
 from generator.validate.crd.validator import CustomResourceValidator, prune_nulls
 from generator.validate.rules.base import error, warning
 from generator.validate.rules.builtin import builtin_findings
-from generator.validate.rules.kueue import queue_findings
+from generator.validate.rules.kueue import multikueue_findings, queue_findings
 from generator.validate.rules.meta import metadata_findings
 from generator.validate.rules.pod import pod_templates, workload_findings
 from generator.validate.rules.volumes import in_tree_volume_findings
@@ -65,12 +65,15 @@ class ObjectChecker:
         projects: dict[str, tuple[int, int] | None] | None = None,
         follow_records: bool = False,
         crds: schemasource.CrdSource | None = None,
+        kueue: str | None = None,
     ):
         """``releases``: every release built-in kinds must be valid on (render checks a bundle
         against all it serves); by default ``minor`` alone. ``follow_records``: a file `render`
         wrote is checked against the releases it records (provenance.py), not ``minor``.
         ``crds``: the user's CRDs (--crd). ``projects``: the release of each third-party project
-        whose CRDs check its kinds (core/kinds.py's PROJECTS; the newest for one not given)."""
+        whose CRDs check its kinds (core/kinds.py's PROJECTS; the newest for one not given).
+        ``kueue``: the Kueue release a queue label and MultiKueue are judged by (rules/kueue.py
+        release(); the newest read when None)."""
         self.follow_records = follow_records
         self.minor = kubernetes.require_known(minor)
         self.releases = releases or [self.minor]
@@ -83,6 +86,7 @@ class ObjectChecker:
         self.project_releases = {p: chosen.get(p) or thirdparty.newest(p) for p in thirdparty.VALIDATED}
         self.kube = KubeValidator()
         self.crds = crds
+        self.kueue = kueue
         self._routes: dict[tuple[str, str], _Route] = {}  # (apiVersion, kind) -> _Route
 
     @functools.cached_property
@@ -102,6 +106,7 @@ class ObjectChecker:
                 self.skip_kinds,
                 crds=self.crds,
                 projects=self.project_releases,
+                kueue=self.kueue,
             )
         return cache[key]
 
@@ -236,7 +241,8 @@ class ObjectChecker:
         out += workload_findings(obj, tuple(self.releases), templates)
         out += builtin_findings(obj, tuple(self.releases))
         out += in_tree_volume_findings(obj, self.releases, templates)
-        out += queue_findings(obj)
+        out += queue_findings(obj, self.kueue)
+        out += multikueue_findings(obj, self.kueue)
         if obj["kind"] == "CustomResourceDefinition":
             from generator.validate.crd import structural  # here: only a CRD needs the structural-schema rules
 
@@ -254,7 +260,8 @@ class ObjectChecker:
         templates = pod_templates(obj)
         out += workload_findings(obj, tuple(self.releases), templates)
         out += in_tree_volume_findings(obj, self.releases, templates)
-        out += queue_findings(obj)
+        out += queue_findings(obj, self.kueue)
+        out += multikueue_findings(obj, self.kueue)
         source, semantic = CUSTOM_KINDS.get((api_version, kind), (None, None))
         if semantic is not None:  # a project's rules take the release it runs
             out += semantic(obj, self.project_releases[source]) if isinstance(source, str) else semantic(obj)

@@ -5,8 +5,10 @@ what the label asked for. Which integrations each Kueue release has and enables 
 extracted from Kueue's source (schemas/kueue/integrations.json, generator/tools/kueue_extract.py).
 
 The verdict depends on the cluster's Kueue configuration, which no manifest shows: it is a
-warning that names the assumption, Kueue's newest release read, installed with the
-configuration its own manifests ship (config/components/manager/controller_manager_config.yaml).
+warning that names the assumption, the Kueue release given (`--kueue-version`; the newest read by
+default), installed with the configuration its own manifests ship
+(config/components/manager/controller_manager_config.yaml). The same release decides whether
+MultiKueue can dispatch a job that names it in managedBy (multikueue_findings).
 """
 
 from __future__ import annotations
@@ -29,9 +31,32 @@ def _data() -> dict:
     return json.loads(DATA.read_text(encoding="utf-8"))
 
 
+def _key(release: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in release.split("."))
+
+
+def releases() -> tuple[str, ...]:
+    """The Kueue releases whose integrations this tool has read, oldest first ("0.6" ... "0.19")."""
+    return tuple(sorted(_data()["releases"], key=_key))
+
+
 def newest() -> str:
     """The newest Kueue release the data holds ("0.19")."""
-    return max(_data()["releases"], key=lambda r: tuple(int(p) for p in r.split(".")))
+    return releases()[-1]
+
+
+def release(value) -> str:
+    """A Kueue release this tool knows, from "0.18", "v0.18.6" or (0, 18): the one parse of
+    `job --kueue-version`, `validate --kueue-version` and the Python API's releases["kueue"].
+    ValueError names the releases known."""
+    text = value if isinstance(value, str) else "{}.{}".format(*value)
+    text = text.removeprefix("v")
+    parts = text.split(".")
+    if len(parts) == 3 and all(p.isdigit() for p in parts):  # v0.18.6: its minor release
+        text = ".".join(parts[:2])
+    if text not in releases():
+        raise ValueError(f"{value!r} is not a Kueue release this tool knows: {', '.join(releases())}")
+    return text
 
 
 def framework_of(api_version: str, kind: str) -> str | None:
@@ -91,3 +116,54 @@ def queue_findings(obj: dict, release: str | None = None) -> list[Finding]:
             where = child("metadata.labels", GROUP_NAME_LABEL) if GROUP_NAME_LABEL in labels else path
             out.append(warning(where, "kueue-pod-group", message))
     return out
+
+
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+
+
+def managed_by(obj: dict):
+    """The managedBy a job names: spec.managedBy, or a Kubeflow job's spec.runPolicy.managedBy."""
+    spec = as_dict(obj.get("spec"))
+    run = as_dict(spec.get("runPolicy"))
+    return spec.get("managedBy", run.get("managedBy"))
+
+
+def multikueue_problem(obj: dict, release: str | None = None) -> str | None:
+    """Why MultiKueue of Kueue ``release`` (the newest by default) never dispatches ``obj``, which
+    names it in managedBy: no integration for its kind, or no MultiKueue adapter for that
+    integration in that release (core/kinds.py KUEUE_MULTIKUEUE). Its own controller leaves it
+    alone (managedBy), so nothing runs it. None when MultiKueue can, or managedBy is another's."""
+    from generator.core.kinds import KUEUE_MULTIKUEUE
+
+    if managed_by(obj) != MULTIKUEUE:
+        return None
+    release = release or newest()
+    entry = _data()["releases"][release]
+    api, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
+    framework = framework_of(api, kind)
+    adapter = KUEUE_MULTIKUEUE.get(framework or "")
+    if framework is not None and framework in entry["registered"] and adapter and _key(adapter[0]) <= _key(release):
+        return None
+    if framework is None or framework not in entry["registered"]:
+        why = f"Kueue {entry['tag']} has no integration for {api} {kind}"
+    else:
+        why = f"Kueue {entry['tag']}'s MultiKueue has no adapter for {framework}"
+    since = f" (from Kueue {adapter[0]}: {adapter[1]})" if adapter else ""
+    return (
+        f"managedBy {MULTIKUEUE}: {why}{since}, so MultiKueue never dispatches the {kind} and its own "
+        "controller leaves it alone: nothing would run it"
+    )
+
+
+def multikueue_findings(obj: dict, release: str | None = None) -> list[Finding]:
+    """multikueue_problem as validate reports it: a warning (the cluster's Kueue decides; the
+    release judged is --kueue-version's)."""
+    problem = multikueue_problem(obj, release)
+    if problem is None:
+        return []
+    path = (
+        "spec.runPolicy.managedBy"
+        if "managedBy" in as_dict(as_dict(obj.get("spec")).get("runPolicy"))
+        else ("spec.managedBy")
+    )
+    return [warning(path, "kueue-multikueue", f"{problem}; run a Kueue that has it (--kueue-version: the one you run)")]

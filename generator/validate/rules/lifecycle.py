@@ -25,10 +25,9 @@ from __future__ import annotations
 from generator.core.findings import Finding
 from generator.validate.rules import kubeflow, paddlejob, trainer, volcano
 from generator.validate.rules.base import as_dict, as_int, as_list, error, value_text, warning
+from generator.validate.rules.kueue import MULTIKUEUE, QUEUE_LABEL
 from generator.validate.rules.pod import pod_templates
 
-MULTIKUEUE = "kueue.x-k8s.io/multikueue"
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 # Volcano's actions that count a retry (state/running.go: RestartJob, RestartTask, RestartPod, RestartPartition)
 RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
 DEFAULT_MAX_RESTART = 3  # Paddle's launcher's --max_restart (launch/context/args_envs.py)
