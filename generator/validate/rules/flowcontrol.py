@@ -11,7 +11,7 @@ import math
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, name_problem
-from generator.validate.rules.base import as_dict, as_int, as_list, error, value_text
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
 
 FLOW_SCHEMA, PRIORITY_LEVEL = "flow-schema", "priority-level"
 
@@ -21,6 +21,50 @@ SUBJECT_KINDS = ("Group", "ServiceAccount", "User")
 VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch")
 MAX_QUEUES = 10_000_000  # priorityLevelConfigurationQueuingMaxQueues
 MAX_HASH_BITS = 60  # shufflesharding.MaxHashBits
+
+# flowcontrol/v1beta3 PriorityLevelPreserveZeroConcurrencySharesKey: v1beta3's conversion removes it,
+# ValidatePriorityLevelConfiguration (from 1.29) forbids it on what is left
+PRESERVE_ZERO_SHARES = "flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares"
+
+# The mandatory objects (k8s.io/apiserver pkg/apis/flowcontrol/bootstrap, v1.31's; internalbootstrap
+# converts them without defaults) in the canonical form of _flow_schema_spec and _priority_level_spec:
+# ValidateFlowSchema and ValidateIfMandatoryPriorityLevelConfigurationObject refuse a spec other
+# than these (apiequality.Semantic: a nil list equals an empty one) for an object of that name.
+_EVERYTHING = (((("*",), ("*",), ("*",), True, ("*",)),), ((("*",), ("*",)),))
+MANDATORY_FLOW_SCHEMAS = {
+    "exempt": (
+        ("exempt", 1, None, ((((("Group", None, ("system:masters",), None),), *_EVERYTHING),))),
+        "matchingPrecedence 1, priority level 'exempt', no distinguisher, one rule: group system:masters, "
+        "every verb on every resource (cluster scope and namespaces ['*']) and every non-resource URL",
+    ),
+    "catch-all": (
+        (
+            "catch-all",
+            10000,
+            ("ByUser",),
+            (
+                (
+                    (
+                        ("Group", None, ("system:unauthenticated",), None),
+                        ("Group", None, ("system:authenticated",), None),
+                    ),
+                    *_EVERYTHING,
+                ),
+            ),
+        ),
+        "matchingPrecedence 10000, priority level 'catch-all', distinguisher ByUser, one rule: groups "
+        "system:unauthenticated and system:authenticated, every verb on every resource (cluster scope and "
+        "namespaces ['*']) and every non-resource URL",
+    ),
+}
+MANDATORY_PRIORITY_LEVELS = {
+    # 'exempt': all but spec.exempt, which an administrator may change
+    "exempt": (("Exempt", None), "type Exempt and no limited"),
+    "catch-all": (
+        ("Limited", (5, ("Reject", None), 0, None), None),
+        "type Limited; limited: nominalConcurrencyShares 5, lendablePercent 0, limitResponse type Reject",
+    ),
+}
 
 
 def flow_schema_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
@@ -56,7 +100,70 @@ def flow_schema_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
             out.append(error("spec.priorityLevelConfiguration.name", FLOW_SCHEMA, problem))
     for i, rule in enumerate(as_list(spec.get("rules"))):
         out += _rule_findings(as_dict(rule), f"spec.rules[{i}]")
+    mandatory = MANDATORY_FLOW_SCHEMAS.get(name) if isinstance(name, str) else None
+    if mandatory and _flow_schema_spec(spec) != mandatory[0]:
+        message = f"spec of the mandatory FlowSchema {name!r} must equal the apiserver's fixed value ({mandatory[1]})"
+        out.append(error("spec", FLOW_SCHEMA, message))
     return out
+
+
+def _text(value):
+    """A Go string field: absent is the empty string."""
+    return "" if value is None else value
+
+
+def _strings(value) -> tuple:
+    """A Go list: absent, null and empty are alike to apiequality.Semantic."""
+    return () if value is None else tuple(value) if isinstance(value, list) else (value,)
+
+
+def _member(value, *fields: str) -> tuple | None:
+    """A Go pointer to a struct of string fields: nil, or its fields."""
+    return None if value is None else tuple(_text(as_dict(value).get(field)) for field in fields)
+
+
+def _defaulted(value, default: int):
+    """An int32 that the defaults set when it is 0 (SetDefaults_*: absent is 0 in Go)."""
+    return default if value is None or (type(value) is int and value == 0) else value
+
+
+def _flow_schema_spec(spec: dict) -> tuple:
+    """The FlowSchema spec as the internal type holds it after the v1 and v1beta3 defaults
+    (SetDefaults_FlowSchemaSpec: matchingPrecedence 0 is 1000)."""
+    method = spec.get("distinguisherMethod")
+    rules = []
+    for rule in as_list(spec.get("rules")):
+        rule = as_dict(rule)
+        subjects = tuple(
+            (
+                _text(as_dict(subject).get("kind")),
+                _member(as_dict(subject).get("user"), "name"),
+                _member(as_dict(subject).get("group"), "name"),
+                _member(as_dict(subject).get("serviceAccount"), "namespace", "name"),
+            )
+            for subject in as_list(rule.get("subjects"))
+        )
+        resource_rules = tuple(
+            (
+                _strings(as_dict(item).get("verbs")),
+                _strings(as_dict(item).get("apiGroups")),
+                _strings(as_dict(item).get("resources")),
+                False if as_dict(item).get("clusterScope") is None else as_dict(item).get("clusterScope"),
+                _strings(as_dict(item).get("namespaces")),
+            )
+            for item in as_list(rule.get("resourceRules"))
+        )
+        non_resource_rules = tuple(
+            (_strings(as_dict(item).get("verbs")), _strings(as_dict(item).get("nonResourceURLs")))
+            for item in as_list(rule.get("nonResourceRules"))
+        )
+        rules.append((subjects, resource_rules, non_resource_rules))
+    return (
+        _text(as_dict(spec.get("priorityLevelConfiguration")).get("name")),
+        _defaulted(spec.get("matchingPrecedence"), 1000),
+        _member(method, "type"),
+        tuple(rules),
+    )
 
 
 def _rule_findings(rule: dict, here: str) -> list[Finding]:
@@ -197,9 +304,17 @@ def priority_level_findings(obj: dict, releases: tuple[int, ...]) -> list[Findin
     (ValidateLimitedPriorityLevelConfiguration, ValidateExemptPriorityLevelConfiguration,
     ValidateLimitResponse, ValidatePriorityLevelQueuingConfiguration)."""
     spec = as_dict(obj.get("spec"))
-    name = as_dict(obj.get("metadata")).get("name")
+    metadata = as_dict(obj.get("metadata"))
+    name = metadata.get("name")
     kind = spec.get("type")
     out = []
+    v1beta3 = str(obj.get("apiVersion", "")).endswith("/v1beta3")
+    if PRESERVE_ZERO_SHARES in as_dict(metadata.get("annotations")) and not v1beta3 and enforced(releases, since=29):
+        message = (
+            f"annotation {PRESERVE_ZERO_SHARES!r} is forbidden: only the v1beta3 conversion removes it "
+            f"(it keeps a zero nominalConcurrencyShares there), {obj.get('apiVersion')} keeps it"
+        )
+        out.append(error("metadata.annotations", PRIORITY_LEVEL, message))
     if (name == "exempt") != (kind == "Exempt") and isinstance(name, str):
         message = (
             f"type must be 'Exempt' if and only if the name is 'exempt' (name {value_text(name)}, "
@@ -227,7 +342,50 @@ def priority_level_findings(obj: dict, releases: tuple[int, ...]) -> list[Findin
             out += _limit_response_findings(as_dict(limited.get("limitResponse")), "spec.limited.limitResponse")
     elif isinstance(kind, str):
         out.append(error("spec.type", PRIORITY_LEVEL, f"type {value_text(kind)} is not supported: Exempt or Limited"))
+    mandatory = MANDATORY_PRIORITY_LEVELS.get(name) if isinstance(name, str) else None
+    if mandatory:
+        have = _priority_level_spec(spec, v1beta3 and PRESERVE_ZERO_SHARES in as_dict(metadata.get("annotations")))
+        if (have[:2] if name == "exempt" else have) != mandatory[0]:
+            but = " except spec.exempt" if name == "exempt" else ""
+            message = (
+                f"spec of the mandatory level {name!r}{but} must equal the apiserver's fixed value ({mandatory[1]})"
+            )
+            out.append(error("spec", PRIORITY_LEVEL, message))
     return out
+
+
+def _priority_level_spec(spec: dict, keep_zero_shares: bool) -> tuple:
+    """The PriorityLevelConfiguration spec as the internal type holds it after the v1 and v1beta3
+    defaults: a limited level's nominalConcurrencyShares 30 when absent (and when 0 in v1beta3
+    without the preserve-zero annotation), lendablePercent 0; the queuing defaults; an exempt
+    level's shares and percent 0."""
+    limited, exempt = spec.get("limited"), spec.get("exempt")
+    if limited is not None:
+        limited = as_dict(limited)
+        shares = limited.get("nominalConcurrencyShares")
+        shares = 30 if shares is None or (type(shares) is int and shares == 0 and not keep_zero_shares) else shares
+        response = as_dict(limited.get("limitResponse"))
+        queuing = response.get("queuing")
+        if queuing is not None:
+            queuing = as_dict(queuing)
+            queuing = (
+                _defaulted(queuing.get("queues"), 64),
+                _defaulted(queuing.get("handSize"), 8),
+                _defaulted(queuing.get("queueLengthLimit"), 50),
+            )
+        lendable = limited.get("lendablePercent")
+        limited = (
+            shares,
+            (_text(response.get("type")), queuing),
+            0 if lendable is None else lendable,
+            limited.get("borrowingLimitPercent"),
+        )
+    if exempt is not None:
+        exempt = as_dict(exempt)
+        exempt = tuple(
+            0 if exempt.get(f) is None else exempt.get(f) for f in ("nominalConcurrencyShares", "lendablePercent")
+        )
+    return (_text(spec.get("type")), limited, exempt)
 
 
 def _shares_findings(config: dict, here: str) -> list[Finding]:
