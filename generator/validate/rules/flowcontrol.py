@@ -440,7 +440,7 @@ def _queuing_findings(queuing: dict, here: str) -> list[Finding]:
     hand = 8 if hand == 0 or hand is None else hand
     if hand < 0:
         out.append(error(f"{here}.handSize", PRIORITY_LEVEL, f"handSize {hand} must be positive"))
-    elif queues > 0 and hand > queues:
+    elif hand > queues:  # compared with queues even when queues itself is refused, as upstream does
         message = f"handSize {hand} should not be greater than queues ({queues})"
         out.append(error(f"{here}.handSize", PRIORITY_LEVEL, message))
     elif queues > 0 and math.ceil(math.log2(queues) * hand) > MAX_HASH_BITS:
