@@ -50,6 +50,16 @@ def project_release(path: Path, project: str):
     return None
 
 
+def kueue_release(path: Path) -> str | None:
+    """The Kueue release a fixture is judged by (`# kueue-version: 0.N`), as --kueue-version."""
+    from generator.validate.rules import kueue
+
+    for line in header(path):
+        if line.startswith("# kueue-version:"):
+            return kueue.release(line.split(":", 1)[1].strip())
+    return None
+
+
 def crds(path: Path) -> schemasource.CrdSource | None:
     """The CRDs a fixture is checked with (`# crd: PATH` lines, under tests/fixtures), as --crd."""
     named = [str(FIXTURES / line.split(":", 1)[1].strip()) for line in header(path) if line.startswith("# crd:")]
@@ -61,6 +71,7 @@ def findings(path: Path):
         kube_version(path),
         projects={name: project_release(path, name) for name in projects.VALIDATED},
         crds=crds(path),
+        kueue=kueue_release(path),
     )
     return validate.validate_files([str(path)], checker)
 

@@ -56,7 +56,7 @@ def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         out.append(error("spec.selector", "job", message))
     elif isinstance(selector, dict) and spec.get("manualSelector") is True:  # ValidateJobSpec: it must match
         labels = as_dict(as_dict(as_dict(spec.get("template")).get("metadata")).get("labels"))
-        out += mismatches(selector, labels, "spec.selector", "pod template")
+        out += mismatches(selector, labels, "spec.template.metadata.labels")
     return out
 
 

@@ -486,17 +486,9 @@ def _controller_findings(obj: dict) -> list[Finding]:
     labels = as_dict(as_dict(template.get("metadata")).get("labels"))
     out += label_findings(labels, f"{template_path}.metadata.labels")
     if kind == "ReplicationController":  # a plain map of labels
-        selector = {"matchLabels": spec.get("selector")}
-        return out + mismatches(selector, labels, "spec.selector", "pod template", labels_path="spec.selector")
+        return out + mismatches({"matchLabels": spec.get("selector")}, labels, f"{template_path}.metadata.labels")
     if kind in _ALWAYS_RESTART and isinstance(spec.get("selector"), dict):  # a Job's selector is generated
-        found = mismatches(spec["selector"], labels, "spec.selector", "pod template")
-        if kind == "StatefulSet" and found:
-            # ValidatePodTemplateSpecForStatefulSet (pkg/apps/validation, v1.31.1) names the
-            # template's labels: field.Invalid(spec.template.metadata.labels, "`selector` does not
-            # match template `labels`"), one error for the whole selector
-            message = "; ".join(f.message for f in found)
-            found = [error(f"{template_path}.metadata.labels", "selector", message)]
-        out += found
+        out += mismatches(spec["selector"], labels, f"{template_path}.metadata.labels")
     return out
 
 

@@ -4,7 +4,7 @@ rules. Findings carry the rule id `selector`."""
 
 from __future__ import annotations
 
-from generator.core.findings import Finding, child
+from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_list, error
 from generator.validate.rules.meta import label_findings
@@ -73,23 +73,32 @@ def expression_matches(expression: dict, labels: dict) -> bool | None:
     return (key in labels) == (operator == "Exists")
 
 
-def mismatches(selector, labels, path: str, what: str, labels_path: str | None = None) -> list[Finding]:
-    """Each part of ``selector`` that ``labels`` do not satisfy (labels.Selector.Matches): the
-    controller would own no pod of its template, which the apiserver refuses. ``labels_path``:
-    where matchLabels are (a ReplicationController's selector is a plain map)."""
+def mismatches(selector, labels, labels_path: str, what: str = "pod template") -> list[Finding]:
+    """One finding when ``labels`` (the pod template's, at ``labels_path``) do not satisfy
+    ``selector`` (labels.Selector.Matches): the controller would own no pod of its template,
+    which the apiserver refuses at the template's labels, as upstream names it for every
+    workload (field.Invalid(spec.template.metadata.labels, "`selector` does not match template
+    `labels`"): ValidatePodTemplateSpecForReplicaSet, ForStatefulSet, ForRC, ValidateDaemonSetSpec,
+    validateJobSpec, v1.31.1). The message names each part of the selector that fails."""
     selector, labels = as_dict(selector), as_dict(labels)
-    out = []
+    parts = []
     for key, value in as_dict(selector.get("matchLabels")).items():
         if isinstance(value, str) and labels.get(key) != value:  # another type: the schema's finding
-            message = f"selector {key}={value} does not match the {what}'s labels: the controller would own no pod"
-            out.append(error(child(labels_path or f"{path}.matchLabels", key), "selector", message))
-    for i, expression in enumerate(as_list(selector.get("matchExpressions"))):
+            parts.append(f"selector {key}={value}")
+    for expression in as_list(selector.get("matchExpressions")):
         if expression_matches(as_dict(expression), labels) is False:
             expression = as_dict(expression)
-            shown = f"{expression['key']} {expression['operator']} ({', '.join(as_list(expression.get('values')))})"
-            message = f"selector expression {shown} does not match the {what}'s labels: the controller would own no pod"
-            out.append(error(f"{path}.matchExpressions[{i}]", "selector", message))
-    return out
+            parts.append(
+                f"selector expression {expression['key']} {expression['operator']} "
+                f"({', '.join(as_list(expression.get('values')))})"
+            )
+    if not parts:
+        return []
+    message = (
+        f"{'; '.join(parts)}: not matched by the {what}'s labels (`selector` does not match template `labels`): "
+        "the controller would own no pod"
+    )
+    return [error(labels_path, "selector", message)]
 
 
 # -- node selectors (core/validation ValidateNodeSelectorRequirement, ValidateNodeFieldSelectorRequirement):
