@@ -114,7 +114,7 @@ sandbox-tools:
 test: lint check sandbox-tools $(NODE_TOOLS) $(HELM_TOOLS) $(PS_STAMP)
 	PADDLE_PS_PYTHON=$(CURDIR)/$(PS_VENV)/bin/python $(PY) -m pytest -q
 
-## The inner loop, under two minutes: lint and every test not marked slow (no Paddle, Helm, wheel or clone).
+## The inner loop, about 7 minutes on 2 cores: lint and every test not marked slow (no Paddle, Helm, wheel or clone).
 test-fast: lint
 	$(PY) -m pytest -q -m "not slow"
 

@@ -306,13 +306,13 @@ _RULES = [
         "flow-schema",
         "flowcontrol",
         ERROR,
-        "a FlowSchema's precedence, distinguisher, subjects, verbs, namespaces or non-resource URLs refused",
+        "a FlowSchema's precedence, distinguisher, subjects, verbs, URLs refused, or a mandatory one not as fixed",
     ),
     Rule(
         "priority-level",
         "flowcontrol",
         ERROR,
-        "a PriorityLevelConfiguration's type and name, shares, percents, limit response or queuing refused",
+        "a PriorityLevelConfiguration's type, shares, limit response or queuing refused, or a mandatory one changed",
     ),
     # -- apiregistration --------------------------------------------------------------------
     Rule(
