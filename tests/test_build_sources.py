@@ -117,7 +117,9 @@ def test_a_charts_finding_is_on_its_template_file_with_the_line_of_helms_output(
     code, out, err = run(["--build", "--helm", str(helm), "chart"], tmp_path)
     assert code == 1, out + err
     line = next(line for line in out.splitlines() if "[selector]" in line)
-    assert line.startswith("chart/templates/deploy.yaml:1:1: error: Deployment/release-name-web: spec.selector")
+    assert line.startswith(
+        "chart/templates/deploy.yaml:11:7: error: Deployment/release-name-web: spec.template.metadata.labels: "
+    )
     # the line helm's own output has the field on, and the command that shows it
     command = "helm template release-name chart --include-crds --kube-version "
     assert "(rendered by helm template: line " in line and command in line
@@ -130,7 +132,7 @@ def test_a_charts_finding_is_on_its_template_file_with_the_line_of_helms_output(
         env={"HOME": str(tmp_path), "KUBECONFIG": os.devnull},
         check=True,
     ).stdout.splitlines()
-    assert rendered[shown - 1].strip().startswith("app: other") or "matchLabels" in rendered[shown - 1]
+    assert rendered[shown - 1].strip().startswith(("labels:", "app: web")), rendered[shown - 1]
     assert "templates/service.yaml" not in out  # the valid template has no finding
     assert out.strip().endswith("2 documents: 1 error, 0 warnings (invalid)")
 
@@ -148,7 +150,8 @@ def test_without_build_a_chart_and_a_kustomization_are_skipped_as_before(tmp_pat
 
 @needs_kubectl
 def test_a_kustomizations_finding_is_on_the_resource_file_it_came_from(tmp_path):
-    """The overlay's patch relabels the pods; the selector, unchanged, is the base's line 7."""
+    """The overlay's patch changes the selector; the pod template's labels, unchanged, where the
+    apiserver names the mismatch (spec.template.metadata.labels), are the base's line 10."""
     write(
         tmp_path,
         {
@@ -161,7 +164,7 @@ def test_a_kustomizations_finding_is_on_the_resource_file_it_came_from(tmp_path)
                   - target: {kind: Deployment, name: web}
                     patch: |-
                       - op: replace
-                        path: /spec/template/metadata/labels/app
+                        path: /spec/selector/matchLabels/app
                         value: other
                 """,
         },
@@ -170,7 +173,7 @@ def test_a_kustomizations_finding_is_on_the_resource_file_it_came_from(tmp_path)
     assert code == 1, out + err
     findings = [line for line in out.splitlines() if ": error: " in line]
     assert len(findings) == 1, out
-    assert findings[0].startswith("base/deploy.yaml:7:19: error: Deployment/prod-web: spec.selector.matchLabels.app:")
+    assert findings[0].startswith("base/deploy.yaml:10:7: error: Deployment/prod-web: spec.template.metadata.labels:")
     assert "(as `kubectl kustomize overlay` builds it: line " in findings[0]
     # the base's own build is valid; its resource is checked there, not read a second time
     assert "base/deploy.yaml: checked as a kustomization that names it builds it" in err
