@@ -27,17 +27,19 @@ OWNERS = {
     "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
     "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
     "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation), and the Job controller",
-    "networking": "the apiserver's validation of Ingresses and NetworkPolicies",
+    "networking": "the apiserver's validation of Ingresses, IngressClasses, NetworkPolicies, IPAddresses, ServiceCIDRs",
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
     "policy": "the apiserver's validation of PodDisruptionBudgets",
     "rbac": "the apiserver's validation of RBAC roles and bindings",
-    "storage": "the apiserver's validation of StorageClasses and CSIDrivers",
+    "storage": "the apiserver's validation of StorageClasses, CSIDrivers, CSINodes, VolumeAttachments, "
+    "CSIStorageCapacities and VolumeAttributesClasses (pkg/apis/storage/validation)",
     "scheduling": "the apiserver's validation of PriorityClasses",
     "node": "the apiserver's validation of RuntimeClasses (pkg/apis/node/validation)",
     "coordination": "the apiserver's validation of Leases (pkg/apis/coordination/validation)",
     "discovery": "the apiserver's validation of EndpointSlices (pkg/apis/discovery/validation)",
     "flowcontrol": "the apiserver's validation of FlowSchemas and PriorityLevelConfigurations",
     "apiregistration": "kube-aggregator's validation of APIServices",
+    "certificates": "the apiserver's validation of CertificateSigningRequests (pkg/apis/certificates/validation)",
     "admissionregistration": "the apiserver's validation of webhook configurations and ValidatingAdmissionPolicies",
     "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
@@ -269,6 +271,18 @@ _RULES = [
     # -- networking -------------------------------------------------------------------------
     Rule("ingress", "networking", ERROR, "an Ingress host, path, pathType or backend the apiserver refuses"),
     Rule("network-policy", "networking", ERROR, "a NetworkPolicy port, peer or ipBlock the apiserver refuses"),
+    Rule(
+        "ip-address",
+        "networking",
+        ERROR,
+        "an IPAddress not named after its address in canonical form, or its parentRef's fields refused",
+    ),
+    Rule(
+        "service-cidr",
+        "networking",
+        ERROR,
+        "a ServiceCIDR without CIDRs, more than 2 or two of one family, a CIDR with host bits or not canonical",
+    ),
     # -- autoscaling ------------------------------------------------------------------------
     Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
     # -- policy -----------------------------------------------------------------------------
@@ -284,6 +298,30 @@ _RULES = [
         "storage",
         ERROR,
         "a CSIDriver's fsGroupPolicy or lifecycle mode refused, a token audience twice, expirationSeconds out of range",
+    ),
+    Rule(
+        "csi-node",
+        "storage",
+        ERROR,
+        "a CSINode driver's name, nodeID (empty, over 256), count below 0, a topology key empty, twice or unqualified",
+    ),
+    Rule(
+        "volume-attachment",
+        "storage",
+        ERROR,
+        "a VolumeAttachment's attacher no CSI driver name, not exactly one source, a volume or node name refused",
+    ),
+    Rule(
+        "csi-storage-capacity",
+        "storage",
+        ERROR,
+        "a CSIStorageCapacity whose storageClassName is no DNS-1123 subdomain, or whose capacity is negative",
+    ),
+    Rule(
+        "volume-attributes-class",
+        "storage",
+        ERROR,
+        "a VolumeAttributesClass without driverName or parameters, a driverName unqualified, a parameter name empty",
     ),
     # -- node -------------------------------------------------------------------------------
     Rule(
@@ -313,6 +351,14 @@ _RULES = [
         "flowcontrol",
         ERROR,
         "a PriorityLevelConfiguration's type, shares, limit response or queuing refused, or a mandatory one changed",
+    ),
+    # -- certificates -----------------------------------------------------------------------
+    Rule(
+        "certificate-signing-request",
+        "certificates",
+        ERROR,
+        "a CSR's request no PEM CERTIFICATE REQUEST, usages missing, unknown or twice, a signerName refused, "
+        "expirationSeconds under 600",
     ),
     # -- apiregistration --------------------------------------------------------------------
     Rule(

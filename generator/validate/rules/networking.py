@@ -1,6 +1,6 @@
-"""Owner `networking`: the apiserver's validation of Ingresses and NetworkPolicies beyond
-their schemas (k8s.io/kubernetes pkg/apis/networking/validation/validation.go; each rule names
-the function it ports)."""
+"""Owner `networking`: the apiserver's validation of Ingresses, IngressClasses, NetworkPolicies,
+IPAddresses and ServiceCIDRs beyond their schemas (k8s.io/kubernetes
+pkg/apis/networking/validation/validation.go; each rule names the function it ports)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from generator.core.grammar import (
     path_segment_problem,
     port_name_problem,
 )
-from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error, value_text
 from generator.validate.rules.selector import selector_findings
 
 PATH_TYPES = ("Exact", "Prefix", "ImplementationSpecific")
@@ -329,3 +329,106 @@ def _network(text: str):
         return ipaddress.ip_network(f"{address}/{bits}", strict=False)
     except ValueError:
         return None
+
+
+# -- IPAddress and ServiceCIDR (networking.k8s.io/v1 from 1.33; v1beta1 in 1.31 and 1.32, v1alpha1
+# before, off by default until v1; schemas/ledger/networking-ipaddress.json, networking-servicecidr.json)
+
+
+def _go_address(text: str, zone: bool = True):
+    """netip.ParseAddr: an IPv4 address (no leading zeros) or an IPv6 one (with a zone if ``zone``);
+    None if it is none."""
+    if not isinstance(text, str) or (not zone and "%" in text):
+        return None
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def _go_address_text(address) -> str:
+    """netip.Addr.String: as Python writes it, but an IPv4-mapped IPv6 address with its IPv4 part
+    dotted (::ffff:10.0.0.1), as Go writes it."""
+    mapped = getattr(address, "ipv4_mapped", None)
+    if mapped is None:
+        return str(address)
+    scope = getattr(address, "scope_id", None)
+    return f"::ffff:{mapped}" + (f"%{scope}" if scope else "")
+
+
+def ip_address_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateIPAddressName (the name is an IP address in its canonical form: 10.0.0.1,
+    2001:db8::1) and validateIPAddressParentReference: its group a DNS-1123 subdomain when set,
+    resource and name not empty, and they and namespace path segment names (parentRef, resource
+    and name absent are the schema's required findings)."""
+    rule = "ip-address"
+    out = []
+    name = as_dict(obj.get("metadata")).get("name")
+    if isinstance(name, str) and name:
+        address = _go_address(name)
+        if address is None:
+            out.append(error("metadata.name", rule, f"an IPAddress is named after its address: {name!r} is none"))
+        elif _go_address_text(address) != name:
+            message = f"{name!r} must be a canonical format IP address: {_go_address_text(address)}"
+            out.append(error("metadata.name", rule, message))
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return out  # no spec: the schema's finding (a spec of another type too)
+    ref = as_dict(spec.get("parentRef"))  # absent: the schema's required finding
+    group = ref.get("group")
+    if isinstance(group, str) and group:
+        problem = name_problem(group, DNS1123_SUBDOMAIN, 253, "group (DNS-1123 subdomain)")
+        if problem:
+            out.append(error("spec.parentRef.group", rule, problem))
+    for field in ("resource", "name", "namespace"):
+        value = ref.get(field)
+        if value == "" and field != "namespace":  # absent: the schema's required finding
+            out.append(error(f"spec.parentRef.{field}", rule, f"parentRef.{field} may not be empty"))
+        elif isinstance(value, str) and value and (problem := path_segment_problem(value, field)):
+            out.append(error(f"spec.parentRef.{field}", rule, problem))
+    return out
+
+
+def _go_prefix_problems(text: str) -> list[str]:
+    """validateCIDR: netip.ParsePrefix (an address without zone, '/', the prefix length in
+    decimal), then the address the network's own and the text in RFC 5952 canonical form."""
+    address_text, slash, bits = text.rpartition("/")
+    address = _go_address(address_text, zone=False) if slash else None
+    if address is None or not re.fullmatch(r"0|[1-9][0-9]{0,2}", bits) or int(bits) > address.max_prefixlen:
+        return [f"{text!r} is not a CIDR (an address, '/', a prefix length: 10.96.0.0/12, fd00:10:96::/112)"]
+    out = []
+    network = ipaddress.ip_network(f"{address}/{bits}", strict=False)
+    if network.network_address != address:
+        out.append(f"wrong CIDR format, IP doesn't match network IP address: {text!r} has host bits set")
+    canonical = f"{_go_address_text(address)}/{int(bits)}"
+    if canonical != text:
+        out.append(f"CIDR {text!r} not in RFC 5952 canonical format: {canonical}")
+    return out
+
+
+def service_cidr_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateServiceCIDR: one or two CIDRs, two of different families (each read as
+    ParseCIDRSloppy reads it), each a canonical network prefix; reported at spec.cidrs, as
+    upstream does, until the list itself passes."""
+    rule = "service-cidr"
+    cidrs = as_dict(obj.get("spec")).get("cidrs")
+    if cidrs is not None and not isinstance(cidrs, list):
+        return []  # another type: the schema's finding
+    cidrs = cidrs or []
+    if not cidrs:
+        return [error("spec.cidrs", rule, "at least one CIDR required (e.g. 10.96.0.0/12)")]
+    if len(cidrs) > 2:
+        return [error("spec.cidrs", rule, f"{len(cidrs)} CIDRs: a ServiceCIDR may only hold up to 2 values")]
+    if len(cidrs) == 2:
+        networks = [_network(cidr) if isinstance(cidr, str) else None for cidr in cidrs]
+        if any(network is None for network in networks) or networks[0].version == networks[1].version:
+            message = (
+                "may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64: "
+                f"{value_text(cidrs[0])} and {value_text(cidrs[1])} are not one of each"
+            )
+            return [error("spec.cidrs", rule, message)]
+    out = []
+    for i, cidr in enumerate(cidrs):
+        if isinstance(cidr, str):
+            out += [error(f"spec.cidrs[{i}]", rule, problem) for problem in _go_prefix_problems(cidr)]
+    return out
