@@ -11,7 +11,7 @@ import re
 
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_int, as_list, error, value_text
-from generator.validate.rules.pod_gated import _signer_name_problem
+from generator.validate.rules.pod_gated import signer_name_problem
 
 RULE = "certificate-signing-request"
 
@@ -112,7 +112,7 @@ def csr_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         out.append(error("spec.signerName", RULE, message))
     elif signer == "":
         out.append(error("spec.signerName", RULE, "signerName is required (e.g. kubernetes.io/kube-apiserver-client)"))
-    elif isinstance(signer, str) and (problem := _signer_name_problem(signer)):
+    elif isinstance(signer, str) and (problem := signer_name_problem(signer)):
         out.append(error("spec.signerName", RULE, problem))
     seconds = as_int(spec.get("expirationSeconds"))
     if seconds is not None and seconds < MIN_EXPIRATION:

@@ -4,6 +4,8 @@ kind has."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core.findings import Finding, child
 from generator.core.grammar import (
     DNS1035_LABEL,
@@ -24,19 +26,19 @@ from generator.validate.rules.base import as_dict, byte_length, error, value_tex
 # Custom resources: NameIsDNSSubdomain (apiextensions-apiserver customResourceValidator).
 
 
-def _subdomain(name, what):
+def _subdomain(name: Any, what: Any) -> Any:
     return name_problem(name, DNS1123_SUBDOMAIN, 253, f"{what} name (DNS-1123 subdomain)")
 
 
-def _label(name, what):
+def _label(name: Any, what: Any) -> Any:
     return name_problem(name, DNS1123_LABEL, 63, f"{what} name (DNS-1123 label)")
 
 
-def _dns1035(name, what):
+def _dns1035(name: Any, what: Any) -> Any:
     return name_problem(name, DNS1035_LABEL, 63, f"{what} name (DNS-1035 label)")
 
 
-def _path_segment(name, what):
+def _path_segment(name: Any, what: Any) -> Any:
     return path_segment_problem(name, f"{what} name")
 
 
@@ -61,16 +63,21 @@ NAME_RULES = {
     # apps/validation ValidateStatefulSetName: NameIsDNSSubdomain, NameIsDNSLabel from 1.27
     # (kubernetes/kubernetes#114172: the name becomes each pod's hostname, a DNS label)
     ("apps", "StatefulSet"): [(0, _subdomain), (27, _label)],
+    # networking/validation ValidateIPAddressName: the name is an IP address in its canonical form
+    # (2001:db8::1 too, which no DNS name is): rules/networking.py's ip-address rule checks it
+    ("networking.k8s.io", "IPAddress"): [],
 }
 # (A CronJob's name at most 52 characters, ValidateCronJobCreate, is rules/batch.py's.)
 
 
-def _name_check(api_version: str, kind: str, releases: list[int] | None):
+def _name_check(api_version: str, kind: str, releases: list[int] | None) -> Any:
     """The name check of ``kind`` (the strictest over ``releases``: a bundle must pass them all)."""
     group = api_version.rpartition("/")[0]
     table = NAME_RULES.get((group, kind))
     if table is None:
         return [_subdomain]
+    if not table:  # a kind whose own rule checks its name
+        return []
     checks = []
     for minor in releases or [max(first for first, _ in table)]:
         applicable = [check for first, check in table if first <= minor]
@@ -82,7 +89,7 @@ def _name_check(api_version: str, kind: str, releases: list[int] | None):
 JOB_NAME_LABEL = "job-name"
 
 
-def _job_name_findings(obj: dict, name) -> list[Finding]:
+def _job_name_findings(obj: dict[Any, Any], name: Any) -> list[Finding]:
     """A Job's name becomes the value of its pod template's `job-name` label (registry/batch/job
     strategy generateSelector, on every release, unless spec.manualSelector is true or the
     template sets that label itself), and a label value has at most 63 characters."""
@@ -107,7 +114,7 @@ def _mask_trailing_dash(name: str) -> str:
     return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
 
 
-def name_findings(obj: dict, releases: list[int] | None = None) -> list[Finding]:
+def name_findings(obj: dict[Any, Any], releases: list[int] | None = None) -> list[Finding]:
     """metadata.name checked as its kind's own validation does, on ``releases`` (default: the newest rule);
     a generateName as ValidateObjectMetaAccessor checks it: the kind's name function with prefix
     true (maskTrailingDash)."""
@@ -136,7 +143,7 @@ def name_findings(obj: dict, releases: list[int] | None = None) -> list[Finding]
     return out
 
 
-def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | None = None) -> list[Finding]:
+def metadata_findings(obj: dict[Any, Any], check_name: bool = True, releases: list[int] | None = None) -> list[Finding]:
     """Names, namespace, label and annotation keys; ``check_name=False`` where a kind has its own name rule."""
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
@@ -163,7 +170,7 @@ def metadata_findings(obj: dict, check_name: bool = True, releases: list[int] | 
 ANNOTATIONS_SIZE_LIMIT = 256 * 1024  # TotalAnnotationSizeLimitB
 
 
-def annotation_findings(annotations, path: str) -> list[Finding]:
+def annotation_findings(annotations: Any, path: str) -> list[Finding]:
     """ValidateAnnotations (apimachinery pkg/api/validation/objectmeta.go): each key a qualified
     name in lower case (IsQualifiedName(strings.ToLower(k)): the case of a key does not matter),
     and ValidateAnnotationsSize. ``path``: where the annotations are (an object's metadata, a pod
@@ -181,7 +188,7 @@ def annotation_findings(annotations, path: str) -> list[Finding]:
     return out
 
 
-def _annotations_size(annotations: dict, path: str = "metadata.annotations") -> list[Finding]:
+def _annotations_size(annotations: dict[Any, Any], path: str = "metadata.annotations") -> list[Finding]:
     """ValidateAnnotationsSize: the keys and values of all annotations, in bytes, at most 256 KiB
     (field.TooLong at metadata.annotations)."""
     size = sum(
@@ -201,7 +208,7 @@ def _annotations_size(annotations: dict, path: str = "metadata.annotations") -> 
 BANNED_OWNERS = frozenset({("v1", "Event")})  # BannedOwners: core/v1 Event
 
 
-def _version_of(api_version) -> str:
+def _version_of(api_version: Any) -> str:
     """schema.FromAPIVersionAndKind's version: ParseGroupVersion's, "" when it fails."""
     if not isinstance(api_version, str) or not api_version or api_version == "/":
         return ""
@@ -210,7 +217,7 @@ def _version_of(api_version) -> str:
     return api_version.rpartition("/")[2]
 
 
-def owner_reference_findings(refs) -> list[Finding]:
+def owner_reference_findings(refs: Any) -> list[Finding]:
     """ValidateOwnerReferences and validateOwnerReference: apiVersion with a version, kind, name
     and uid not empty, no v1 Event as owner, one controller at most."""
     out: list[Finding] = []
@@ -245,7 +252,7 @@ def owner_reference_findings(refs) -> list[Finding]:
 STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")  # helper.IsStandardFinalizerName
 
 
-def finalizer_problem(name, core: bool) -> str | None:
+def finalizer_problem(name: Any, core: bool) -> str | None:
     """ValidateFinalizerName (a qualified name) and, for a core kind, core/validation's
     validateKubeFinalizerName: a finalizer without a domain is one of the standard ones."""
     if not isinstance(name, str):
@@ -259,7 +266,7 @@ def finalizer_problem(name, core: bool) -> str | None:
     return problem.replace(" key", "", 1) if problem else None
 
 
-def finalizer_findings(finalizers, path: str, core: bool) -> list[Finding]:
+def finalizer_findings(finalizers: Any, path: str, core: bool) -> list[Finding]:
     """ValidateFinalizers: each name (finalizer_problem), and not orphan with foregroundDeletion."""
     if not finalizers or not isinstance(finalizers, list):
         return []
@@ -273,7 +280,7 @@ def finalizer_findings(finalizers, path: str, core: bool) -> list[Finding]:
     return out
 
 
-def label_findings(labels, path: str) -> list[Finding]:
+def label_findings(labels: Any, path: str) -> list[Finding]:
     """Label keys and values of a labels mapping at ``path``."""
     if not isinstance(labels, dict):
         return []

@@ -13,6 +13,8 @@ sources with ValidateUserAnnotations). pod.py calls the checks of `SPEC_CHECKS` 
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, parse_quantity, quantity_text
 from generator.validate.rules.base import as_dict, as_list, byte_length, enforced, error
@@ -64,7 +66,7 @@ RESIZE_RESOURCES = ("cpu", "memory")
 RESIZE_POLICIES = ("NotRequired", "RestartContainer")
 
 
-def _host_users(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _host_users(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """validateHostUsers: no host namespace in a user namespace; from 1.35 no volumeDevices either
     (AllowUserNamespacesWithVolumeDevices is false on create)."""
     out = []
@@ -82,7 +84,7 @@ def _host_users(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return out
 
 
-def _service_account_alias(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _service_account_alias(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """ValidatePodSpec: the deprecated serviceAccount, where both it and serviceAccountName are
     set, names the same ServiceAccount (defaulting fills whichever of the two is empty)."""
     alias, name = spec.get("serviceAccount"), spec.get("serviceAccountName")
@@ -93,7 +95,7 @@ def _service_account_alias(spec: dict, path: str, ctx: PodContext) -> list[Findi
     return []
 
 
-def _supplemental_groups_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _supplemental_groups_policy(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     policy = as_dict(spec.get("securityContext")).get("supplementalGroupsPolicy")
     known = SUPPLEMENTAL_GROUPS_POLICIES
     if isinstance(policy, str) and policy not in known and enforced(ctx.releases, SUPPLEMENTAL_GROUPS_POLICY_SINCE):
@@ -102,7 +104,7 @@ def _supplemental_groups_policy(spec: dict, path: str, ctx: PodContext) -> list[
     return []
 
 
-def _resize(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _resize(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     """validateResizePolicy, which validateContainerCommon runs for regular and init containers
     alike (an init container's resizePolicy is let through from 1.33: AllowSidecarResizePolicy
     follows InPlacePodVerticalScaling in pkg/api/pod/util.go)."""
@@ -119,15 +121,15 @@ def _resize(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
     return out
 
 
-def _claims(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _claims(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     return _claim_findings(spec, path) if enforced(ctx.releases, since=RESOURCE_CLAIMS_SINCE) else []
 
 
-def _proc_mount(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _proc_mount(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     return _proc_mount_findings(spec, path) if enforced(ctx.releases, since=PROC_MOUNT_SINCE) else []
 
 
-def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
+def _proc_mount_findings(spec: dict[Any, Any], path: str) -> list[Finding]:
     """ValidateProcMountType, and ValidateSecurityContext: Unmasked only in a user namespace."""
     out = []
     for group in ("initContainers", "containers", "ephemeralContainers"):
@@ -144,7 +146,7 @@ def _proc_mount_findings(spec: dict, path: str) -> list[Finding]:
     return out
 
 
-def _selinux_change_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _selinux_change_policy(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """validateSELinuxChangePolicy and validateWindows: Recursive, or MountOption too where
     SELinuxMount is on; not in a windows pod."""
     policy = as_dict(spec.get("securityContext")).get("seLinuxChangePolicy")
@@ -166,26 +168,28 @@ def _selinux_change_policy(spec: dict, path: str, ctx: PodContext) -> list[Findi
     return [error(where, "enum", message)]
 
 
-def _apparmor_length_findings(holder: dict, here: str, ctx: PodContext) -> list[Finding]:
+def _apparmor_length_findings(holder: dict[Any, Any], here: str, ctx: PodContext) -> list[Finding]:
     """ValidateAppArmorProfileField: a Localhost profile's name is at most 4095 characters."""
     profile = as_dict(as_dict(holder.get("securityContext")).get("appArmorProfile"))
     local = profile.get("localhostProfile")
-    too_long = isinstance(local, str) and len(local) > 4095 and profile.get("type") == "Localhost"
+    if not isinstance(local, str):
+        return []
+    too_long = len(local) > 4095 and profile.get("type") == "Localhost"
     if too_long and enforced(ctx.releases, since=APPARMOR_PROFILE_LENGTH_SINCE):
         message = f"localhostProfile is {len(local)} characters long, more than 4095"
         return [error(f"{here}.securityContext.appArmorProfile.localhostProfile", "security-context", message)]
     return []
 
 
-def _pod_apparmor_length(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _pod_apparmor_length(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     return _apparmor_length_findings(spec, path, ctx)
 
 
-def _container_apparmor_length(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _container_apparmor_length(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     return _apparmor_length_findings(c, here, ctx)
 
 
-def _hostname_override(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _hostname_override(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """validatePodHostName: hostnameOverride, a DNS-1123 subdomain of 64 characters at most, not
     with setHostnameAsFQDN nor with hostNetwork."""
     name = spec.get("hostnameOverride")
@@ -202,7 +206,7 @@ def _hostname_override(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return out
 
 
-def _restart_rules(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _restart_rules(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     """validateContainerRestartPolicy and validateInitContainerRestartPolicy: restartPolicyRules
     need the container's restartPolicy; a sidecar (Always) takes none before 1.36; each rule's
     action Restart (RestartAllContainers too from 1.36) and exitCodes with operator In or NotIn."""
@@ -243,7 +247,7 @@ def _restart_rules(c: dict, here: str, group: str, ctx: PodContext) -> list[Find
     return out
 
 
-def _pod_resources(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _pod_resources(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """validatePodResources, from 1.34: not in a windows pod, no claims, only cpu, memory and
     hugepages (validatePodResourceName), a request at most its limit (validateResourceRequirements),
     and what the containers take within the pod's amounts (_pod_resource_consistency)."""
@@ -270,7 +274,9 @@ def _pod_resources(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return out + _pod_resource_consistency(spec, path, ctx, requests, limits)
 
 
-def _pod_resource_consistency(spec: dict, path: str, ctx: PodContext, requests: dict, limits: dict) -> list[Finding]:
+def _pod_resource_consistency(
+    spec: dict[Any, Any], path: str, ctx: PodContext, requests: dict[Any, Any], limits: dict[Any, Any]
+) -> list[Finding]:
     """validatePodResourceConsistency: each pod-level request at least what the containers
     request together (AggregateContainerRequests; a resource the pod does not request is not
     compared, kubernetes#132551 in 1.34), from 1.35 each pod-level hugepages limit at least what
@@ -305,13 +311,15 @@ def _pod_resource_consistency(spec: dict, path: str, ctx: PodContext, requests: 
     return out
 
 
-def _aggregate(spec: dict, kind: str, template: bool) -> dict:
+def _aggregate(spec: dict[Any, Any], kind: str, template: bool) -> dict[Any, Any]:
     """AggregateContainerRequests or AggregateContainerLimits (k8s.io/component-helpers resource,
     ``kind`` requests or limits): the sum over the regular containers and the sidecars (init
     containers with restartPolicy Always), or an init container's peak where higher (its own
     amounts and those of the sidecars started before it). A Pod's container requests default to
     its limits first (SetDefaults_Pod); a template's do not."""
-    total, sidecars, peak = {}, {}, {}
+    total: dict[str, Any] = {}
+    sidecars: dict[str, Any] = {}
+    peak: dict[str, Any] = {}
     for c in as_list(spec.get("containers")):
         _add(total, _amounts(c, kind, template))
     for c in as_list(spec.get("initContainers")):
@@ -329,7 +337,7 @@ def _aggregate(spec: dict, kind: str, template: bool) -> dict:
     return total
 
 
-def _amounts(c, kind: str, template: bool) -> dict:
+def _amounts(c: Any, kind: str, template: bool) -> dict[Any, Any]:
     """A container's ``kind`` (requests or limits) as numbers; in a Pod, a limit stands for a
     request left out."""
     resources = as_dict(as_dict(c).get("resources"))
@@ -342,12 +350,12 @@ def _amounts(c, kind: str, template: bool) -> dict:
     return amounts
 
 
-def _add(totals: dict, amounts: dict) -> None:
+def _add(totals: dict[Any, Any], amounts: dict[Any, Any]) -> None:
     for name, value in amounts.items():
         totals[name] = totals.get(name, 0) + value
 
 
-def _trust_bundles(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _trust_bundles(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """A projected volume's clusterTrustBundle sources, from 1.37 (before, the field is dropped)."""
     if not enforced(ctx.releases, since=TRUST_BUNDLE_SINCE):
         return []
@@ -359,12 +367,12 @@ def _trust_bundles(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return out
 
 
-def _gated_source(source) -> bool:
+def _gated_source(source: Any) -> bool:
     source = as_dict(source)
     return isinstance(source.get("clusterTrustBundle"), dict) or isinstance(source.get("podCertificate"), dict)
 
 
-def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
+def _trust_bundle_findings(sources: list[Any], here: str) -> list[Finding]:
     """validateProjectionSources' clusterTrustBundle source: name or signerName (not both, not
     neither), the name a ClusterTrustBundle's (ValidateClusterTrustBundleName) without a
     labelSelector, the signerName a signer's (ValidateSignerName) with a label selector, a
@@ -404,7 +412,7 @@ def _trust_bundle_findings(sources: list, here: str) -> list[Finding]:
                 out.append(
                     error(f"{where}.signerName", "required", "a clusterTrustBundle's signerName may not be empty")
                 )
-            elif problem := _signer_name_problem(signer):
+            elif problem := signer_name_problem(signer):
                 out.append(error(f"{where}.signerName", "volume-source", problem))
             if isinstance(bundle.get("labelSelector"), dict):
                 out += selector_findings(bundle["labelSelector"], f"{where}.labelSelector")
@@ -434,7 +442,7 @@ POD_CERTIFICATE_KUBERNETES_MAX_EXPIRATION = 24 * 3600
 USER_ANNOTATIONS_SIZE_LIMIT = 256 * 1024  # apimachinery TotalAnnotationSizeLimitB
 
 
-def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: set) -> list[Finding]:
+def _pod_certificate_findings(certificate: dict[Any, Any], where: str, here: str, paths: set[Any]) -> list[Finding]:
     """validateProjectionSources' podCertificate source (PodCertificateRequest, GA and on from
     1.37): the signer's form, a key type, maxExpirationSeconds from an hour to 91 days (a day for
     a kubernetes.io signer, IsKubernetesSignerName), userAnnotations (ValidateUserAnnotations),
@@ -443,7 +451,7 @@ def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: s
     signer = certificate.get("signerName")
     if signer == "":
         out.append(error(f"{where}.signerName", "required", "a podCertificate source needs a signerName"))
-    elif isinstance(signer, str) and (problem := _signer_name_problem(signer)):
+    elif isinstance(signer, str) and (problem := signer_name_problem(signer)):
         out.append(error(f"{where}.signerName", "volume-source", problem))
     key_type = certificate.get("keyType")
     if isinstance(key_type, str) and key_type not in POD_CERTIFICATE_KEY_TYPES:
@@ -469,7 +477,7 @@ def _pod_certificate_findings(certificate: dict, where: str, here: str, paths: s
     return out
 
 
-def _expiration_findings(seconds: int, signer, where: str) -> list[Finding]:
+def _expiration_findings(seconds: int, signer: Any, where: str) -> list[Finding]:
     """A podCertificate's maxExpirationSeconds: at least an hour, at most 91 days, or a day where
     the signer's domain is kubernetes.io or under it (IsKubernetesSignerName)."""
     if seconds < POD_CERTIFICATE_MIN_EXPIRATION:
@@ -485,7 +493,7 @@ def _expiration_findings(seconds: int, signer, where: str) -> list[Finding]:
     return []
 
 
-def _user_annotation_findings(annotations: dict, where: str) -> list[Finding]:
+def _user_annotation_findings(annotations: dict[Any, Any], where: str) -> list[Finding]:
     """ValidateUserAnnotations: each key, lowercased, a domain-prefixed key (IsDomainPrefixedKey:
     PREFIX/NAME, a label key with its prefix); keys and values 256 KiB at most together
     (ValidateAnnotationsSize). Reported at userAnnotations, as the apiserver does."""
@@ -526,7 +534,7 @@ def _bundle_name_problem(name: str) -> str | None:
     return None
 
 
-def _signer_name_problem(signer: str) -> str | None:
+def signer_name_problem(signer: str) -> str | None:
     """ValidateSignerName (pkg/apis/core/validation/names.go): DOMAIN/PATH, the domain dotted
     DNS-1123 labels (two at least, 253 characters at most), the path dotted DNS-1123 subdomains,
     571 characters in all."""
@@ -548,7 +556,7 @@ def _signer_name_problem(signer: str) -> str | None:
     return None
 
 
-def _resize_findings(policies: list, here: str, never: bool = False) -> list[Finding]:
+def _resize_findings(policies: list[Any], here: str, never: bool = False) -> list[Finding]:
     """validateResizePolicy: each resource once, cpu or memory, with NotRequired or RestartContainer;
     in a pod whose restartPolicy is Never (``never``) nothing but NotRequired, reported at the
     list as the apiserver does (field.Invalid(fldPath, ...): "must be 'NotRequired' when
@@ -573,7 +581,7 @@ def _resize_findings(policies: list, here: str, never: bool = False) -> list[Fin
     return out
 
 
-def _claim_findings(spec: dict, path: str) -> list[Finding]:
+def _claim_findings(spec: dict[Any, Any], path: str) -> list[Finding]:
     """validatePodResourceClaim (a DNS-1123 label once, one of resourceClaimName and
     resourceClaimTemplateName, object names) and validateResourceClaimNames (a container's claims
     name the pod's, once)."""
@@ -604,7 +612,7 @@ def _claim_findings(spec: dict, path: str) -> list[Finding]:
     return out
 
 
-def _container_claims(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _container_claims(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     """validateResourceClaimNames: a container's claims name the pod's resourceClaims, once."""
     claims = as_dict(c.get("resources")).get("claims")
     if not claims or not isinstance(claims, list) or not enforced(ctx.releases, since=RESOURCE_CLAIMS_SINCE):
