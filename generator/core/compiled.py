@@ -22,6 +22,18 @@ MODULES = (
     "generator.kubeyaml.fast",
     "generator.kubeyaml.load",
     "generator.core.grammar",
+    "generator.validate.rules.base",
+    "generator.validate.rules.selector",
+    "generator.validate.rules.meta",
+    "generator.validate.rules.volumes",
+    "generator.validate.rules.pod_plan",
+    "generator.validate.rules.pod",
+    "generator.validate.rules.pod_containers",
+    "generator.validate.rules.pod_scheduling",
+    "generator.validate.rules.pod_volumes",
+    "generator.validate.rules.pod_security",
+    "generator.validate.rules.pod_gated",
+    "generator.validate.rules.paddlejob",
 )
 
 

@@ -5,6 +5,7 @@ that the items of a list have unique, well-formed names."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, name_problem
@@ -18,30 +19,30 @@ def warning(path: str, rule: str, message: str) -> Finding:
     return Finding("warning", path, rule, message)
 
 
-def as_dict(value) -> dict:
+def as_dict(value: Any) -> dict[Any, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value) -> list:
+def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def dig(value, *keys):
+def dig(value: Any, *keys: Any) -> Any:
     """value[k1][k2]... or None, whatever the shapes on the way."""
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
     return value
 
 
-def as_int(value) -> int | None:
+def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and type(value) is not bool else None  # bool has no subclasses
 
 
-def json_text(value) -> str:
+def json_text(value: Any) -> str:
     return "none" if value is None else repr(value)
 
 
-def literal_env(container) -> dict:
+def literal_env(container: Any) -> dict[Any, Any]:
     """A container's env by name: the literal value, or None for one taken from elsewhere
     (valueFrom); entries whose name is not a string are the schema's to report."""
     env = container.get("env") if isinstance(container, dict) else None
@@ -56,7 +57,7 @@ def byte_length(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-def value_text(value) -> str:
+def value_text(value: Any) -> str:
     """A value as a message shows it: a string quoted, anything else as YAML writes it (true, null, 3)."""
     if isinstance(value, str):
         return repr(value)
@@ -66,7 +67,7 @@ def value_text(value) -> str:
         return type(value).__name__
 
 
-def unique_names(items: list, path_of, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:
+def unique_names(items: list[Any], path_of: Any, what: str, bad_rule: str, twice_rule: str) -> list[Finding]:
     """Each item's name is a DNS-1123 label, and no two items share one."""
     out, seen = [], set()
     spelled = f"{what} name (DNS-1123 label)"
@@ -92,7 +93,7 @@ def enforced(releases: tuple[int, ...], since: int = 0, until: int = 10**6) -> b
     return False
 
 
-def nonnegative(value, path: str, rule: str, what: str | None = None) -> list[Finding]:
+def nonnegative(value: Any, path: str, rule: str, what: str | None = None) -> list[Finding]:
     """ValidateNonnegativeField (core/validation): an integer field that must be >= 0."""
     number = as_int(value)
     if number is not None and number < 0:
@@ -102,7 +103,7 @@ def nonnegative(value, path: str, rule: str, what: str | None = None) -> list[Fi
     return []
 
 
-def nonnegative_fields(obj: dict, fields: tuple[str, ...], parent: str, rule: str) -> list[Finding]:
+def nonnegative_fields(obj: dict[Any, Any], fields: tuple[str, ...], parent: str, rule: str) -> list[Finding]:
     """``nonnegative`` for each of ``fields`` of ``obj`` at ``parent``: a path is built only for
     a finding (most fields are absent or fine)."""
     out = []

@@ -3,6 +3,8 @@ batch.paddlepaddle.org/v1 PaddleJob beyond its schema."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1035_LABEL, name_problem
 from generator.validate.rules.base import as_dict, as_int, as_list, error, warning
@@ -11,12 +13,12 @@ from generator.validate.rules.volcano import gang_findings
 PADDLE_ROLES = ("ps", "worker", "heter")
 
 
-def _containers_of(spec: dict, role: str) -> list[dict]:
+def _containers_of(spec: dict[Any, Any], role: str) -> list[dict[Any, Any]]:
     pod = as_dict(as_dict(as_dict(spec.get(role)).get("template")).get("spec"))
     return [c for c in as_list(pod.get("containers")) if isinstance(c, dict)]
 
 
-def paddlejob_findings(obj: dict) -> list[Finding]:
+def paddlejob_findings(obj: dict[Any, Any]) -> list[Finding]:
     spec = as_dict(obj.get("spec"))
     roles = [r for r in PADDLE_ROLES if isinstance(spec.get(r), dict)]
     out = []
@@ -133,14 +135,14 @@ def paddlejob_findings(obj: dict) -> list[Finding]:
 GROUP_ANNOTATION = "scheduling.k8s.io/group-name"  # what Volcano gangs a pod by
 
 
-def _runs_fleetrun(spec: dict) -> bool:
+def _runs_fleetrun(spec: dict[Any, Any]) -> bool:
     """Whether the workers start with fleetrun, which still reads the operator's elastic env."""
     containers = _containers_of(spec, "worker")
     command = [*as_list(containers[0].get("command")), *as_list(containers[0].get("args"))] if containers else []
     return bool(command) and isinstance(command[0], str) and command[0].rsplit("/", 1)[-1] == "fleetrun"
 
 
-def _runtime_findings(spec: dict, roles: list[str]) -> list[Finding]:
+def _runtime_findings(spec: dict[Any, Any], roles: list[str]) -> list[Finding]:
     """What the operator accepts but a cluster does not run as meant (the operator's v0.3.5
     source, and Paddle's own launcher and role maker, are the oracles)."""
     out = []
@@ -199,7 +201,7 @@ def _runtime_findings(spec: dict, roles: list[str]) -> list[Finding]:
     return out
 
 
-def _role_findings(spec: dict, role: str, job_name: str | None) -> list[Finding]:
+def _role_findings(spec: dict[Any, Any], role: str, job_name: str | None) -> list[Finding]:
     out = []
     rs = spec[role]
     replicas, low, high = as_int(rs.get("replicas")), as_int(rs.get("requests")), as_int(rs.get("limits"))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 from generator.core import kinds as registry
 from generator.core.findings import Finding, child, joined
@@ -56,12 +58,12 @@ def env_duplicate_message(name: str) -> str:
 
 
 def pod_spec_findings(
-    spec,
+    spec: Any,
     path: str,
     template: bool = True,
-    claims: frozenset = frozenset(),
+    claims: frozenset[str] = frozenset(),
     releases: tuple[int, ...] = (),
-    pod_name: str | None = None,
+    pod_name: Any = None,
     everything: bool = False,
 ) -> list[Finding]:
     """The apiserver's pod validation that users trip over, for a pod spec at ``path``; ``claims``
@@ -78,22 +80,23 @@ def pod_spec_findings(
     for (group, i, c), checks in zip(containers, plan.containers, strict=True):
         if checks:
             here = f"{path}.{group}[{i}]"
-            for check in checks:
-                out += check(c, here, group, ctx)
+            for container_check in checks:
+                out += container_check(c, here, group, ctx)
     return out
 
 
-def _no_containers(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _no_containers(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     if spec.get("containers") == []:
         return [error(f"{path}.containers", "containers", "a pod needs at least one container")]
     return []
 
 
-def _container_names_once(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _container_names_once(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     init, regular = spec.get("initContainers"), spec.get("containers")
     if not init and (not isinstance(regular, list) or len(regular) < 2):
         return []  # one container at most: no name twice
-    out, seen = [], {}  # container name -> the path of the first container with it
+    out: list[Finding] = []
+    seen: dict[Any, str] = {}  # container name -> the path of the first container with it
     for group in ("initContainers", "containers"):
         for i, c in enumerate(as_list(spec.get(group))):
             name = c.get("name") if isinstance(c, dict) else None
@@ -106,7 +109,7 @@ def _container_names_once(spec: dict, path: str, ctx: PodContext) -> list[Findin
     return out
 
 
-def _restart_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _restart_policy(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     policy = spec.get("restartPolicy")
     if isinstance(policy, str) and policy not in RESTART_POLICIES:
         message = f"restartPolicy {policy!r} is not one of {', '.join(RESTART_POLICIES)}"
@@ -114,19 +117,19 @@ def _restart_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return []
 
 
-def _dns_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _dns_policy(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     dns = spec.get("dnsPolicy")
     if isinstance(dns, str) and dns not in DNS_POLICIES:
         return [error(f"{path}.dnsPolicy", "enum", f"dnsPolicy {dns!r} is not one of {', '.join(DNS_POLICIES)}")]
     return []
 
 
-def _node_selector(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _node_selector(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     node_selector = spec.get("nodeSelector")
     return label_findings(node_selector, f"{path}.nodeSelector") if node_selector else []  # as pod labels
 
 
-def _active_deadline(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _active_deadline(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     deadline = as_int(spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= 2**31 - 1:  # ValidatePodSpec
         message = f"activeDeadlineSeconds {deadline} must be between 1 and 2147483647"
@@ -134,14 +137,14 @@ def _active_deadline(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return []
 
 
-def _volume_names(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _volume_names(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     volume_list = as_list(spec.get("volumes"))
     if not volume_list:
         return []
     return unique_names(volume_list, lambda i: f"{path}.volumes[{i}].name", "volume", "name", "volume-name")
 
 
-def _named_fields(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _named_fields(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """ValidatePodSpec's names of other objects."""
     out = []
     for field, pattern, limit, what in _NAMED_FIELDS:
@@ -165,7 +168,7 @@ _NAMED_FIELDS = (
 )
 
 
-def _container_name(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _container_name(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     name = c.get("name")
     if name is not None:  # a missing name is the schema's finding
         problem = name_problem(name, DNS1123_LABEL, 63, "container name (DNS-1123 label)")
@@ -174,13 +177,13 @@ def _container_name(c: dict, here: str, group: str, ctx: PodContext) -> list[Fin
     return []
 
 
-def _image(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _image(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     image = c.get("image")
     problem = image_problem(image) if image is not None else "image is required"
     return [error(f"{here}.image", "image", problem)] if problem else []
 
 
-def _pull_policy(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _pull_policy(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     pull = c.get("imagePullPolicy")
     if isinstance(pull, str) and pull not in PULL_POLICIES:
         message = f"imagePullPolicy {pull!r} is not one of {', '.join(PULL_POLICIES)}"
@@ -188,17 +191,17 @@ def _pull_policy(c: dict, here: str, group: str, ctx: PodContext) -> list[Findin
     return []
 
 
-def _ports(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _ports(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     ports = c.get("ports")
     return _port_findings(ports, here) if isinstance(ports, list) else []
 
 
-def _mounts(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _mounts(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     mounts = c.get("volumeMounts")
     return _mount_findings(mounts, here, ctx.volumes) if isinstance(mounts, list) else []
 
 
-def _env_twice(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _env_twice(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     out, names = [], set()
     for j, env in enumerate(as_list(c.get("env"))):
         name = env.get("name") if isinstance(env, dict) else None
@@ -209,19 +212,19 @@ def _env_twice(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]
     return out
 
 
-def _resources(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _resources(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     resources = c.get("resources")
     return _resource_findings(resources, here) if isinstance(resources, dict) and resources else []
 
 
-def _probes_env(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _probes_env(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     # an init container that is no sidecar may not have probes or hooks (pod_containers.py says
     # so): validateInitContainers does not validate them
     sidecar = group == "containers" or c.get("restartPolicy") == "Always"
     return _probe_env_findings(c, here, ctx.releases, hooks=sidecar, spec=ctx.spec)
 
 
-def _port_findings(ports: list, here: str) -> list[Finding]:
+def _port_findings(ports: list[Any], here: str) -> list[Finding]:
     out = []
     for j, port in enumerate(ports):
         if not isinstance(port, dict):
@@ -245,7 +248,7 @@ def _port_findings(ports: list, here: str) -> list[Finding]:
     return out
 
 
-def _mount_findings(mounts: list, here: str, volumes: set) -> list[Finding]:
+def _mount_findings(mounts: list[Any], here: str, volumes: set[Any]) -> list[Finding]:
     out = []
     mount_paths: dict[str, int] = {}
     for j, mount in enumerate(mounts):
@@ -274,10 +277,10 @@ def _mount_findings(mounts: list, here: str, volumes: set) -> list[Finding]:
     return out
 
 
-def _resource_findings(resources: dict, here: str) -> list[Finding]:
+def _resource_findings(resources: dict[Any, Any], here: str) -> list[Finding]:
     """Quantities that parse, the extended resources' rules, and no request above its limit."""
     out = []
-    parsed: dict[str, dict] = {"requests": {}, "limits": {}}  # kind -> resource -> value (None: no quantity)
+    parsed: dict[str, dict[Any, Any]] = {"requests": {}, "limits": {}}  # kind -> resource -> value (None: no quantity)
     extended = False
     for kind, values in parsed.items():
         amounts = resources.get(kind)
@@ -311,7 +314,7 @@ def _is_extended(resource: str) -> bool:
     return bool(domain) and not domain.endswith("kubernetes.io") and not resource.startswith("hugepages-")
 
 
-def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> list[Finding]:
+def _extended_resource_findings(resources: dict[Any, Any], parsed: dict[Any, Any], here: str) -> list[Finding]:
     """The apiserver's rules for extended resources (GPUs): whole numbers, a limit, request = limit."""
     out = []
     requests, limits = parsed["requests"], parsed["limits"]
@@ -334,7 +337,7 @@ def _extended_resource_findings(resources: dict, parsed: dict, here: str) -> lis
     return out
 
 
-def pod_templates(obj: dict) -> list[tuple[str, dict]]:
+def pod_templates(obj: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     """(path, pod template) for every pod template a workload or job holds; a Pod is its own
     template (path ""). Where a kind keeps them is looked up once per apiVersion and kind."""
     kind = obj.get("kind")
@@ -342,8 +345,11 @@ def pod_templates(obj: dict) -> list[tuple[str, dict]]:
     return where(obj, as_dict(obj.get("spec")))
 
 
+TemplatePlaces = Callable[[dict[Any, Any], dict[Any, Any]], list[tuple[str, dict[Any, Any]]]]
+
+
 @functools.lru_cache(maxsize=1024)  # the kinds of a run are few; odd ones only push others out
-def _template_places(api: str, kind: str | None):
+def _template_places(api: str, kind: str | None) -> TemplatePlaces:
     """The function that finds the pod templates of an object of ``api`` and ``kind``: a Pod's
     and a PodTemplate's are the pod API's own; every other kind's is the registry's
     (core/kinds.py Kind.templates), spec.template where it names none."""
@@ -355,12 +361,12 @@ def _template_places(api: str, kind: str | None):
     return globals()[ref] if ref else spec_template
 
 
-def cron_job_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def cron_job_template(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     job = as_dict(as_dict(spec.get("jobTemplate")).get("spec"))
     return [("spec.jobTemplate.spec.template", as_dict(job.get("template")))]
 
 
-def paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def paddle_templates(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     return [
         (_PADDLE_TEMPLATE_PATHS[r], as_dict(role.get("template")))
         for r in PADDLE_ROLES
@@ -371,14 +377,14 @@ def paddle_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
 _PADDLE_TEMPLATE_PATHS = {r: f"spec.{r}.template" for r in PADDLE_ROLES}
 
 
-def volcano_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def volcano_templates(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     return [
         (f"spec.tasks[{i}].template", as_dict(as_dict(t).get("template")))
         for i, t in enumerate(as_list(spec.get("tasks")))
     ]
 
 
-def replica_spec_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def replica_spec_templates(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     return [
         (child(f"spec.{field}", r) + ".template", as_dict(as_dict(s).get("template")))
         for field, specs in spec.items()
@@ -387,17 +393,17 @@ def replica_spec_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
     ]
 
 
-def runtime_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def runtime_templates(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     return _replicated_job_templates("spec.template.spec", as_dict(as_dict(spec.get("template")).get("spec")))
 
 
-def spec_template(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def spec_template(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     """Any other kind: a pod template at spec.template (Deployment, Job, ReplicaSet, ...)."""
     template = spec.get("template")
     return [("spec.template", template)] if isinstance(template, dict) else []
 
 
-def _claim_templates(obj: dict) -> list:
+def _claim_templates(obj: dict[Any, Any]) -> list[Any]:
     """The PVC templates whose volumes the controller adds to the pods that mount them: where the
     registry says the kind keeps them (core/kinds.py Kind.claims), else none."""
     ref = registry.claims_ref(
@@ -406,37 +412,37 @@ def _claim_templates(obj: dict) -> list:
     return globals()[ref](obj) if ref else []
 
 
-def statefulset_claims(obj: dict) -> list:
+def statefulset_claims(obj: dict[Any, Any]) -> list[Any]:
     """A StatefulSet's volumeClaimTemplates."""
     return as_list(as_dict(obj.get("spec")).get("volumeClaimTemplates"))
 
 
-def jobset_claims(obj: dict) -> list:
+def jobset_claims(obj: dict[Any, Any]) -> list[Any]:
     """A JobSet's volumeClaimPolicies templates (JobSet 0.11+, pkg/controllers/volume_claim_policy.go
     addVolumes)."""
     return _volume_claim_policies(as_dict(obj.get("spec")))
 
 
-def runtime_claims(obj: dict) -> list:
+def runtime_claims(obj: dict[Any, Any]) -> list[Any]:
     """A training runtime's, in its JobSet template."""
     return _volume_claim_policies(as_dict(as_dict(as_dict(obj.get("spec")).get("template")).get("spec")))
 
 
-def _volume_claim_policies(spec: dict) -> list:
+def _volume_claim_policies(spec: dict[Any, Any]) -> list[Any]:
     return [t for policy in as_list(spec.get("volumeClaimPolicies")) for t in as_list(as_dict(policy).get("templates"))]
 
 
-def jobset_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def jobset_templates(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     """Each replicated Job's pod template."""
     return _replicated_job_templates("spec", spec)
 
 
-def no_templates(obj: dict, spec: dict) -> list[tuple[str, dict]]:
+def no_templates(obj: dict[Any, Any], spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     """A kind that holds no whole pod template (a TrainJob: its runtime does)."""
     return []
 
 
-def _replicated_job_templates(path: str, spec: dict) -> list[tuple[str, dict]]:
+def _replicated_job_templates(path: str, spec: dict[Any, Any]) -> list[tuple[str, dict[Any, Any]]]:
     """The pod templates of a JobSet spec's replicated Jobs (a JobSet's, or a training runtime's
     JobSet template): the pods the Job controller will create from each."""
     return [
@@ -453,12 +459,12 @@ _JOB_KINDS = {"Job", "CronJob"}
 _CONTROLLER_KINDS = _ALWAYS_RESTART | _JOB_KINDS
 
 
-def _is_builtin(obj: dict) -> bool:
+def _is_builtin(obj: dict[Any, Any]) -> bool:
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     return "." not in group or group.endswith(".k8s.io")
 
 
-def _controller_findings(obj: dict) -> list[Finding]:
+def _controller_findings(obj: dict[Any, Any]) -> list[Finding]:
     """What the apiserver checks between a built-in controller and its pod template."""
     kind = obj.get("kind")
     if kind not in _CONTROLLER_KINDS or not _is_builtin(obj):
@@ -492,7 +498,9 @@ def _controller_findings(obj: dict) -> list[Finding]:
     return out
 
 
-def workload_findings(obj: dict, releases: tuple[int, ...] = (), templates: list | None = None) -> list[Finding]:
+def workload_findings(
+    obj: dict[Any, Any], releases: tuple[int, ...] = (), templates: list[Any] | None = None
+) -> list[Finding]:
     """The pod rules for every pod template of ``obj`` (the pod its controller will create, as the
     apiserver will judge it), at the template's own lines; ``releases``: the targeted releases;
     ``templates``: pod_templates(obj), where the caller has them."""
@@ -538,7 +546,7 @@ def workload_findings(obj: dict, releases: tuple[int, ...] = (), templates: list
     return out
 
 
-_NO_CLAIMS: frozenset = frozenset()
+_NO_CLAIMS: frozenset[str] = frozenset()
 
 
 # -- probes, lifecycle hooks, environment (validateProbe, validateLifecycle, validateEnv) ---------
@@ -560,7 +568,7 @@ ENV_FILES_SINCE = 35  # EnvFiles: alpha 1.34 (fileKeyRef dropped), beta and on f
 
 
 def _probe_env_findings(
-    c: dict, here: str, releases: tuple[int, ...], hooks: bool = True, spec: dict | None = None
+    c: dict[Any, Any], here: str, releases: tuple[int, ...], hooks: bool = True, spec: dict[Any, Any] | None = None
 ) -> list[Finding]:
     """``hooks``: whether the container may have probes and lifecycle hooks (not an init
     container that is no sidecar), so whether they are validated; ``spec``: the pod spec, whose
@@ -600,19 +608,19 @@ def _probe_env_findings(
 
 
 @functools.cache  # a checker's releases: one tuple for every document
-def _env_name_grammar(releases: tuple[int, ...]) -> re.Pattern:
+def _env_name_grammar(releases: tuple[int, ...]) -> re.Pattern[str]:
     """The env name grammar of the strictest targeted release."""
     return _ENV_NAME if enforced(releases, until=RELAXED_ENV_NAMES_SINCE - 1) else _RELAXED_ENV_NAME
 
 
 @functools.cache
-def _env_grammar(releases: tuple[int, ...]) -> tuple[re.Pattern, bool]:
+def _env_grammar(releases: tuple[int, ...]) -> tuple[re.Pattern[str], bool]:
     """The env name grammar of the strictest targeted release, and whether fileKeyRef is an env
     source in all of them (before 1.35 it is dropped)."""
     return _env_name_grammar(releases), not enforced(releases, until=ENV_FILES_SINCE - 1)
 
 
-def _handler_findings(handler: dict, path: str, kinds: tuple, what: str) -> list[Finding]:
+def _handler_findings(handler: dict[Any, Any], path: str, kinds: tuple[Any, ...], what: str) -> list[Finding]:
     """validateHandler / validateLifecycleHandler: exactly one handler, its port a number or a name."""
     present = [k for k in kinds if handler.get(k) is not None]
     if not present:
@@ -630,16 +638,16 @@ def _handler_findings(handler: dict, path: str, kinds: tuple, what: str) -> list
             if problem:
                 message = f"{problem}; write a number without quotes (a name must be a container port's name)"
                 out.append(error(port_path, "probe", message))
-        elif as_int(port) is not None and not 1 <= port <= 65535:
+        elif (number := as_int(port)) is not None and not 1 <= number <= 65535:
             out.append(error(port_path, "probe", f"port {port} is not in 1-65535"))
-    elif present[0] == "grpc" and as_int(port) is not None and not 1 <= port <= 65535:
+    elif present[0] == "grpc" and (number := as_int(port)) is not None and not 1 <= number <= 65535:
         out.append(error(port_path, "probe", f"port {port} is not in 1-65535"))
     elif present[0] == "exec" and not as_list(action.get("command")):
         out.append(error(f"{path}.exec.command", "probe", "exec needs a command"))
     return out
 
 
-def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
+def _probe_findings(probe: dict[Any, Any], path: str, probe_kind: str) -> list[Finding]:
     """validateProbe: one handler, counts >= 0 (0 is defaulted), and a liveness or startup
     probe's successThreshold 1 (validateContainers)."""
     out = _handler_findings(probe, path, PROBE_HANDLERS, probe_kind)
@@ -651,11 +659,11 @@ def _probe_findings(probe: dict, path: str, probe_kind: str) -> list[Finding]:
     return out
 
 
-def _is_str(value) -> bool:
+def _is_str(value: Any) -> bool:
     return isinstance(value, str)
 
 
-def _file_key_findings(ref: dict, path: str, spec: dict) -> list[Finding]:
+def _file_key_findings(ref: dict[Any, Any], path: str, spec: dict[Any, Any]) -> list[Finding]:
     """validateFileKeySelector (a key that is an env name, a volumeName that is a DNS-1123 label,
     a path without '..') and validateFileKeyRefVolumes (the volume is the pod's, an emptyDir)."""
     out = []
@@ -680,7 +688,7 @@ def _file_key_findings(ref: dict, path: str, spec: dict) -> list[Finding]:
     return out
 
 
-def _env_findings(env: dict, path: str, names: re.Pattern, file_keys: bool = False) -> list[Finding]:
+def _env_findings(env: dict[Any, Any], path: str, names: re.Pattern[str], file_keys: bool = False) -> list[Finding]:
     """validateEnv and validateEnvVarValueFrom: a name ``names`` matches (the release's grammar),
     and valueFrom with exactly one source (``file_keys``: fileKeyRef is one, from 1.35)."""
     out = []

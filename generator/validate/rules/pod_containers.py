@@ -11,6 +11,7 @@ validateEphemeralContainers). pod.py runs the checks of `SPEC_CHECKS` and
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, parse_quantity
@@ -56,19 +57,19 @@ EPHEMERAL_FORBIDDEN = (
 )
 
 
-def _volumes(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _volumes(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     out = _volume_source_findings(as_list(spec.get("volumes")), f"{path}.volumes", ctx.releases)
     if not ctx.template and isinstance(ctx.pod_name, str):
         out += _own_claim_findings(as_list(spec.get("volumes")), f"{path}.volumes", ctx.pod_name)
     return out
 
 
-def _sub_paths(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _sub_paths(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     mounts = c.get("volumeMounts")
     return _sub_path_findings(mounts, here, ctx.releases) if isinstance(mounts, list) else []
 
 
-def _empty_required(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _empty_required(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     out = []
     for field, fields in CONTAINER_REQUIRED.items():
         items = c.get(field)
@@ -79,47 +80,47 @@ def _empty_required(c: dict, here: str, group: str, ctx: PodContext) -> list[Fin
     return out
 
 
-def _devices(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _devices(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     devices = c.get("volumeDevices")
     if isinstance(devices, list) and devices:
         return _device_findings(devices, as_list(c.get("volumeMounts")), ctx.spec, here)
     return []
 
 
-def _env_from(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _env_from(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     env_from = c.get("envFrom")
     return _env_from_findings(env_from, here) if isinstance(env_from, list) and env_from else []
 
 
-def _port_names(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _port_names(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     ports = c.get("ports")
     return _port_name_findings(ports, here) if isinstance(ports, list) and len(ports) > 1 else []
 
 
-def _env_fields(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _env_fields(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     env = c.get("env")
     return _env_field_findings(env, here, ctx.releases) if isinstance(env, list) else []
 
 
-def _resource_names(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _resource_names(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     resources = c.get("resources")
     return _resource_name_findings(resources, f"{here}.resources") if isinstance(resources, dict) and resources else []
 
 
-def _init_sidecar(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _init_sidecar(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     return _init_sidecar_findings(c, here, ctx.releases)
 
 
-def _container_restart(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _container_restart(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     policy = c.get("restartPolicy")
     return [] if policy is None else _container_restart_findings(policy, here, ctx.releases)
 
 
-def _host_ports(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _host_ports(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     return _host_port_findings(spec, path)
 
 
-def _ephemeral(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _ephemeral(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     ephemeral = spec.get("ephemeralContainers")
     if isinstance(ephemeral, list) and ephemeral:
         return _ephemeral_findings(spec, ephemeral, f"{path}.ephemeralContainers", ctx.template)
@@ -129,7 +130,7 @@ def _ephemeral(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
 # -- mounts and volumes ---------------------------------------------------------------------------
 
 
-def _sub_path_findings(mounts: list, here: str, releases: tuple[int, ...]) -> list[Finding]:
+def _sub_path_findings(mounts: list[Any], here: str, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateVolumeMounts: subPath and subPathExpr relative, without '..', not both;
     validateMountRecursiveReadOnly where the field is kept."""
     out = []
@@ -198,7 +199,7 @@ VOLUME_REQUIRED_LISTS = {"rbd": "monitors", "cephfs": "monitors"}
 CONTAINER_REQUIRED = {"volumeMounts": ("name", "mountPath"), "volumeDevices": ("name", "devicePath"), "env": ("name",)}
 
 
-def _empty_findings(obj: dict, fields: tuple[str, ...], here: str, what: str) -> list[Finding]:
+def _empty_findings(obj: dict[Any, Any], fields: tuple[str, ...], here: str, what: str) -> list[Finding]:
     out = []
     for field in fields:
         if obj.get(field) == "":
@@ -210,7 +211,7 @@ def _empty_findings(obj: dict, fields: tuple[str, ...], here: str, what: str) ->
 _ITEM_SOURCES = ("secret", "configMap", "downwardAPI")  # the sources whose items need a key or path
 
 
-def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
+def _empty_source_findings(volume: dict[Any, Any], here: str) -> list[Finding]:
     """The Required checks of each volume source: a field given as "" (missing is the schema's)."""
     out = []
     for source, value in volume.items():  # a volume has one source or two: not every known one
@@ -230,17 +231,17 @@ def _empty_source_findings(volume: dict, here: str) -> list[Finding]:
     return out
 
 
-def _is_str(value) -> bool:
+def _is_str(value: Any) -> bool:
     return isinstance(value, str)
 
 
-def _strings(values) -> set[str]:
+def _strings(values: Any) -> set[str]:
     """The strings among ``values`` (input of any shape: a list where a name belongs is the
     schema's finding, and no set can hold it)."""
     return {v for v in values if isinstance(v, str)}
 
 
-def _device_findings(devices: list, mounts: list, spec: dict, here: str) -> list[Finding]:
+def _device_findings(devices: list[Any], mounts: list[Any], spec: dict[Any, Any], here: str) -> list[Finding]:
     """ValidateVolumeDevices: a raw block device comes from a claim (persistentVolumeClaim or
     ephemeral) of the pod, once by name and path, its path without '..', neither in volumeMounts."""
     volumes = {v["name"]: v for v in as_list(spec.get("volumes")) if isinstance(v, dict) and _is_str(v.get("name"))}
@@ -280,7 +281,7 @@ def _device_findings(devices: list, mounts: list, spec: dict, here: str) -> list
     return out
 
 
-def _env_from_findings(env_from: list, here: str) -> list[Finding]:
+def _env_from_findings(env_from: list[Any], here: str) -> list[Finding]:
     """ValidateEnvFrom: exactly one of configMapRef and secretRef, each naming its object
     (validateConfigMapEnvSource, validateSecretEnvSource: a DNS-1123 subdomain)."""
     out = []
@@ -304,7 +305,7 @@ def _env_from_findings(env_from: list, here: str) -> list[Finding]:
     return out
 
 
-def _port_name_findings(ports: list, here: str) -> list[Finding]:
+def _port_name_findings(ports: list[Any], here: str) -> list[Finding]:
     """validateContainerPorts: a port name once per container."""
     out, seen = [], set()
     for j, port in enumerate(ports):
@@ -317,7 +318,7 @@ def _port_name_findings(ports: list, here: str) -> list[Finding]:
     return out
 
 
-def _own_claim_findings(volumes: list, path: str, pod_name: str) -> list[Finding]:
+def _own_claim_findings(volumes: list[Any], path: str, pod_name: Any) -> list[Finding]:
     """ValidateVolumes: a Pod's claim may not be the one its own ephemeral volume creates
     (named POD-VOLUME)."""
     if not isinstance(pod_name, str):
@@ -334,14 +335,16 @@ def _own_claim_findings(volumes: list, path: str, pod_name: str) -> list[Finding
             message = f"the claim this ephemeral volume creates, {claim!r}, is no valid name (DNS-1123 subdomain, 253)"
             out.append(error(f"{path}[{i}].name", "volume-source", message))
     for i, volume in enumerate(volumes):
-        claim = as_dict(as_dict(volume).get("persistentVolumeClaim")).get("claimName")
-        if isinstance(claim, str) and claim in ephemeral:
-            message = f"claimName {claim!r} is the claim this pod's ephemeral volume creates: mount that volume instead"
+        claim_name = as_dict(as_dict(volume).get("persistentVolumeClaim")).get("claimName")
+        if isinstance(claim_name, str) and claim_name in ephemeral:
+            message = (
+                f"claimName {claim_name!r} is the claim this pod's ephemeral volume creates: mount that volume instead"
+            )
             out.append(error(f"{path}[{i}].persistentVolumeClaim.claimName", "volume-source", message))
     return out
 
 
-def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...]) -> list[Finding]:
+def _volume_source_findings(volumes: list[Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateVolumeSource: at most one source per volume (none is defaulted to emptyDir), an
     ephemeral volume's claim template (ValidatePersistentVolumeClaimSpec); and the downward API
     volume's field paths (validateDownwardAPIVolumeFile)."""
@@ -379,7 +382,7 @@ def _volume_source_findings(volumes: list, path: str, releases: tuple[int, ...])
 # -- environment ----------------------------------------------------------------------------------
 
 
-def _env_field_findings(env_list: list, here: str, releases: tuple[int, ...]) -> list[Finding]:
+def _env_field_findings(env_list: list[Any], here: str, releases: tuple[int, ...]) -> list[Finding]:
     out = []
     for j, env in enumerate(env_list):
         source = env.get("valueFrom") if isinstance(env, dict) else None
@@ -395,7 +398,9 @@ def _env_field_findings(env_list: list, here: str, releases: tuple[int, ...]) ->
     return out
 
 
-def _field_ref_findings(ref: dict, where: str, allowed: tuple, refused: tuple, what: str) -> list[Finding]:
+def _field_ref_findings(
+    ref: dict[Any, Any], where: str, allowed: tuple[Any, ...], refused: tuple[Any, ...], what: str
+) -> list[Finding]:
     """validateObjectFieldSelector with ConvertDownwardAPIFieldLabel: apiVersion v1 (the default),
     a subscript only on metadata.labels and metadata.annotations (with a qualified name), else one
     of ``allowed``."""
@@ -440,7 +445,7 @@ def _split_subscript(field_path: str) -> tuple[str, str | None]:
 # -- resources ------------------------------------------------------------------------------------
 
 
-def _resource_name_findings(resources: dict, here: str) -> list[Finding]:
+def _resource_name_findings(resources: dict[Any, Any], here: str) -> list[Finding]:
     """validateContainerResourceName and ValidateResourceQuantityValue's sign; hugepages as
     resources that cannot overcommit (request = limit, a limit), with cpu or memory."""
     out = []
@@ -496,7 +501,7 @@ _COMPUTE = frozenset({"cpu", "memory"})
 # -- sidecars and host ports -----------------------------------------------------------------------
 
 
-def _container_restart_findings(policy, here: str, releases: tuple[int, ...]) -> list[Finding]:
+def _container_restart_findings(policy: Any, here: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateContainers: no restartPolicy on a regular container (1.28-1.34); from 1.35
     (ContainerRestartRules) one of Always, Never, OnFailure (validateContainerRestartPolicy)."""
     known = policy in CONTAINER_RESTART_POLICIES
@@ -513,7 +518,7 @@ def _container_restart_findings(policy, here: str, releases: tuple[int, ...]) ->
     return []
 
 
-def _init_sidecar_findings(c: dict, here: str, releases: tuple[int, ...]) -> list[Finding]:
+def _init_sidecar_findings(c: dict[Any, Any], here: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateInitContainers, validateInitContainerRestartPolicy: restartPolicy Always (a
     sidecar) is the one value before 1.35, Never and OnFailure too from 1.35 (ContainerRestartRules);
     lifecycle and probes only on a sidecar, where every targeted release has sidecars."""
@@ -548,7 +553,7 @@ def _init_sidecar_findings(c: dict, here: str, releases: tuple[int, ...]) -> lis
     return out
 
 
-def _host_port_findings(spec: dict, path: str) -> list[Finding]:
+def _host_port_findings(spec: dict[Any, Any], path: str) -> list[Finding]:
     """validatePodHostNetworkDeps (containers): with hostNetwork a hostPort equals its
     containerPort (0: defaulted); AccumulateUniqueHostPorts: one protocol/hostIP/hostPort once
     across containers, and within each init container."""
@@ -583,7 +588,7 @@ def _host_port_findings(spec: dict, path: str) -> list[Finding]:
 # -- ephemeral containers -------------------------------------------------------------------------
 
 
-def _ephemeral_findings(spec: dict, ephemeral: list, path: str, template: bool) -> list[Finding]:
+def _ephemeral_findings(spec: dict[Any, Any], ephemeral: list[Any], path: str, template: bool) -> list[Finding]:
     """ValidatePodCreate ("cannot be set on create") and ValidatePodTemplateSpec ("not allowed in
     pod template"): ephemeral containers are added to a running pod by `kubectl debug`, never
     written in a manifest. validateEphemeralContainers' own rules are named with it."""

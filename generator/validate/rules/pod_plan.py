@@ -17,7 +17,7 @@ planned ones reports exactly what running them all would.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_list
@@ -33,13 +33,21 @@ class PodContext:
 
     __slots__ = ("spec", "path", "releases", "template", "pod_name", "claims", "_volumes")
 
-    def __init__(self, spec: dict, path: str, releases: tuple[int, ...], template: bool, pod_name, claims: frozenset):
+    def __init__(
+        self,
+        spec: dict[Any, Any],
+        path: str,
+        releases: tuple[int, ...],
+        template: bool,
+        pod_name: Any,
+        claims: frozenset[str],
+    ) -> None:
         self.spec, self.path, self.releases = spec, path, releases
         self.template, self.pod_name, self.claims = template, pod_name, claims
-        self._volumes = None
+        self._volumes: set[Any] | None = None
 
     @property
-    def volumes(self) -> set:
+    def volumes(self) -> set[Any]:
         if self._volumes is None:
             self._volumes = {
                 v.get("name")
@@ -49,8 +57,8 @@ class PodContext:
         return self._volumes
 
 
-SpecFunction = Callable[[dict, str, PodContext], list[Finding]]
-ContainerFunction = Callable[[dict, str, str, PodContext], list[Finding]]
+SpecFunction = Callable[[dict[Any, Any], str, PodContext], list[Finding]]
+ContainerFunction = Callable[[dict[Any, Any], str, str, PodContext], list[Finding]]
 
 
 class SpecCheck(NamedTuple):
@@ -74,18 +82,23 @@ class Planner:
     """The plans of one rulebook of checks, made once per pod shape (at most ``limit`` shapes kept:
     a stream of ever new shapes is planned each time, not remembered without bound)."""
 
-    def __init__(self, spec_checks: tuple[SpecCheck, ...], container_checks: tuple[ContainerCheck, ...], limit=4096):
+    def __init__(
+        self, spec_checks: tuple[SpecCheck, ...], container_checks: tuple[ContainerCheck, ...], limit: int = 4096
+    ) -> None:
         self.spec_checks, self.container_checks, self.limit = spec_checks, container_checks, limit
-        self._plans: dict = {}
+        self._plans: dict[tuple[Any, ...], Plan] = {}
 
-    def prepare(self, spec: dict, everything: bool = False) -> tuple[list[tuple[str, int, dict]], Plan]:
+    def prepare(
+        self, spec: dict[Any, Any], everything: bool = False
+    ) -> tuple[list[tuple[str, int, dict[Any, Any]]], Plan]:
         """The spec's containers ((group, index, container) for each container that is a
         mapping) and the checks for the spec and
         each container; ``everything``: every check of each level, whatever the fields (what the
         plan must equal in findings). The shape is the keys in their order (a tuple is quicker to
         make than a set; the same keys in another order are another shape, planned alike), taken
         in the same pass that gathers the containers."""
-        containers, shapes = [], []
+        containers: list[tuple[str, int, dict[Any, Any]]] = []
+        shapes: list[tuple[str, tuple[Any, ...]]] = []
         for group in GROUPS:
             items = spec.get(group)
             if isinstance(items, list):
@@ -104,7 +117,7 @@ class Planner:
             self._plans[shape] = plan
         return containers, plan
 
-    def _make(self, shape, everything: bool = False) -> Plan:
+    def _make(self, shape: Any, everything: bool = False) -> Plan:
         spec_keys = frozenset(shape[0])
         container_shapes = [(group, frozenset(keys)) for group, keys in shape[1]]
         in_containers = frozenset().union(*(keys for _, keys in container_shapes))

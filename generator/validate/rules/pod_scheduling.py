@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Any
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
@@ -33,14 +34,14 @@ SPREAD_SELECTOR_MERGE_SINCE = 34
 NODE_AFFINITY_VALUES_SINCE = 33
 
 
-def _tolerations(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _tolerations(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     tolerations = spec.get("tolerations")
     if isinstance(tolerations, list) and tolerations:
         return _toleration_findings(tolerations, f"{path}.tolerations")
     return []
 
 
-def _affinity(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _affinity(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     affinity = spec.get("affinity")
     if isinstance(affinity, dict) and affinity:
         label_keys = enforced(ctx.releases, since=POD_AFFINITY_LABEL_KEYS_SINCE)
@@ -49,28 +50,28 @@ def _affinity(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return []
 
 
-def _spread(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _spread(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     constraints = spec.get("topologySpreadConstraints")
     if isinstance(constraints, list) and constraints:
         return _spread_findings(constraints, f"{path}.topologySpreadConstraints", ctx.releases)
     return []
 
 
-def _gates(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _gates(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     gates = spec.get("schedulingGates")
     if isinstance(gates, list) and gates:
         return _gate_findings(gates, f"{path}.schedulingGates")
     return []
 
 
-def _host_aliases(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _host_aliases(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     aliases = spec.get("hostAliases")
     if isinstance(aliases, list) and aliases:
         return _host_alias_findings(aliases, f"{path}.hostAliases", ctx.releases)
     return []
 
 
-def _readiness_gates(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _readiness_gates(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """validateReadinessGates"""
     out = []
     for i, gate in enumerate(as_list(spec.get("readinessGates"))):
@@ -81,7 +82,7 @@ def _readiness_gates(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return out
 
 
-def _dns(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _dns(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     if spec.get("dnsConfig") is not None or spec.get("dnsPolicy") == "None":
         return _dns_findings(spec, f"{path}.dnsConfig", ctx.releases)
     return []
@@ -91,7 +92,7 @@ def _dns(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
 POD_OVERHEAD_SINCE = 18  # PodOverhead: alpha 1.16 (off: the field dropped), beta on 1.18, GA 1.24
 
 
-def _overhead(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _overhead(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     """The RuntimeClass admission plugin (plugin/pkg/admission/runtimeclass/admission.go,
     setOverhead, v1.31.1): a pod's overhead comes from its RuntimeClass; a pod that sets overhead
     without a runtimeClassName is refused on create ("Pod Overhead set without corresponding
@@ -128,7 +129,7 @@ _SUBDOMAIN_WITH_UNDERSCORE = re.compile(
 )  # IsDNS1123SubdomainWithUnderscore
 
 
-def _dns_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Finding]:
+def _dns_findings(spec: dict[Any, Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
     """validatePodDNSConfig: dnsPolicy None needs nameservers; at most 3 nameservers (IP
     addresses), 32 search domains of 2048 characters in all (DNS-1123 subdomains); options named."""
     config = spec.get("dnsConfig")
@@ -168,10 +169,10 @@ def _dns_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Find
             continue
         domain = search.removesuffix(".")
         if strict_search:
-            valid = len(domain) <= 253 and DNS1123_SUBDOMAIN.match(domain)
+            valid = len(domain) <= 253 and DNS1123_SUBDOMAIN.match(domain) is not None
             allowed = "lower-case letters, digits, '-', '.' (and '_' or '.' alone from Kubernetes 1.33)"
         else:  # ValidateDNS1123SubdomainWithUnderScore; "." alone is allowed
-            valid = search == "." or (len(domain) <= 253 and _SUBDOMAIN_WITH_UNDERSCORE.match(domain))
+            valid = search == "." or (len(domain) <= 253 and _SUBDOMAIN_WITH_UNDERSCORE.match(domain) is not None)
             allowed = "lower-case letters, digits, '-', '_', '.'"
         if not valid:
             message = f"search domain {search!r} is not a DNS subdomain ({allowed})"
@@ -182,7 +183,7 @@ def _dns_findings(spec: dict, path: str, releases: tuple[int, ...]) -> list[Find
     return out
 
 
-def _host_alias_findings(aliases: list, path: str, releases: tuple[int, ...]) -> list[Finding]:
+def _host_alias_findings(aliases: list[Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
     """ValidateHostAliases: an IP address (IsValidIPForLegacyField) and hostnames that are
     DNS-1123 subdomains."""
     out = []
@@ -215,7 +216,7 @@ def _is_ip(text: str, strict: bool) -> bool:
     return not (strict and isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped)
 
 
-def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
+def _toleration_findings(tolerations: list[Any], path: str) -> list[Finding]:
     """ValidateTolerations and validateTaintEffect."""
     out = []
     for i, t in enumerate(tolerations):
@@ -267,7 +268,7 @@ def _toleration_findings(tolerations: list, path: str) -> list[Finding]:
 # -- affinity (validateAffinity, validateNodeAffinity, validatePodAffinity) ----------------------
 
 
-def _affinity_findings(affinity: dict, path: str, label_keys: bool, values: bool = False) -> list[Finding]:
+def _affinity_findings(affinity: dict[Any, Any], path: str, label_keys: bool, values: bool = False) -> list[Finding]:
     out = []
     node = as_dict(affinity.get("nodeAffinity"))
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
@@ -296,14 +297,14 @@ def _affinity_findings(affinity: dict, path: str, label_keys: bool, values: bool
     return out
 
 
-def _weight_findings(term: dict, here: str) -> list[Finding]:
+def _weight_findings(term: dict[Any, Any], here: str) -> list[Finding]:
     weight = as_int(term.get("weight"))
     if weight is not None and not 1 <= weight <= 100:
         return [error(f"{here}.weight", "affinity", f"weight {weight} must be in the range 1-100")]
     return []
 
 
-def _node_term_findings(term: dict, here: str, values: bool = False) -> list[Finding]:
+def _node_term_findings(term: dict[Any, Any], here: str, values: bool = False) -> list[Finding]:
     """ValidateNodeSelectorTerm: each requirement of matchExpressions and matchFields; ``values``:
     a required term's, whose values are label values."""
     out = []
@@ -321,7 +322,7 @@ def _node_term_findings(term: dict, here: str, values: bool = False) -> list[Fin
     return out
 
 
-def _node_requirement_findings(req: dict, here: str) -> list[Finding]:
+def _node_requirement_findings(req: dict[Any, Any], here: str) -> list[Finding]:
     """ValidateNodeSelectorRequirement (selector.py); and Gt/Lt's value an integer, which the
     scheduler's selector needs (labels.NewRequirement: otherwise the term matches no node)."""
     out = node_requirement_findings(req, here, "affinity")
@@ -341,7 +342,7 @@ def _is_int64(text: str) -> bool:
     return digits.isascii() and digits.isdigit() and -(2**63) <= int(text) < 2**63
 
 
-def _pod_term_findings(term: dict, here: str, label_keys: bool) -> list[Finding]:
+def _pod_term_findings(term: dict[Any, Any], here: str, label_keys: bool) -> list[Finding]:
     """validatePodAffinityTerm: namespaces are namespace names, topologyKey a label key, and
     (``label_keys``: where the fields are kept) matchLabelKeys and mismatchLabelKeys."""
     out = _pod_label_keys_findings(term, here) if label_keys else []
@@ -367,10 +368,10 @@ def _pod_term_findings(term: dict, here: str, label_keys: bool) -> list[Finding]
 # -- topology spread constraints and scheduling gates --------------------------------------------
 
 
-def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) -> list[Finding]:
+def _spread_findings(constraints: list[Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateTopologySpreadConstraints (matchLabelKeys and the label selector: not here)."""
     out = []
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for i, c in enumerate(constraints):
         if not isinstance(c, dict):
             continue
@@ -418,7 +419,7 @@ def _spread_findings(constraints: list, path: str, releases: tuple[int, ...]) ->
     return out
 
 
-def _label_keys_findings(term: dict, keys: list, where: str, rule: str, spread: bool) -> list[Finding]:
+def _label_keys_findings(term: dict[Any, Any], keys: list[Any], where: str, rule: str, spread: bool) -> list[Finding]:
     """validateMatchLabelKeysInTopologySpread, validateLabelKeys: keys only with a labelSelector,
     each a label key; a spread constraint's key not also in its labelSelector."""
     selector = term.get("labelSelector")
@@ -440,7 +441,7 @@ def _label_keys_findings(term: dict, keys: list, where: str, rule: str, spread: 
     return out
 
 
-def _merged_key_findings(term: dict, match: list, where: str, rule: str) -> list[Finding]:
+def _merged_key_findings(term: dict[Any, Any], match: list[Any], where: str, rule: str) -> list[Finding]:
     """ValidateMatchLabelKeysAndMismatchLabelKeys' second step: a matchLabelKeys key that a
     labelSelector expression names when matchLabels or an earlier expression already has it (the
     apiserver merges the keys into a Pod's selector as expressions before it validates)."""
@@ -460,7 +461,7 @@ def _merged_key_findings(term: dict, match: list, where: str, rule: str) -> list
     return out
 
 
-def _pod_label_keys_findings(term: dict, here: str) -> list[Finding]:
+def _pod_label_keys_findings(term: dict[Any, Any], here: str) -> list[Finding]:
     """validateMatchLabelKeysAndMismatchLabelKeys of a pod affinity term."""
     out = []
     match, mismatch = as_list(term.get("matchLabelKeys")), as_list(term.get("mismatchLabelKeys"))
@@ -476,7 +477,7 @@ def _pod_label_keys_findings(term: dict, here: str) -> list[Finding]:
     return out
 
 
-def _gate_findings(gates: list, path: str) -> list[Finding]:
+def _gate_findings(gates: list[Any], path: str) -> list[Finding]:
     """validateSchedulingGates: qualified names, none twice."""
     out, seen = [], set()
     for i, gate in enumerate(gates):

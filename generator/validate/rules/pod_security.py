@@ -9,6 +9,7 @@ the checks of `SPEC_CHECKS` and `CONTAINER_CHECKS` for each pod spec (pod_plan.p
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_SUBDOMAIN
@@ -74,28 +75,28 @@ WINDOWS_CONTAINER_SC_FORBIDDEN = (
 CONTAINER_GROUPS = ("initContainers", "containers", "ephemeralContainers")
 
 
-def _pod_context(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _pod_context(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     pod_sc = spec.get("securityContext")
     if isinstance(pod_sc, dict) and pod_sc:
         return _pod_context_findings(pod_sc, spec, f"{path}.securityContext")
     return []
 
 
-def _container_context(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _container_context(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     sc = c.get("securityContext")
     if isinstance(sc, dict) and sc:
         return _container_context_findings(sc, f"{here}.securityContext")
     return []
 
 
-def _share_process_namespace(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _share_process_namespace(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     if spec.get("shareProcessNamespace") is True and spec.get("hostPID") is True:
         message = "shareProcessNamespace and hostPID cannot both be true: keep one"
         return [error(f"{path}.shareProcessNamespace", "security-context", message)]
     return []
 
 
-def _preemption_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _preemption_policy(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     policy = spec.get("preemptionPolicy")
     if isinstance(policy, str) and policy not in PREEMPTION_POLICIES:
         message = f"preemptionPolicy {policy!r} is not one of {', '.join(PREEMPTION_POLICIES)}"
@@ -103,7 +104,7 @@ def _preemption_policy(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return []
 
 
-def _host_path_types(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _host_path_types(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     out = []
     for i, volume in enumerate(as_list(spec.get("volumes"))):
         host_path = volume.get("hostPath") if isinstance(volume, dict) else None
@@ -114,7 +115,7 @@ def _host_path_types(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
     return out
 
 
-def _containers_of(spec: dict, path: str) -> list[tuple[str, dict]]:
+def _containers_of(spec: dict[Any, Any], path: str) -> list[tuple[str, dict[Any, Any]]]:
     """(path, container) of every container of the pod, in every group."""
     return [
         (f"{path}.{group}[{i}]", c)
@@ -124,15 +125,15 @@ def _containers_of(spec: dict, path: str) -> list[tuple[str, dict]]:
     ]
 
 
-def _os(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _os(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     return _os_findings(spec, path, _containers_of(spec, path), ctx.releases)
 
 
-def _host_process(spec: dict, path: str, ctx: PodContext) -> list[Finding]:
+def _host_process(spec: dict[Any, Any], path: str, ctx: PodContext) -> list[Finding]:
     return _host_process_findings(spec, path, _containers_of(spec, path))
 
 
-def _host_process_findings(spec: dict, path: str, containers: list) -> list[Finding]:
+def _host_process_findings(spec: dict[Any, Any], path: str, containers: list[Any]) -> list[Finding]:
     """validateWindowsHostProcessPod: hostProcess the same for the pod and every container, and
     hostNetwork with it (whether the cluster allows privileged pods: not here)."""
     pod_value = as_dict(as_dict(spec.get("securityContext")).get("windowsOptions")).get("hostProcess")
@@ -154,7 +155,7 @@ def _host_process_findings(spec: dict, path: str, containers: list) -> list[Find
     return out
 
 
-def _id_findings(sc: dict, fields: tuple[str, ...], here: str) -> list[Finding]:
+def _id_findings(sc: dict[Any, Any], fields: tuple[str, ...], here: str) -> list[Finding]:
     out = []
     for field in fields:
         number = as_int(sc.get(field))
@@ -164,7 +165,7 @@ def _id_findings(sc: dict, fields: tuple[str, ...], here: str) -> list[Finding]:
     return out
 
 
-def _pod_context_findings(sc: dict, spec: dict, here: str) -> list[Finding]:
+def _pod_context_findings(sc: dict[Any, Any], spec: dict[Any, Any], here: str) -> list[Finding]:
     """validatePodSpecSecurityContext."""
     out = _id_findings(sc, ("fsGroup", "runAsUser", "runAsGroup"), here)
     for g, gid in enumerate(as_list(sc.get("supplementalGroups"))):
@@ -172,7 +173,7 @@ def _pod_context_findings(sc: dict, spec: dict, here: str) -> list[Finding]:
         if number is not None and not 0 <= number <= MAX_ID:
             message = f"supplemental group {number} must be between 0 and {MAX_ID}"
             out.append(error(f"{here}.supplementalGroups[{g}]", "security-context", message))
-    names: set = set()
+    names: set[Any] = set()
     for i, sysctl in enumerate(as_list(sc.get("sysctls"))):
         name = as_dict(sysctl).get("name")
         if not isinstance(name, str):
@@ -203,7 +204,7 @@ def _pod_context_findings(sc: dict, spec: dict, here: str) -> list[Finding]:
     return out
 
 
-def _container_context_findings(sc: dict, here: str) -> list[Finding]:
+def _container_context_findings(sc: dict[Any, Any], here: str) -> list[Finding]:
     """ValidateSecurityContext (privileged against the cluster's --allow-privileged, procMount
     behind ProcMountType: not here)."""
     out = _id_findings(sc, ("runAsUser", "runAsGroup"), here)
@@ -228,7 +229,7 @@ _USER_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
 _DOTS_SPACES = re.compile(r"^[. ]+$")
 
 
-def _windows_options_findings(options: dict, here: str) -> list[Finding]:
+def _windows_options_findings(options: dict[Any, Any], here: str) -> list[Finding]:
     """validateWindowsSecurityContextOptions: the GMSA credential spec's name and size, and
     runAsUserName as [DOMAIN\\]USER in Windows' grammar."""
     out = []
@@ -272,7 +273,7 @@ def _windows_user_problem(value: str) -> str | None:
     return None
 
 
-def _profile_findings(sc: dict, here: str) -> list[Finding]:
+def _profile_findings(sc: dict[Any, Any], here: str) -> list[Finding]:
     """validateSeccompProfileField and ValidateAppArmorProfileField."""
     out = []
     for field, what in (("seccompProfile", "seccomp"), ("appArmorProfile", "AppArmor")):
@@ -305,7 +306,9 @@ def _profile_findings(sc: dict, here: str) -> list[Finding]:
 SLEEP_ZERO_SINCE = 33  # PodLifecycleSleepActionAllowZero: alpha 1.32, beta on 1.33
 
 
-def _handler_field_findings(handler: dict, where: str, grace: int, releases: tuple[int, ...]) -> list[Finding]:
+def _handler_field_findings(
+    handler: dict[Any, Any], where: str, grace: int, releases: tuple[int, ...]
+) -> list[Finding]:
     """validateHTTPGetAction's scheme and header names (IsHTTPHeaderName), validateSleepAction."""
     out = []
     http = as_dict(handler.get("httpGet"))
@@ -328,7 +331,7 @@ def _handler_field_findings(handler: dict, where: str, grace: int, releases: tup
     return out
 
 
-def _container_enum_findings(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _container_enum_findings(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     """validateContainerCommon's terminationMessagePolicy, the handlers' fields, a probe's
     terminationGracePeriodSeconds (validateProbe, validateReadinessProbe)."""
     spec, releases = ctx.spec, ctx.releases
@@ -348,7 +351,7 @@ def _container_enum_findings(c: dict, here: str, group: str, ctx: PodContext) ->
         if seconds is not None and probe == "readinessProbe":
             message = "terminationGracePeriodSeconds may not be set on a readinessProbe (it never kills the container)"
             out.append(error(f"{here}.{probe}.terminationGracePeriodSeconds", "probe", message))
-        elif as_int(seconds) is not None and seconds <= 0:
+        elif (number := as_int(seconds)) is not None and number <= 0:
             message = f"terminationGracePeriodSeconds {seconds} must be greater than 0"
             out.append(error(f"{here}.{probe}.terminationGracePeriodSeconds", "probe", message))
     for hook in ("postStart", "preStop"):
@@ -358,7 +361,7 @@ def _container_enum_findings(c: dict, here: str, group: str, ctx: PodContext) ->
     return out
 
 
-def _mount_propagation_findings(c: dict, here: str, group: str, ctx: PodContext) -> list[Finding]:
+def _mount_propagation_findings(c: dict[Any, Any], here: str, group: str, ctx: PodContext) -> list[Finding]:
     """validateMountPropagation: Bidirectional only for a privileged container."""
     out = []
     privileged = as_dict(c.get("securityContext")).get("privileged") is True
@@ -380,7 +383,9 @@ def _mount_propagation_findings(c: dict, here: str, group: str, ctx: PodContext)
 WINDOWS_FORBIDDEN_SINCE = {"hostUsers": 33, "supplementalGroupsPolicy": 33}
 
 
-def _os_findings(spec: dict, path: str, containers: list, releases: tuple[int, ...] = (10**6,)) -> list[Finding]:
+def _os_findings(
+    spec: dict[Any, Any], path: str, containers: list[Any], releases: tuple[int, ...] = (10**6,)
+) -> list[Finding]:
     """validateOS, then validateLinux or validateWindows."""
     os_spec = spec.get("os")
     if not isinstance(os_spec, dict):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import DNS1123_SUBDOMAIN, parse_quantity
@@ -38,7 +39,7 @@ AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")
 AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
 
 
-def volume_field_findings(volume: dict, here: str) -> list[Finding]:
+def volume_field_findings(volume: dict[Any, Any], here: str) -> list[Finding]:
     """The per-source checks of one volume at ``here`` (volumes[i]): those of the sources it has
     (a volume has one, or two where the other check says so), looked up by their field."""
     out = []
@@ -49,7 +50,7 @@ def volume_field_findings(volume: dict, here: str) -> list[Finding]:
     return out
 
 
-def _empty_dir(source: dict, here: str, volume: dict) -> list[Finding]:
+def _empty_dir(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     size = source.get("sizeLimit")
     value = parse_quantity(size) if size is not None else None
     if value is not None and value < 0:
@@ -57,7 +58,7 @@ def _empty_dir(source: dict, here: str, volume: dict) -> list[Finding]:
     return []
 
 
-def _items(source: dict, here: str, volume: dict, downward: bool = False) -> list[Finding]:
+def _items(source: dict[Any, Any], here: str, volume: dict[Any, Any], downward: bool = False) -> list[Finding]:
     """A secret's, configMap's, downwardAPI's or projected volume's defaultMode and items."""
     out = _mode_findings(source.get("defaultMode"), f"{here}.defaultMode")
     for k, item in enumerate(as_list(source.get("items"))):
@@ -66,15 +67,15 @@ def _items(source: dict, here: str, volume: dict, downward: bool = False) -> lis
     return out
 
 
-def _downward(source: dict, here: str, volume: dict) -> list[Finding]:
+def _downward(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     return _items(source, here, volume, downward=True)
 
 
-def _projected(source: dict, here: str, volume: dict) -> list[Finding]:
+def _projected(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     return _items(source, here, volume) + _projected_findings(source, here)
 
 
-def _partition(source: dict, here: str, volume: dict) -> list[Finding]:
+def _partition(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     partition = as_int(source.get("partition"))
     if partition is not None and not 0 <= partition <= 255:
         message = f"partition {partition} must be between 1 and 255 (0: the whole disk)"
@@ -82,7 +83,7 @@ def _partition(source: dict, here: str, volume: dict) -> list[Finding]:
     return []
 
 
-def _nfs(source: dict, here: str, volume: dict) -> list[Finding]:
+def _nfs(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     nfs_path = source.get("path")
     if isinstance(nfs_path, str) and nfs_path and not nfs_path.startswith("/"):
         message = f"nfs path {nfs_path!r} must be an absolute path on the server"
@@ -90,7 +91,7 @@ def _nfs(source: dict, here: str, volume: dict) -> list[Finding]:
     return []
 
 
-def _iscsi(source: dict, here: str, volume: dict) -> list[Finding]:
+def _iscsi(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     out = _iscsi_findings(source, here)
     joined = f"{volume.get('name')}:{source.get('targetPortal') or ''}"
     if source.get("initiatorName") is not None and len(joined) > 64:
@@ -99,7 +100,7 @@ def _iscsi(source: dict, here: str, volume: dict) -> list[Finding]:
     return out
 
 
-def _flex(source: dict, here: str, volume: dict) -> list[Finding]:
+def _flex(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     out = []
     for key in as_dict(source.get("options")):
         namespace = str(key).split("/", 1)[0] if "/" in str(key) else str(key)
@@ -109,21 +110,21 @@ def _flex(source: dict, here: str, volume: dict) -> list[Finding]:
     return out
 
 
-def _cinder(source: dict, here: str, volume: dict) -> list[Finding]:
+def _cinder(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     secret = source.get("secretRef")
     if isinstance(secret, dict) and not secret.get("name"):  # validateCinderVolumeSource
         return [error(f"{here}.secretRef.name", "required", "cinder's secretRef needs a name")]
     return []
 
 
-def _ephemeral(source: dict, here: str, volume: dict) -> list[Finding]:
+def _ephemeral(source: dict[Any, Any], here: str, volume: dict[Any, Any]) -> list[Finding]:
     if source.get("volumeClaimTemplate") is None:  # validateEphemeralVolumeSource
         message = "an ephemeral volume needs volumeClaimTemplate: the claim it creates"
         return [error(f"{here}.volumeClaimTemplate", "required", message)]
     return []
 
 
-def _mode_findings(mode, where: str) -> list[Finding]:
+def _mode_findings(mode: Any, where: str) -> list[Finding]:
     number = as_int(mode)
     if number is not None and not 0 <= number <= FILE_MODE_MAX:
         message = f"file mode {number} must be between 0 and 0777 (511): write it in octal as 0644 or in decimal as 420"
@@ -131,7 +132,7 @@ def _mode_findings(mode, where: str) -> list[Finding]:
     return []
 
 
-def path_findings(path, where: str) -> list[Finding]:
+def path_findings(path: Any, where: str) -> list[Finding]:
     """ValidateLocalNonReservedPath: relative, no '..' segment, not starting with '..'."""
     if not isinstance(path, str) or not path:
         return []
@@ -144,7 +145,7 @@ def path_findings(path, where: str) -> list[Finding]:
     return []
 
 
-def _item_findings(item: dict, where: str, downward: bool) -> list[Finding]:
+def _item_findings(item: dict[Any, Any], where: str, downward: bool) -> list[Finding]:
     """validateKeyToPath and validateDownwardAPIVolumeFile."""
     out = path_findings(item.get("path"), f"{where}.path") + _mode_findings(item.get("mode"), f"{where}.mode")
     if downward:
@@ -159,7 +160,7 @@ def _item_findings(item: dict, where: str, downward: bool) -> list[Finding]:
     return out
 
 
-def resource_field_findings(ref: dict, where: str, volume: bool) -> list[Finding]:
+def resource_field_findings(ref: dict[Any, Any], where: str, volume: bool) -> list[Finding]:
     """validateContainerResourceFieldSelector and validateContainerResourceDivisor; ``volume``:
     a downward API volume's item, which names its container."""
     resource = ref.get("resource")
@@ -193,7 +194,7 @@ def resource_field_findings(ref: dict, where: str, volume: bool) -> list[Finding
     return out
 
 
-def _projected_findings(projected: dict, here: str) -> list[Finding]:
+def _projected_findings(projected: dict[Any, Any], here: str) -> list[Finding]:
     """validateProjectionSources: one kind per source, their names, items and token, no path twice."""
     out, paths = [], set()
     for i, source in enumerate(as_list(projected.get("sources"))):
@@ -252,7 +253,7 @@ def _initiator_problem(value: str, what: str) -> str | None:
     return None
 
 
-def _iscsi_findings(iscsi: dict, here: str) -> list[Finding]:
+def _iscsi_findings(iscsi: dict[Any, Any], here: str) -> list[Finding]:
     """validateISCSIVolumeSource: the iqn and initiator formats, lun 0-255, a secret for CHAP."""
     out = []
     iqn = iscsi.get("iqn")
@@ -275,7 +276,7 @@ def _iscsi_findings(iscsi: dict, here: str) -> list[Finding]:
     return out
 
 
-def _fc_findings(fc: dict, here: str) -> list[Finding]:
+def _fc_findings(fc: dict[Any, Any], here: str) -> list[Finding]:
     """validateFCVolumeSource: targetWWNs (with a lun 0-255) or wwids, not both."""
     wwns, wwids = as_list(fc.get("targetWWNs")), as_list(fc.get("wwids"))
     if not wwns and not wwids:
@@ -292,7 +293,7 @@ def _fc_findings(fc: dict, here: str) -> list[Finding]:
     return out
 
 
-def azure_disk_findings(disk: dict, here: str, rule: str = "volume-source") -> list[Finding]:
+def azure_disk_findings(disk: dict[Any, Any], here: str, rule: str = "volume-source") -> list[Finding]:
     """validateAzureDisk (a pod's volume, and a PersistentVolume's source with ``rule``
     persistent-volume): cachingMode, kind, and a diskURI of the kind's form."""
     out = []
@@ -314,7 +315,7 @@ def azure_disk_findings(disk: dict, here: str, rule: str = "volume-source") -> l
     return out
 
 
-def _csi_findings(csi: dict, here: str) -> list[Finding]:
+def _csi_findings(csi: dict[Any, Any], here: str) -> list[Finding]:
     """validateCSIVolumeSource and ValidateCSIDriverName."""
     out = []
     driver = csi.get("driver")

@@ -4,6 +4,8 @@ rules. Findings carry the rule id `selector`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core.findings import Finding
 from generator.core.grammar import DNS1123_SUBDOMAIN, label_key_problem, label_value_problem
 from generator.validate.rules.base import as_dict, as_list, error
@@ -12,7 +14,7 @@ from generator.validate.rules.meta import label_findings
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
-def selector_findings(selector, path: str) -> list[Finding]:
+def selector_findings(selector: Any, path: str) -> list[Finding]:
     """ValidateLabelSelector: matchLabels are labels; each expression has a label key, a known
     operator, values for In/NotIn and none for Exists/DoesNotExist."""
     selector = as_dict(selector)
@@ -37,7 +39,7 @@ def selector_findings(selector, path: str) -> list[Finding]:
     return out
 
 
-def expression_value_findings(expressions, path: str) -> list[Finding]:
+def expression_value_findings(expressions: Any, path: str) -> list[Finding]:
     """ValidateLabelSelectorRequirement with AllowInvalidLabelValueInSelector false, as the apps and
     batch controllers' selectors are validated on create (ValidateDeploymentSpec, ValidateReplicaSetSpec
     and ValidateStatefulSetSpec say so, a DaemonSet's options have it false for a new object, a Job's
@@ -56,24 +58,24 @@ def expression_value_findings(expressions, path: str) -> list[Finding]:
     return out
 
 
-def is_empty(selector) -> bool:
+def is_empty(selector: Any) -> bool:
     selector = as_dict(selector)
     return not as_dict(selector.get("matchLabels")) and not as_list(selector.get("matchExpressions"))
 
 
-def expression_matches(expression: dict, labels: dict) -> bool | None:
+def expression_matches(expression: dict[Any, Any], labels: dict[Any, Any]) -> bool | None:
     """Whether ``labels`` satisfy one matchExpressions item; None if it is malformed (its own finding)."""
     key, operator, values = expression.get("key"), expression.get("operator"), as_list(expression.get("values"))
     if not isinstance(key, str) or operator not in OPERATORS or not all(isinstance(v, str) for v in values):
         return None  # another type: the schema's finding
     if operator == "In":
-        return key in labels and labels[key] in values
+        return key in labels and bool(labels[key] in values)
     if operator == "NotIn":
-        return key not in labels or labels[key] not in values
-    return (key in labels) == (operator == "Exists")
+        return key not in labels or bool(labels[key] not in values)
+    return bool((key in labels) == (operator == "Exists"))
 
 
-def mismatches(selector, labels, labels_path: str, what: str = "pod template") -> list[Finding]:
+def mismatches(selector: Any, labels: Any, labels_path: str, what: str = "pod template") -> list[Finding]:
     """One finding when ``labels`` (the pod template's, at ``labels_path``) do not satisfy
     ``selector`` (labels.Selector.Matches): the controller would own no pod of its template,
     which the apiserver refuses at the template's labels, as upstream names it for every
@@ -107,7 +109,7 @@ def mismatches(selector, labels, labels_path: str, what: str = "pod template") -
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
-def node_requirement_findings(req: dict, here: str, rule: str) -> list[Finding]:
+def node_requirement_findings(req: dict[Any, Any], here: str, rule: str) -> list[Finding]:
     """ValidateNodeSelectorRequirement: the operator's values (some for In and NotIn, none for
     Exists and DoesNotExist, one for Gt and Lt), a known operator, a label key."""
     out = []
@@ -131,7 +133,7 @@ def node_requirement_findings(req: dict, here: str, rule: str) -> list[Finding]:
     return out
 
 
-def node_field_findings(req: dict, here: str, rule: str) -> list[Finding]:
+def node_field_findings(req: dict[Any, Any], here: str, rule: str) -> list[Finding]:
     """ValidateNodeFieldSelectorRequirement: only metadata.name, with In or NotIn and one node name."""
     out = []
     operator, values, key = req.get("operator"), as_list(req.get("values")), req.get("key")

@@ -9,6 +9,8 @@ matched"): an error there, and a warning in the releases where it is deprecated 
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core.findings import Finding, child, joined
 from generator.core.versions import KubeVersion
 from generator.validate.rules.base import as_dict, error, warning
@@ -27,7 +29,7 @@ IN_TREE = {
 }
 
 
-def _source_findings(source: dict, path: str, releases: list[int]) -> list[Finding]:
+def _source_findings(source: dict[Any, Any], path: str, releases: list[int]) -> list[Finding]:
     out = []
     for field, (deprecated, removed) in IN_TREE.items():
         if source.get(field) is None:
@@ -50,7 +52,9 @@ def _source_findings(source: dict, path: str, releases: list[int]) -> list[Findi
     return out
 
 
-def in_tree_volume_findings(obj: dict, releases: list[int], templates: list | None = None) -> list[Finding]:
+def in_tree_volume_findings(
+    obj: dict[Any, Any], releases: list[int], templates: list[Any] | None = None
+) -> list[Finding]:
     """Removed in-tree volume types in every pod template of ``obj`` (``templates``: pod_templates(obj),
     where the caller has them) and in a PersistentVolume."""
     out = []
