@@ -121,6 +121,10 @@ KINDS: tuple[Kind, ...] = (
     *_builtin("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", "flowcontrol:priority_level_findings"),
     *_builtin("apiregistration.k8s.io", "APIService", "apiregistration:api_service_findings"),
     *_builtin("certificates.k8s.io", "CertificateSigningRequest", "certificates:csr_findings"),
+    *_builtin("resource.k8s.io", "ResourceClaim", "resource:resource_claim_findings"),
+    *_builtin("resource.k8s.io", "ResourceClaimTemplate", "resource:resource_claim_template_findings"),
+    *_builtin("resource.k8s.io", "DeviceClass", "resource:device_class_findings"),
+    *_builtin("resource.k8s.io", "ResourceSlice", "resource:resource_slice_findings"),
     *_builtin("scheduling.k8s.io", "PriorityClass", "scheduling:priority_class_findings"),
     *_builtin(
         "admissionregistration.k8s.io",

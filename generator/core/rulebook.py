@@ -40,6 +40,8 @@ OWNERS = {
     "flowcontrol": "the apiserver's validation of FlowSchemas and PriorityLevelConfigurations",
     "apiregistration": "kube-aggregator's validation of APIServices",
     "certificates": "the apiserver's validation of CertificateSigningRequests (pkg/apis/certificates/validation)",
+    "resource": "the apiserver's validation of ResourceClaims, ResourceClaimTemplates, DeviceClasses and "
+    "ResourceSlices (pkg/apis/resource/validation: Dynamic Resource Allocation)",
     "admissionregistration": "the apiserver's validation of webhook configurations and ValidatingAdmissionPolicies",
     "podsecurity": "Pod Security admission, as the labels of a Namespace in the same input configure it",
     "paddlejob": "the paddle-operator's rules for batch.paddlepaddle.org/v1 PaddleJob",
@@ -359,6 +361,27 @@ _RULES = [
         ERROR,
         "a CSR's request no PEM CERTIFICATE REQUEST, usages missing, unknown or twice, a signerName refused, "
         "expirationSeconds under 600",
+    ),
+    # -- resource (Dynamic Resource Allocation) ---------------------------------------------
+    Rule(
+        "resource-claim",
+        "resource",
+        ERROR,
+        "a claim's or claim template's device request, constraint or config refused: a class or name missing, "
+        "a count with All, a selector that does not parse, a reference to no request",
+    ),
+    Rule(
+        "device-class",
+        "resource",
+        ERROR,
+        "a DeviceClass selector without cel or that does not parse, a config without opaque or its driver refused",
+    ),
+    Rule(
+        "resource-slice",
+        "resource",
+        ERROR,
+        "a ResourceSlice's driver or pool refused, not exactly one node selection, a device named twice, "
+        "an attribute or capacity name or value refused",
     ),
     # -- apiregistration --------------------------------------------------------------------
     Rule(
