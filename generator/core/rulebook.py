@@ -554,7 +554,12 @@ _RULES = [
     # -- crd --------------------------------------------------------------------------------
     Rule("crd-structural", "crd", ERROR, "a schema that is not structural (types, junctors, properties)"),
     Rule("crd-default", "crd", ERROR, "`default` in a v1beta1 CRD"),
-    Rule("crd-int-or-string", "crd", ERROR, "an x-kubernetes-int-or-string node with a type or other junctors"),
+    Rule(
+        "crd-int-or-string",
+        "crd",
+        ERROR,
+        "an x-kubernetes-int-or-string node that also preserves unknown fields or embeds a resource",
+    ),
     Rule("crd-list-set", "crd", ERROR, "a list-set whose items are maps or lists that are not atomic"),
     Rule("crd-list-map", "crd", ERROR, "a list-map without keys, or keys that are not scalar properties (1.18+)"),
     Rule("crd-metadata", "crd", ERROR, "a root metadata schema restricting more than name and generateName"),

@@ -8,7 +8,8 @@ when the CRD is created (validation.go in apiextensions-apiserver):
   preserve-unknown-fields nodes; nodes inside anyOf/allOf/oneOf/not carry no
   type, default, description, nullable or additionalProperties;
 - properties and additionalProperties exclude each other;
-- int-or-string nodes have no type, and anyOf/allOf only of integer and string;
+- an int-or-string node preserves no unknown fields and embeds no resource (validateExtensions;
+  a `type` beside it is allowed: ValidateStructural only exempts it from needing one);
 - a list-map's keys are scalar properties of its items, each required or, in
   apiextensions v1, defaulted (a v1beta1 CRD may not use `default` at all);
 - a list-set's items are scalars;
@@ -399,10 +400,16 @@ class _Checker:
                 self.cel.append(Finding("error", f"{here}.{field}", "crd-cel-field", message))
 
     def _int_or_string(self, node: dict, path: str) -> None:
-        # Its anyOf (or allOf[0].anyOf) may be [{type: integer}, {type: string}]; any other
-        # junctor is a value validation, checked as such (no `type` in it).
-        if "type" in node:
-            self.error(f"{path}.type", "crd-int-or-string", "an int-or-string node has no `type`")
+        # structuralschema validateExtensions (apiextensions-apiserver pkg/apiserver/schema/
+        # validation.go): field.Invalid, "must be false if x-kubernetes-int-or-string is true".
+        # A `type` beside it is accepted (external-snapshotter's VolumeSnapshot CRD has
+        # `type: string`); its anyOf (or allOf[0].anyOf) may be [{type: integer}, {type: string}],
+        # any other junctor is a value validation, checked as such.
+        for key in ("x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"):
+            if node.get(key) is True:
+                self.error(
+                    f"{path}.{key}", "crd-int-or-string", f"{key} must be false if x-kubernetes-int-or-string is true"
+                )
 
     def _list_map(self, node: dict, path: str) -> None:
         keys = node.get("x-kubernetes-list-map-keys")
