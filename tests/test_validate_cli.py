@@ -460,3 +460,18 @@ def test_a_ko_import_path_is_named_with_what_to_run():
         check=False,
     )
     assert done.returncode == 1 and "is a ko import path" in done.stdout and "ko resolve -f FILE" in done.stdout
+
+
+def test_the_readmes_shown_output_for_the_seeds_is_what_validate_prints():
+    """README.md shows lines of `validate tests/fixtures/seeds/` (the findings it picked, the two
+    summary lines): each is printed as shown, so the README cannot drift from the tool."""
+    readme = (REPO / "README.md").read_text()
+    block = readme.split("own examples fail (from `tests/fixtures/seeds/`):\n\n```console\n", 1)[1].split("```", 1)[0]
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "validate", "--no-config", "tests/fixtures/seeds/"],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    printed = done.stdout.splitlines()
+    for line in block.splitlines():
+        assert line in printed, f"README shows {line!r}; validate prints:\n{done.stdout}"
