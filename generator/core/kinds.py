@@ -83,6 +83,10 @@ KINDS: tuple[Kind, ...] = (
     *_builtin("", "LimitRange", "core:limit_range_findings"),
     *_builtin("", "ServiceAccount", "core:serviceaccount_findings"),
     *_builtin("", "Namespace", "core:namespace_findings"),
+    *_builtin("", "Endpoints", "core:endpoints_findings"),
+    *_builtin("", "Node", "core:node_findings"),
+    *_builtin("", "Event", "core:event_findings"),
+    *_builtin("events.k8s.io", "Event", "core:event_findings"),
     *_builtin("apps", "Deployment", "apps:deployment_findings"),
     *_builtin("extensions", "Deployment", "apps:deployment_findings"),
     *_builtin(
@@ -96,6 +100,7 @@ KINDS: tuple[Kind, ...] = (
     *_builtin("extensions", "DaemonSet", "apps:daemonset_findings"),
     *_builtin("apps", "ReplicaSet", "apps:replicaset_findings"),
     *_builtin("extensions", "ReplicaSet", "apps:replicaset_findings"),
+    *_builtin("apps", "ControllerRevision", "apps:controller_revision_findings"),
     *_builtin("batch", "Job", "lifecycle:job_findings", {"Job": "kubernetes:indexed_job_pods"}),
     *_builtin("batch", "CronJob", "batch:cronjob_findings", templates="cron_job_template"),
     *_builtin("networking.k8s.io", "Ingress", "networking:ingress_findings"),

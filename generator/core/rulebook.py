@@ -25,7 +25,7 @@ OWNERS = {
     "schema": "the kind's OpenAPI schema for the targeted release",
     "pod": "the apiserver's pod and workload validation that schemas cannot express",
     "core": "the apiserver's validation of core kinds beyond the pod (pkg/apis/core/validation)",
-    "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets",
+    "apps": "the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets, ControllerRevisions",
     "batch": "the apiserver's validation of Jobs and CronJobs (pkg/apis/batch/validation), and the Job controller",
     "networking": "the apiserver's validation of Ingresses, IngressClasses, NetworkPolicies, IPAddresses, ServiceCIDRs",
     "autoscaling": "the apiserver's validation of HorizontalPodAutoscalers",
@@ -256,11 +256,31 @@ _RULES = [
     Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
     Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
     Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
+    Rule(
+        "endpoints",
+        "core",
+        ERROR,
+        "an Endpoints subset without addresses, an address's ip special or no IP, a hostname, nodeName or port refused",
+    ),
+    Rule(
+        "node",
+        "core",
+        ERROR,
+        "a Node's taints, taints or preferAvoidPods annotation, podCIDRs, or status capacity the apiserver refuses",
+    ),
+    Rule(
+        "event",
+        "core",
+        ERROR,
+        "an Event's involved namespace, reporting fields, action, reason or lengths refused; events.k8s.io/v1's type, "
+        "series count, deprecated fields set",
+    ),
     # -- apps -------------------------------------------------------------------------------
     Rule("deployment", "apps", ERROR, "a Deployment's strategy type and rolling update (maxSurge, maxUnavailable)"),
     Rule("statefulset", "apps", ERROR, "a StatefulSet's updateStrategy, retention policy, ordinals, maxUnavailable"),
     Rule("daemonset", "apps", ERROR, "a DaemonSet's strategy type, maxSurge with maxUnavailable (one non-zero)"),
     Rule("replicaset", "apps", ERROR, "a ReplicaSet's bounds or empty selector"),
+    Rule("controller-revision", "apps", ERROR, "a ControllerRevision whose revision is negative"),
     # -- batch ------------------------------------------------------------------------------
     Rule("job", "batch", ERROR, "a Job's counts, Indexed limits, failure and success policies, managedBy, selector"),
     Rule(

@@ -1,5 +1,5 @@
-"""Owner `apps`: the apiserver's validation of Deployments, StatefulSets, DaemonSets and
-ReplicaSets beyond their schemas (k8s.io/kubernetes pkg/apis/apps/validation/validation.go;
+"""Owner `apps`: the apiserver's validation of Deployments, StatefulSets, DaemonSets, ReplicaSets and
+ControllerRevisions beyond their schemas (k8s.io/kubernetes pkg/apis/apps/validation/validation.go;
 each rule names the function it ports). The pod template itself, its restart policy and the
 selector matching its labels are pod.py's, shared with every kind that holds a template."""
 
@@ -175,3 +175,9 @@ def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
             if unavailable == 0:
                 out.append(error(here, "statefulset", "maxUnavailable cannot be 0: the rollout could never progress"))
     return out
+
+
+def controller_revision_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateControllerRevisionCreate (v1.31.1): revision not negative (ValidateNonnegativeField);
+    data absent, null or no object is the schema's required and type."""
+    return nonnegative(obj.get("revision"), "revision", "controller-revision")

@@ -21,6 +21,7 @@ from generator.core.grammar import (
     PROTOCOLS,
     config_key_problem,
     label_key_problem,
+    label_value_problem,
     name_problem,
     parse_quantity,
     port_name_problem,
@@ -403,25 +404,28 @@ def _external_ip_findings(ips: list) -> list[Finding]:
     predicates; an IPv4-mapped IPv6 address is its IPv4 address)."""
     out = []
     for i, text in enumerate(ips):
-        if not isinstance(text, str):
-            continue
-        ip = _ip(text)
-        if ip is not None and ip.version == 6 and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        if ip is None:
-            problem = "must be a valid IP address"
-        elif ip.is_unspecified:
-            problem = "may not be unspecified"
-        elif ip.is_loopback:
-            problem = "may not be in the loopback range (127.0.0.0/8, ::1/128)"
-        elif ip.is_link_local:
-            problem = "may not be in the link-local range (169.254.0.0/16, fe80::/10)"
-        elif ip in _LINK_LOCAL_MULTICAST_V4 or (ip.version == 6 and ip.packed[0] == 0xFF and ip.packed[1] & 0x0F == 2):
-            problem = "may not be in the link-local multicast range (224.0.0.0/24, ff02::/16)"
-        else:
-            continue
-        out.append(error(f"spec.externalIPs[{i}]", "service", f"externalIP {text!r} {problem}"))
+        if isinstance(text, str) and (problem := special_ip_problem(text)):
+            out.append(error(f"spec.externalIPs[{i}]", "service", f"externalIP {text!r} {problem}"))
     return out
+
+
+def special_ip_problem(text: str) -> str | None:
+    """IsValidIP, then ValidateNonSpecialIP (validation.go): why ``text`` is no address an
+    Endpoints or a Service's externalIPs may name, or None."""
+    ip = _ip(text)
+    if ip is not None and ip.version == 6 and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip is None:
+        return "must be a valid IP address"
+    if ip.is_unspecified:
+        return "may not be unspecified"
+    if ip.is_loopback:
+        return "may not be in the loopback range (127.0.0.0/8, ::1/128)"
+    if ip.is_link_local:
+        return "may not be in the link-local range (169.254.0.0/16, fe80::/10)"
+    if ip in _LINK_LOCAL_MULTICAST_V4 or (ip.version == 6 and ip.packed[0] == 0xFF and ip.packed[1] & 0x0F == 2):
+        return "may not be in the link-local multicast range (224.0.0.0/24, ff02::/16)"
+    return None
 
 
 _LINK_LOCAL_MULTICAST_V4 = ipaddress.ip_network("224.0.0.0/24")
@@ -1161,4 +1165,262 @@ def _limit_order_findings(values: dict, here: str) -> list[Finding]:
                 f"{name} may not be overcommitted: default {text!r} must equal defaultRequest {requests[name][1]!r}"
             )
             out.append(error(child(f"{here}.defaultRequest", name), "limit-range", message))
+    return out
+
+
+# -- Endpoints -----------------------------------------------------------------------------------
+
+
+def endpoints_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateEndpointsCreate (v1.31.1): each subset has addresses or notReadyAddresses
+    (validateEndpointSubsets); an address's ip (IsValidIP, ValidateNonSpecialIP), hostname
+    (DNS-1123 label) and nodeName (ValidateNodeName); a port's name (required where the subset
+    has more than one port), number, protocol (SetDefaults_EndpointPort: TCP) and appProtocol."""
+    out = _finalizer_findings(obj)
+    for i, subset in enumerate(as_list(obj.get("subsets"))):
+        if not isinstance(subset, dict):
+            continue
+        here = f"subsets[{i}]"
+        if not subset.get("addresses") and not subset.get("notReadyAddresses"):
+            out.append(error(here, "endpoints", "a subset must specify `addresses` or `notReadyAddresses`"))
+        for field in ("addresses", "notReadyAddresses"):
+            for j, address in enumerate(as_list(subset.get(field))):
+                if isinstance(address, dict):
+                    out += _endpoint_address_findings(address, f"{here}.{field}[{j}]")
+        ports = as_list(subset.get("ports"))
+        for j, port in enumerate(ports):
+            if isinstance(port, dict):
+                out += _endpoint_port_findings(port, len(ports) > 1, f"{here}.ports[{j}]")
+    return out
+
+
+def _endpoint_address_findings(address: dict, here: str) -> list[Finding]:
+    out = []
+    ip = address.get("ip")
+    if isinstance(ip, str) and (problem := special_ip_problem(ip)):
+        out.append(error(f"{here}.ip", "endpoints", f"ip {ip!r} {problem}"))
+    hostname = address.get("hostname")
+    if isinstance(hostname, str) and hostname and (problem := name_problem(hostname, DNS1123_LABEL, 63, "hostname")):
+        out.append(error(f"{here}.hostname", "endpoints", problem))
+    node_name = address.get("nodeName")
+    if isinstance(node_name, str) and (problem := name_problem(node_name, DNS1123_SUBDOMAIN, 253, "nodeName")):
+        out.append(error(f"{here}.nodeName", "endpoints", problem))
+    return out
+
+
+def _endpoint_port_findings(port: dict, require_name: bool, here: str) -> list[Finding]:
+    out = []
+    name = port.get("name")
+    if require_name and not name:
+        out.append(error(f"{here}.name", "endpoints", "a port needs a name where the subset has more than one port"))
+    elif isinstance(name, str) and name and (problem := name_problem(name, DNS1123_LABEL, 63, "port name")):
+        out.append(error(f"{here}.name", "endpoints", problem))
+    number = as_int(port.get("port"))
+    if number is not None and not 1 <= number <= 65535:
+        out.append(error(f"{here}.port", "endpoints", f"port {number} must be between 1 and 65535, inclusive"))
+    protocol = port.get("protocol") or "TCP"  # SetDefaults_EndpointPort
+    if isinstance(protocol, str) and protocol not in PROTOCOLS:
+        message = f"protocol {protocol!r} is not supported: {', '.join(PROTOCOLS)}"
+        out.append(error(f"{here}.protocol", "endpoints", message))
+    app_protocol = port.get("appProtocol")
+    if isinstance(app_protocol, str) and (problem := label_key_problem(app_protocol, "appProtocol")):
+        out.append(error(f"{here}.appProtocol", "endpoints", problem.replace(" key", "", 1)))
+    return out
+
+
+# -- Node ----------------------------------------------------------------------------------------
+
+TAINTS_ANNOTATION = "scheduler.alpha.kubernetes.io/taints"  # core.TaintsAnnotationKey
+AVOID_PODS_ANNOTATION = "scheduler.alpha.kubernetes.io/preferAvoidPods"  # core.PreferAvoidPodsAnnotationKey
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def node_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateNode (v1.31.1; a Node keeps its status on create): the taints (validateNodeTaints),
+    the taints and preferAvoidPods annotations (ValidateNodeSpecificAnnotations), podCIDRs (each a
+    CIDR, at most one of each family, none twice) and the status's capacity and allocatable
+    (ValidateNodeResources: not negative, whole for an integer resource)."""
+    out = _finalizer_findings(obj)
+    spec = as_dict(obj.get("spec"))
+    taints = spec.get("taints")
+    if isinstance(taints, list) and taints:
+        out += _taint_findings(taints, "spec.taints")
+    annotations = as_dict(as_dict(obj.get("metadata")).get("annotations"))
+    out += _node_annotation_findings(annotations)
+    out += _pod_cidr_findings(spec.get("podCIDRs"))
+    status = as_dict(obj.get("status"))
+    for field in ("capacity", "allocatable"):
+        for name, value in as_dict(status.get(field)).items():
+            number = parse_quantity(value)  # a value that is no quantity: the schema's finding
+            if not isinstance(name, str) or number is None:
+                continue
+            here = child(f"status.{field}", name)
+            if number < 0:
+                out.append(error(here, "node", f"{field} {name} {value!r} must be greater than or equal to 0"))
+            elif problem := _integer_problem(name, number):
+                out.append(error(here, "node", f"{field} {problem}, got {value!r}"))
+    return out
+
+
+def _taint_findings(taints: list, path: str, at: str | None = None) -> list[Finding]:
+    """validateNodeTaints: a key (a label key), a value (a label value), an effect (required, one
+    of TAINT_EFFECTS), each key and effect once. ``at`` places every finding there (an annotation's
+    taints), naming the taint."""
+    out, seen = [], set()
+    for i, taint in enumerate(taints):
+        if not isinstance(taint, dict):
+            continue
+        here = f"{path}[{i}]"
+        what = f"taint {i}: " if at else ""
+        key, value, effect = taint.get("key", ""), taint.get("value", ""), taint.get("effect", "")
+        if isinstance(key, str) and (problem := label_key_problem(key, "taint")):
+            out.append(error(at or f"{here}.key", "node", what + problem))
+        if isinstance(value, str) and value and (problem := label_value_problem(value, key)):
+            out.append(error(at or f"{here}.value", "node", what + problem.replace("label value", "taint value", 1)))
+        if effect == "" or effect is None:
+            out.append(error(at or f"{here}.effect", "node", what + "a taint needs an effect"))
+        elif isinstance(effect, str) and effect not in TAINT_EFFECTS:
+            message = f"taint effect {effect!r} is not supported: {', '.join(TAINT_EFFECTS)}"
+            out.append(error(at or f"{here}.effect", "node", what + message))
+        if isinstance(key, str) and isinstance(effect, str):
+            if (key, effect) in seen:
+                message = f"taint {key!r} with effect {effect!r} twice: taints must be unique by key and effect"
+                out.append(error(at or here, "node", what + message))
+            seen.add((key, effect))
+    return out
+
+
+def _node_annotation_findings(annotations: dict) -> list[Finding]:
+    """ValidateTaintsInNodeAnnotations and ValidateAvoidPodsInNodeAnnotations: each annotation a
+    JSON list of taints, or a JSON AvoidPods whose entries point at a controller; the findings are
+    placed at the annotation (upstream's paths name fields under it the file does not have)."""
+    out = []
+    text = annotations.get(TAINTS_ANNOTATION)
+    if isinstance(text, str) and text:
+        here = child("metadata.annotations", TAINTS_ANNOTATION)
+        taints = _json_of(text)
+        if not isinstance(taints, list) or not all(isinstance(t, dict) for t in taints):
+            out.append(error(here, "node", f"annotation {TAINTS_ANNOTATION} must be a JSON list of taints"))
+        else:
+            out += _taint_findings(taints, here, at=here)
+    text = annotations.get(AVOID_PODS_ANNOTATION)
+    if isinstance(text, str) and text:
+        here = child("metadata.annotations", AVOID_PODS_ANNOTATION)
+        avoids = _json_of(text)
+        entries = as_dict(avoids).get("preferAvoidPods")
+        if not isinstance(avoids, dict) or not isinstance(entries, (list, type(None))):
+            out.append(error(here, "node", f"annotation {AVOID_PODS_ANNOTATION} must be a JSON AvoidPods object"))
+            return out
+        for i, entry in enumerate(entries or []):
+            controller = as_dict(as_dict(as_dict(entry).get("podSignature")).get("podController"))
+            if not controller:
+                message = f"preferAvoidPods[{i}] needs podSignature.podController"
+                out.append(error(here, "node", message))
+            elif controller.get("controller") is not True:
+                message = f"preferAvoidPods[{i}]: podSignature.podController must point to a controller"
+                out.append(error(here, "node", message))
+    return out
+
+
+def _json_of(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _pod_cidr_findings(cidrs) -> list[Finding]:
+    """ValidateNode's podCIDRs: each a CIDR (IsValidCIDR); more than one: one of each family
+    (IsDualStackCIDRStrings), none twice."""
+    if not isinstance(cidrs, list) or not cidrs:
+        return []
+    out, families, seen = [], [], set()
+    for i, text in enumerate(cidrs):
+        if not isinstance(text, str):
+            continue
+        if not _cidr_ok(text):
+            message = f"{text!r} must be a valid CIDR value (e.g. 10.9.8.0/24 or 2001:db8::/64)"
+            out.append(error(f"spec.podCIDRs[{i}]", "node", message))
+        else:
+            ip = _ip(text.partition("/")[0])
+            families.append(ip.version if ip is not None else 0)
+    if len(cidrs) > 1 and (len(cidrs) > 2 or out or len(set(families)) < 2):  # an invalid CIDR: no dual stack
+        out.append(error("spec.podCIDRs", "node", "podCIDRs may specify no more than one CIDR for each IP family"))
+    if len(cidrs) > 1:
+        for i, text in enumerate(cidrs):
+            if isinstance(text, str) and text in seen:
+                out.append(error(f"spec.podCIDRs[{i}]", "node", f"podCIDR {text!r} is listed twice"))
+            elif isinstance(text, str):
+                seen.add(text)
+    return out
+
+
+# -- Event ---------------------------------------------------------------------------------------
+
+EVENT_LIMITS = {"reportingInstance": 128, "action": 128, "reason": 128, "message": 1024}  # events.go
+EVENT_TYPES = ("Normal", "Warning")
+# events.k8s.io/v1 spells some of core's fields otherwise (Convert_v1_Event_To_core_Event)
+_EVENTS_V1_FIELDS = {
+    "involvedObject": "regarding",
+    "message": "note",
+    "firstTimestamp": "deprecatedFirstTimestamp",
+    "lastTimestamp": "deprecatedLastTimestamp",
+    "count": "deprecatedCount",
+    "source": "deprecatedSource",
+}
+
+
+def event_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+    """ValidateEventCreate (pkg/apis/core/validation/events.go, v1.31.1): legacyValidateEvent for
+    every Event (the involved object's namespace, and with an eventTime the reporting fields, an
+    action and a reason, their lengths); created as events.k8s.io/v1 also the strict checks:
+    eventTime, type, a series of at least 2 with lastObservedTime, the deprecated fields unset.
+    The namespace of a document without one is the request's, not known here."""
+    strict = obj.get("apiVersion") == "events.k8s.io/v1"
+
+    def spelt(name: str) -> str:
+        return _EVENTS_V1_FIELDS.get(name, name) if strict else name
+
+    out = []
+    namespace = as_dict(obj.get("metadata")).get("namespace")
+    involved = as_dict(obj.get(spelt("involvedObject"))).get("namespace") or ""
+    here = spelt("involvedObject") + ".namespace"
+    event_time = obj.get("eventTime")
+    if isinstance(namespace, str) and isinstance(involved, str):
+        if not event_time and involved != namespace and (involved or namespace not in ("", "default")):
+            out.append(error(here, "event", f"{involved!r} does not match the event's namespace {namespace!r}"))
+        elif event_time and not involved and namespace not in ("default", "kube-system"):
+            message = f"an involved object without namespace needs the event in default or kube-system: {namespace!r}"
+            out.append(error(here, "event", message))
+    if event_time:
+        controller = "reportingController" if strict else "reportingComponent"
+        value = obj.get(controller)
+        if not value:
+            out.append(error(controller, "event", f"an event with an eventTime needs {controller}"))
+        elif isinstance(value, str) and (problem := label_key_problem(value, controller)):
+            out.append(error(controller, "event", problem.replace(" key", "", 1)))
+        for name in ("reportingInstance", "action", "reason", "message"):
+            value = obj.get(spelt(name))
+            if not value and name != "message":
+                out.append(error(name, "event", f"an event with an eventTime needs {name}"))
+            elif isinstance(value, str) and len(value) > EVENT_LIMITS[name]:
+                message = f"{spelt(name)} can have at most {EVENT_LIMITS[name]} characters, not {len(value)}"
+                out.append(error(spelt(name), "event", message))
+    if not strict:
+        return out
+    series = obj.get("series")
+    if isinstance(series, dict):
+        count = as_int(series.get("count"))  # an absent count or lastObservedTime: the schema's required
+        if count is not None and count < 2:
+            out.append(error("series.count", "event", f"series.count should be at least 2, got {count}"))
+    kind = obj.get("type")
+    if kind not in EVENT_TYPES:
+        text = kind if isinstance(kind, str) else "" if kind is None else json.dumps(kind)
+        out.append(error("type", "event", f"type {text!r} is not supported: {', '.join(EVENT_TYPES)}"))
+    for name in ("firstTimestamp", "lastTimestamp", "count"):
+        if obj.get(spelt(name)):
+            out.append(error(spelt(name), "event", f"{spelt(name)} needs to be unset in events.k8s.io/v1"))
+    source = as_dict(obj.get(spelt("source")))
+    if source.get("component") or source.get("host"):
+        out.append(error(spelt("source"), "event", f"{spelt('source')} needs to be unset in events.k8s.io/v1"))
     return out
