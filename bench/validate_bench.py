@@ -28,6 +28,15 @@ wall time shows what a user waits, and is the one that says whether the parallel
    of this bench spinning on a core (started 40 s before, that the load average sees it).
 6. One small file: against `python -c 'import yaml'` (<= 3x).
 
+kubeconform, where a binary is given (`KUBECONFORM=path`; the project never fetches or builds one:
+it builds offline from its source, whose dependencies are vendored), runs beside case 1 with one
+worker (`-n 1`), `-strict`, on the PaddleJob schema this project publishes in kubeconform's layout
+(schemas/jsonschema): a JSON Schema check only, against everything `validate` checks.
+`--instructions` (with valgrind) counts instructions instead of timing: per PaddleJob past
+start-up ((N documents - 1 document) / (N - 1), `--jobs 1`, warm cache) for each build and the
+floor; counts are the same on every run, however loaded the machine (valgrind cannot run
+kubeconform, a Go binary: it is compared in CPU time).
+
 Processes run as an installed tool runs: bytecode cached, and the schema cache warm (a run
 before the measured ones fills both). Both builds are measured, in the same rounds: the checkout's
 (interpreted) and, where mypy and a C compiler are there, the per-document modules compiled by mypyc
@@ -356,12 +365,54 @@ def compiled_build(folder: Path) -> Path | None:
     return folder
 
 
+def kubeconform_command(path: str) -> Command:
+    """kubeconform (KUBECONFORM) on ``path``: strict, one worker, the published PaddleJob schema."""
+    layout = str(REPO / "schemas" / "jsonschema") + "/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json"
+    argv = [os.environ["KUBECONFORM"], "-strict", "-summary", "-n", "1", "-schema-location", layout, path]
+    return tool("kubeconform -strict -n 1", argv)
+
+
+def count_instructions(command: Command) -> int:
+    """Instructions the process runs (valgrind's callgrind, its children not followed)."""
+    argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command.argv]
+    done = subprocess.run(argv, env=command.env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
+    found = [line for line in done.stderr.splitlines() if "Collected :" in line or "refs:" in line]
+    if done.returncode not in (0, 1) or not found:
+        raise SystemExit(f"{command.label}: valgrind failed ({done.returncode}): {done.stderr[-1000:]}")
+    return int(found[-1].split(":")[-1].replace(",", "").split()[0])
+
+
+def instructions(tmp: Path, codes: list[Code], floor) -> int:
+    """--instructions: per PaddleJob past start-up, for each build and the floor, each printed as
+    it is counted. kubeconform is left out: valgrind cannot run Go's runtime (it aborts in the
+    scheduler), so kubeconform is compared in CPU time (case 1, KUBECONFORM=path)."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt install valgrind)")
+    n = 1000
+    one, many = write(tmp, "ij-1.yaml", stream(PADDLEJOB, 1)), write(tmp, "ij-n.yaml", stream(PADDLEJOB, n))
+    print(f"instructions per PaddleJob past start-up ({n:,} documents against 1, `--jobs 1`, warm cache)", flush=True)
+    base = (count_instructions(floor(many, n)) - count_instructions(floor(one, 1))) / (n - 1)
+    print(f"  {floor(one, 1).label[:44]:44} {base / 1000:9.1f} k    1.00x the floor", flush=True)
+    for code in codes:
+        per = count_instructions(code.validate("--jobs", "1", many)) - count_instructions(
+            code.validate("--jobs", "1", one)
+        )
+        print(
+            f"  {code.validate().label[:44]:44} {per / (n - 1) / 1000:9.1f} k   {per / (n - 1) / base:5.2f}x the floor",
+            flush=True,
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer rounds: a minute or two")
     parser.add_argument("--baseline", metavar="REF", help="also measure this commit's validate, in the same rounds")
     parser.add_argument("--rounds", type=int, help="rounds of each case (default: 5, --quick 3)")
     parser.add_argument("--interpreted", action="store_true", help="measure the interpreted build only")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions per PaddleJob with valgrind instead of timing"
+    )
     args = parser.parse_args()
     rounds = args.rounds or (3 if args.quick else 5)
     scale = 5 if args.quick else 1  # --quick: a fifth of the documents
@@ -403,14 +454,26 @@ def main() -> int:
     def every(*args: str) -> list[Command]:
         return [code.validate(*args) for code in codes]
 
+    if args.instructions:
+        return instructions(tmp, codes, floor)
+
     n_jobs = 10_000 // scale
     jobs = write(tmp, "jobs.yaml", stream(PADDLEJOB, n_jobs))
+    kubeconform = [kubeconform_command(jobs)] if os.environ.get("KUBECONFORM") else []
     case = Case(
         f"{n_jobs:,} PaddleJobs, one file",
-        [floor(jobs, n_jobs), *every("--jobs", "1", jobs), ours.validate(jobs)],
+        [floor(jobs, n_jobs), *every("--jobs", "1", jobs), ours.validate(jobs), *kubeconform],
         rounds,
     ).measure()
-    case.show({1: "(target: <= 3x in CPU)", len(case.commands) - 1: "(default: parallel when it pays)"})
+    case.show({1: "(target: <= 3x in CPU)", 1 + len(codes): "(default: parallel when it pays)"})
+    if kubeconform:
+        k = len(case.commands) - 1
+        for i in range(1, 1 + len(codes)):
+            speed = case.ratios(k, i)  # kubeconform's CPU time over validate's: validate's documents per its second
+            print(
+                f"  {case.commands[i].label}: {statistics.median(speed):.2f}x kubeconform's documents per CPU second "
+                f"({min(speed):.2f}-{max(speed):.2f}), one worker each   (target: >= 4x)"
+            )
 
     n_large, n_small = 100_000 // scale, 20_000 // scale
     large = write(tmp, "mixed-large.yaml", mixed(n_large))

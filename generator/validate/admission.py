@@ -6,11 +6,12 @@ change a verdict is modelled; each entry cites the webhook's source.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from generator.core import kinds as registry
 
 
-def jobset(obj: dict) -> dict:
+def jobset(obj: dict[Any, Any]) -> dict[Any, Any]:
     """JobSet's mutating webhook (jobset v0.6.0 to v0.12.0, pkg/webhooks/jobset_webhook.go
     Default): a failure-policy rule without a name is named failurePolicyRule<i>, which the
     CRD then requires."""
@@ -31,13 +32,15 @@ def jobset(obj: dict) -> dict:
 # required (a Go field without omitempty) that SetDefaults_* fills before the Go validation looks.
 
 
-def _job_pod_failure_policy(spec) -> dict | None:
+def _job_pod_failure_policy(spec: Any) -> dict[Any, Any] | None:
     """SetDefaults_Job (pkg/apis/batch/v1/defaults.go, from 1.25, when podFailurePolicy came):
     an onPodConditions pattern without status (or with "") gets status True. A copy of
     ``spec`` where it changes one, else None. Not a CronJob's jobTemplate: SetDefaults_Job takes
     a Job, and validatePodFailurePolicyRuleOnPodConditions refuses the empty status there."""
     policy = spec.get("podFailurePolicy") if isinstance(spec, dict) else None
-    rules = policy.get("rules") if isinstance(policy, dict) else None
+    if not isinstance(policy, dict):
+        return None
+    rules = policy.get("rules")
     if not isinstance(rules, list):
         return None
     changed = False
@@ -52,11 +55,11 @@ def _job_pod_failure_policy(spec) -> dict | None:
     return {**spec, "podFailurePolicy": {**policy, "rules": new_rules}} if changed else None
 
 
-def _unset_status(pattern) -> bool:
+def _unset_status(pattern: Any) -> bool:
     return isinstance(pattern, dict) and pattern.get("status", "") == ""
 
 
-def builtin_defaults(obj: dict) -> dict:
+def builtin_defaults(obj: dict[Any, Any]) -> dict[Any, Any]:
     """``obj`` as the apiserver's SetDefaults_* leave it where that changes a verdict (a copy where
     one changes it): the order of a create is decode, default, validate."""
     if obj.get("kind") == "Job" and str(obj.get("apiVersion", "")).startswith("batch/"):
@@ -66,7 +69,7 @@ def builtin_defaults(obj: dict) -> dict:
     return obj
 
 
-def mutated(obj: dict, api_version: str, kind: str) -> dict:
+def mutated(obj: dict[Any, Any], api_version: str, kind: str) -> dict[Any, Any]:
     """``obj`` as the mutating webhooks of its kind leave it (a copy where one changes it): the
     registry (core/kinds.py) names the function of this module that models its webhook."""
     entry = registry.lookup(api_version, kind)

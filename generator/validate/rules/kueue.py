@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import Any
 
 from generator.core.findings import Finding, child
 from generator.core.paths import SCHEMA_DIR
@@ -27,8 +28,9 @@ DATA = SCHEMA_DIR / "kueue" / "integrations.json"
 
 
 @functools.cache
-def _data() -> dict:
-    return json.loads(DATA.read_text(encoding="utf-8"))
+def _data() -> dict[Any, Any]:
+    data: dict[Any, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+    return data
 
 
 def _key(release: str) -> tuple[int, ...]:
@@ -45,7 +47,7 @@ def newest() -> str:
     return releases()[-1]
 
 
-def release(value) -> str:
+def release(value: Any) -> str:
     """A Kueue release this tool knows, from "0.18", "v0.18.6" or (0, 18): the one parse of
     `job --kueue-version`, `validate --kueue-version` and the Python API's releases["kueue"].
     ValueError names the releases known."""
@@ -64,7 +66,7 @@ def framework_of(api_version: str, kind: str) -> str | None:
     group = api_version.rpartition("/")[0]
     for name, entry in _data()["frameworks"].items():
         if entry["kind"] == kind and entry["apiVersion"].rpartition("/")[0] == group:
-            return name
+            return str(name)
     return None
 
 
@@ -74,7 +76,7 @@ def enabled(framework: str, release: str | None = None) -> bool:
     return framework in _data()["releases"][release or newest()]["shipped"]
 
 
-def queue_findings(obj: dict, release: str | None = None) -> list[Finding]:
+def queue_findings(obj: dict[Any, Any], release: str | None = None) -> list[Finding]:
     """The queue label on a kind Kueue ``release`` does not queue as installed, and a pod group
     Kueue's pod webhook refuses."""
     meta = as_dict(obj.get("metadata"))
@@ -121,22 +123,26 @@ def queue_findings(obj: dict, release: str | None = None) -> list[Finding]:
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 
 
-def managed_by(obj: dict):
+def managed_by(obj: dict[Any, Any]) -> Any:
     """The managedBy a job names: spec.managedBy, or a Kubeflow job's spec.runPolicy.managedBy."""
-    spec = as_dict(obj.get("spec"))
-    run = as_dict(spec.get("runPolicy"))
-    return spec.get("managedBy", run.get("managedBy"))
+    spec = obj.get("spec")
+    if type(spec) is not dict:
+        return None
+    if "managedBy" in spec:
+        return spec["managedBy"]
+    run = spec.get("runPolicy")
+    return run.get("managedBy") if type(run) is dict else None
 
 
-def multikueue_problem(obj: dict, release: str | None = None) -> str | None:
+def multikueue_problem(obj: dict[Any, Any], release: str | None = None) -> str | None:
     """Why MultiKueue of Kueue ``release`` (the newest by default) never dispatches ``obj``, which
     names it in managedBy: no integration for its kind, or no MultiKueue adapter for that
     integration in that release (core/kinds.py KUEUE_MULTIKUEUE). Its own controller leaves it
     alone (managedBy), so nothing runs it. None when MultiKueue can, or managedBy is another's."""
-    from generator.core.kinds import KUEUE_MULTIKUEUE
-
     if managed_by(obj) != MULTIKUEUE:
         return None
+    from generator.core.kinds import KUEUE_MULTIKUEUE
+
     release = release or newest()
     entry = _data()["releases"][release]
     api, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
@@ -155,7 +161,7 @@ def multikueue_problem(obj: dict, release: str | None = None) -> str | None:
     )
 
 
-def multikueue_findings(obj: dict, release: str | None = None) -> list[Finding]:
+def multikueue_findings(obj: dict[Any, Any], release: str | None = None) -> list[Finding]:
     """multikueue_problem as validate reports it: a warning (the cluster's Kueue decides; the
     release judged is --kueue-version's)."""
     problem = multikueue_problem(obj, release)

@@ -17,6 +17,7 @@ PADDLE_MASTER). What makes the launcher leave that etcd master or fail, on a clu
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_dict, as_list, literal_env, warning
@@ -25,7 +26,7 @@ ENDPOINT_NAMES = ("PADDLE_TRAINER_ENDPOINTS", "DISTRIBUTED_TRAINER_ENDPOINTS")
 _UNSET = re.compile(r"unset ((?:[A-Za-z_][A-Za-z0-9_]* ?)+);")
 
 
-def unset_by_shell(command) -> set[str]:
+def unset_by_shell(command: Any) -> set[str]:
     """The names a `sh -c 'unset NAME...; ...'` command removes before what it runs (the job
     library's start of an elastic paddle-operator worker; `local` runs the same shell)."""
     command = [w for w in as_list(command) if isinstance(w, str)]
@@ -34,7 +35,7 @@ def unset_by_shell(command) -> set[str]:
     return set(found.group(1).split()) if found else set()
 
 
-def elastic_nodes(env: dict) -> str | None:
+def elastic_nodes(env: dict[Any, Any]) -> str | None:
     """PADDLE_NNODES of an env whose PADDLE_MASTER is an etcd:// URL (the launcher's elastic
     mode, CollectiveElasticController.enable); None for any other."""
     master, nodes = env.get("PADDLE_MASTER"), env.get("PADDLE_NNODES")
@@ -51,7 +52,7 @@ def _controller_sets(api_version: str) -> tuple[str, ...]:
     return ()
 
 
-def launcher_findings(template: dict, path: str, api_version: str) -> list[Finding]:
+def launcher_findings(template: dict[Any, Any], path: str, api_version: str) -> list[Finding]:
     """The elastic launcher's verdict on one pod template at ``path`` of an object of ``api_version``."""
     out = []
     containers = as_list(as_dict(as_dict(template).get("spec")).get("containers"))

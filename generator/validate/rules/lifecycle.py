@@ -22,6 +22,8 @@ Sources, at the releases the project targets:
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core.findings import Finding
 from generator.validate.rules import kubeflow, paddlejob, trainer, volcano
 from generator.validate.rules.base import as_dict, as_int, as_list, error, value_text, warning
@@ -33,7 +35,7 @@ RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
 DEFAULT_MAX_RESTART = 3  # Paddle's launcher's --max_restart (launch/context/args_envs.py)
 
 
-def _env(template: dict) -> dict[str, str]:
+def _env(template: dict[Any, Any]) -> dict[str, str]:
     containers = as_list(as_dict(as_dict(template).get("spec")).get("containers"))
     out: dict[str, str] = {}
     for container in containers:
@@ -44,7 +46,7 @@ def _env(template: dict) -> dict[str, str]:
     return out
 
 
-def _elastic(template: dict) -> dict[str, str] | None:
+def _elastic(template: dict[Any, Any]) -> dict[str, str] | None:
     """The launcher's elastic settings of a pod template (PADDLE_MASTER etcd://...), or None."""
     env = _env(template)
     return env if env.get("PADDLE_MASTER", "").startswith("etcd://") else None
@@ -57,7 +59,7 @@ def _nodes(env: dict[str, str]) -> tuple[int, int] | None:
     return None
 
 
-def _queue_findings(obj: dict, managed_by, path: str) -> list[Finding]:
+def _queue_findings(obj: dict[Any, Any], managed_by: Any, path: str) -> list[Finding]:
     labels = as_dict(as_dict(obj.get("metadata")).get("labels"))
     if managed_by == MULTIKUEUE and QUEUE_LABEL not in labels:
         message = (
@@ -69,7 +71,7 @@ def _queue_findings(obj: dict, managed_by, path: str) -> list[Finding]:
     return []
 
 
-def _indexed_findings(spec: dict, path: str) -> list[Finding]:
+def _indexed_findings(spec: dict[Any, Any], path: str) -> list[Finding]:
     """An Indexed Job's elastic workers: room for the launchers' restarts, a way to finish shrunk."""
     template = as_dict(spec.get("template"))
     env = _elastic(template)
@@ -97,7 +99,7 @@ def _indexed_findings(spec: dict, path: str) -> list[Finding]:
     return out
 
 
-def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def job_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """batch/v1 Job: the apiserver's rules (rules/batch.py), then the lifecycle's."""
     from generator.validate.rules import batch  # here: a group's rules load with its first object
 
@@ -131,7 +133,7 @@ def job_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
+def volcano_job_findings(obj: dict[Any, Any], release: tuple[int, int]) -> list[Finding]:
     """batch.volcano.sh Job: Volcano's webhook (rules/volcano.py), then the lifecycle's."""
     out = volcano.volcano_job_findings(obj, release)
     spec = as_dict(obj.get("spec"))
@@ -177,7 +179,7 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     return out
 
 
-def paddlejob_findings(obj: dict, release=None) -> list[Finding]:
+def paddlejob_findings(obj: dict[Any, Any], release: Any = None) -> list[Finding]:
     """batch.paddlepaddle.org PaddleJob: the operator's rules (rules/paddlejob.py), then an elastic
     worker set that cannot shrink."""
     out = paddlejob.paddlejob_findings(obj)
@@ -198,7 +200,7 @@ def paddlejob_findings(obj: dict, release=None) -> list[Finding]:
     return out
 
 
-def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) -> list[Finding]:
+def kubeflow_paddlejob_findings(obj: dict[Any, Any], release: tuple[int, int] = (1, 9)) -> list[Finding]:
     """kubeflow.org PaddleJob: training-operator's webhook (rules/kubeflow.py), then the lifecycle's."""
     out = kubeflow.kubeflow_paddlejob_findings(obj, release)
     spec = as_dict(obj.get("spec"))
@@ -215,7 +217,7 @@ def kubeflow_paddlejob_findings(obj: dict, release: tuple[int, int] = (1, 9)) ->
     return out
 
 
-def jobset_findings(obj: dict, release=None) -> list[Finding]:
+def jobset_findings(obj: dict[Any, Any], release: Any = None) -> list[Finding]:
     """jobset.x-k8s.io JobSet: its Indexed Jobs' elastic workers, MultiKueue and int32 fields."""
     spec = as_dict(obj.get("spec"))
     out = _queue_findings(obj, spec.get("managedBy"), "spec.managedBy")
@@ -226,7 +228,7 @@ def jobset_findings(obj: dict, release=None) -> list[Finding]:
     return out
 
 
-def trainjob_release_findings(obj: dict, releases, release) -> list[Finding]:
+def trainjob_release_findings(obj: dict[Any, Any], releases: Any, release: Any) -> list[Finding]:
     """TrainJob: Trainer's release rules (rules/trainer.py), then managedBy per Trainer release."""
     out = trainer.kube_release_findings(obj, releases, release)
     spec = as_dict(obj.get("spec"))
@@ -240,7 +242,7 @@ def trainjob_release_findings(obj: dict, releases, release) -> list[Finding]:
     return out
 
 
-def gpu_shm_findings(obj: dict) -> list[Finding]:
+def gpu_shm_findings(obj: dict[Any, Any]) -> list[Finding]:
     """A pod with more than one GPU and no memory-backed /dev/shm: NCCL's shared-memory transport
     between the GPUs of one pod needs more than the container runtime's 64 MiB.
 
