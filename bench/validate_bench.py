@@ -375,7 +375,8 @@ def kubeconform_command(path: str) -> Command:
 def count_instructions(command: Command) -> int:
     """Instructions the process runs (valgrind's callgrind, its children not followed)."""
     argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command.argv]
-    done = subprocess.run(argv, env=command.env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
+    env = {**command.env, "PYTHONHASHSEED": "0"}  # string hashes, so dict and set layouts, the same every run
+    done = subprocess.run(argv, env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True)
     found = [line for line in done.stderr.splitlines() if "Collected :" in line or "refs:" in line]
     if done.returncode not in (0, 1) or not found:
         raise SystemExit(f"{command.label}: valgrind failed ({done.returncode}): {done.stderr[-1000:]}")
