@@ -315,3 +315,14 @@ def test_a_paddle_package_in_the_work_folder_is_what_the_pod_imports(tmp_path, p
     done = local(workdir, job("python -c 'import paddle'"), "--python", python_without_paddle)
     assert done.returncode == 0, done.stderr
     assert (workdir / "ran").exists()
+
+
+def test_a_script_that_is_a_fifo_does_not_stall_the_paddle_check(tmp_path, python_without_paddle):
+    """A job's `python train.py` where the work folder's train.py is a named pipe: the check reads
+    regular files only, so the run goes on (the pod itself then blocks: its own business)."""
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    os.mkfifo(workdir / "train.py")
+    done = local(workdir, job("python train.py"), "--python", python_without_paddle, "--explain")
+    assert done.returncode == 0, done.stderr
+    assert "is checked for Paddle" not in done.stdout

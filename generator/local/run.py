@@ -55,6 +55,7 @@ import selectors
 import shlex
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -507,9 +508,7 @@ def _etcd_clients(processes: list[Process], python: str, probe: bool = True) -> 
             proc.notes.append(etcd.unchecked_client(python))
     if not probe:
         return
-    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
-    base = {k: os.environ[k] for k in keep if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
-    extra, why = etcd.client_env(python, base)
+    extra, why = etcd.client_env(python, _caller_env())
     for proc in users:
         if extra is None:
             proc.blocked = (
@@ -537,9 +536,9 @@ _SCRIPT_READ = 1 << 20  # of a training script, the first MiB is searched for `i
 def needs_paddle(argv: list[str], workdir: Path) -> str | None:
     """Why the pod's command needs Paddle in its Python, or None: it runs a Paddle module
     (`-m paddle.distributed.launch`, `fleetrun`; also inside an `sh -c` text) or imports it (`-c`
-    code), or a script of the
-    work folder it names imports paddle (a plain `import paddle` or `from paddle... import` line
-    in its first MiB). A script outside the work folder, or not there, is not read."""
+    code), or a script of the work folder it names imports paddle (a plain `import paddle` or
+    `from paddle... import` line in its first MiB). A script outside the work folder, not there,
+    or no regular file (a FIFO, a device) is not read."""
     command = " ".join(argv)
     if match := _PADDLE_MODULE.search(command):
         return f"its command runs {match.group(0).strip()!r}"
@@ -551,11 +550,14 @@ def needs_paddle(argv: list[str], workdir: Path) -> str | None:
         path = os.path.normpath(os.path.join(workdir, arg))
         if not path.startswith(str(workdir).rstrip("/") + "/"):
             continue
-        try:
-            with open(path, "rb") as script:
-                head = script.read(_SCRIPT_READ)
+        try:  # a regular file only: a FIFO or a device the job names must not stall the check
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             continue
+        with os.fdopen(fd, "rb") as script:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            head = script.read(_SCRIPT_READ)
         if _PADDLE_IMPORT.search(head):
             return f"its script {arg} imports paddle"
     return None
@@ -576,10 +578,8 @@ def _paddle(processes: list[Process], python: str, workdir: Path, probe: bool = 
         return
     if (workdir / "paddle").is_dir() or (workdir / "paddle.py").is_file():
         return  # the pods' working directory holds it
-    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
-    base = {k: os.environ[k] for k in keep if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
     code = "import importlib.util\nsys.exit(importlib.util.find_spec('paddle') is None)\n"
-    done, why_not = resources.probe_python(python, code, base)
+    done, why_not = resources.probe_python(python, code, _caller_env())
     if done is not None and done.returncode == 0:
         return
     if done is not None:
@@ -1050,12 +1050,19 @@ def cannot_start(proc: Process, err: OSError) -> str:
     )
 
 
+KEPT_ENV = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")  # of this shell, all the pods see
+
+
+def _caller_env() -> dict[str, str]:
+    """What of this shell a pod and a probe of the pods' Python get: KEPT_ENV and PATH; nothing
+    else (its tokens and secrets stay out)."""
+    return {k: os.environ[k] for k in KEPT_ENV if k in os.environ} | {"PATH": os.environ.get("PATH", os.defpath)}
+
+
 def _base_env(python_bin: Path) -> dict[str, str]:
-    """What a container has besides its spec: a PATH whose `python` is --python, a HOME; nothing
-    else of this shell (its tokens and secrets stay out)."""
-    keep = ("HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "LD_LIBRARY_PATH")
-    env = {k: os.environ[k] for k in keep if k in os.environ}
-    env["PATH"] = os.pathsep.join([str(python_bin), os.environ.get("PATH", os.defpath)])
+    """What a container has besides its spec: _caller_env, with --python's folder first on PATH."""
+    env = _caller_env()
+    env["PATH"] = os.pathsep.join([str(python_bin), env["PATH"]])
     return env
 
 
@@ -1156,15 +1163,15 @@ def _supervise(
     def succeed_early(proc: Process) -> None:
         """The success rules of the pod's Job (or owner) met: its other pods stopped, its pending
         and stuck ones dropped, none of them awaited any more."""
-        key = proc.pod.batch or proc.pod.owner
-        others = [(pid, p, child) for pid, (p, child) in running.items() if (p.pod.batch or p.pod.owner) == key]
+        key = _success_key(proc.pod)
+        others = [(pid, p, child) for pid, (p, child) in running.items() if _success_key(p.pod) == key]
         _stop_all([child for pid, _p, child in others if pid not in done])
         for pid, _p, _child in others:
             done.add(pid)
             waiting.discard(pid)
             trainers.discard(pid)
             stuck.pop(pid, None)
-        for ready in [p for p in pending if (p.pod.batch or p.pod.owner) == key]:
+        for ready in [p for p in pending if _success_key(p.pod) == key]:
             pending.remove(ready)
         note(proc, proc.pod.success_words)
 
@@ -1256,7 +1263,7 @@ def _supervise(
             trainers.discard(pid)
             succeeded.append(proc)
             if pod.success_rules:
-                key = pod.batch or pod.owner or ""
+                key = _success_key(pod)
                 wins.setdefault(key, []).append(pod.index)
                 if met_success(pod.success_rules, wins[key]):
                     succeed_early(proc)
@@ -1302,6 +1309,12 @@ def _supervise(
                 return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout): "
                                f"{_never_started(pending)}; stopped")  # fmt: skip
             return Outcome("Running", f"the job did not finish within {timeout:.0f} s (--timeout); stopped")
+
+
+def _success_key(pod: Pod) -> str:
+    """What a pod's success rules count over: its Job (an Indexed Job's, a JobSet's Job), else its
+    owner (a Volcano Job)."""
+    return pod.batch or pod.owner or ""
 
 
 def _check_for_good(kill: Kill, processes: list[Process]) -> None:
