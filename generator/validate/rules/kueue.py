@@ -167,9 +167,6 @@ def multikueue_findings(obj: dict[Any, Any], release: str | None = None) -> list
     problem = multikueue_problem(obj, release)
     if problem is None:
         return []
-    path = (
-        "spec.runPolicy.managedBy"
-        if "managedBy" in as_dict(as_dict(obj.get("spec")).get("runPolicy"))
-        else ("spec.managedBy")
-    )
+    # the field managed_by read: spec.managedBy where the spec has one, else a Kubeflow job's runPolicy's
+    path = "spec.managedBy" if "managedBy" in as_dict(obj.get("spec")) else "spec.runPolicy.managedBy"
     return [warning(path, "kueue-multikueue", f"{problem}; run a Kueue that has it (--kueue-version: the one you run)")]
