@@ -215,10 +215,21 @@ def external_calls(source: str, root: str = "ValidatePodSpec") -> list[str]:
     found = set()
     for name in reachable(source, root):
         start, end = functions[name]
+        local = _parameters(masked[start:end])  # a parameter named as a package shadows it there
         for package, function in _QUALIFIED_CALL.findall(masked, start, end):
-            if package in packages:
+            if package in packages and package not in local:
                 found.add(f"{package}.{function}")
     return sorted(found)
+
+
+_PARAMETER = re.compile(r"[(,]\s*([A-Za-z_]\w*)(?=\s*,|\s+[\w.*\[\]])")
+
+
+def _parameters(function: str) -> set[str]:
+    """The parameter names of a Go function (its text from `func`): `func F(meta metav1.Object,
+    fldPath *field.Path)` -> {meta, fldPath}; the receiver's name too."""
+    signature = function[: function.find("{")]
+    return set(_PARAMETER.findall(signature))
 
 
 def _imports(source: str) -> set[str]:

@@ -110,8 +110,22 @@ def _job_name_findings(obj: dict[Any, Any], name: Any) -> list[Finding]:
 
 
 def _mask_trailing_dash(name: str) -> str:
-    """apimachinery maskTrailingDash: a generateName may end in '-' (the random suffix follows)."""
-    return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
+    """apimachinery maskTrailingDash (pkg/api/validation/generic.go, v1.31.1): a generateName may
+    end in '-' (the random suffix follows); as upstream writes it, `name[:len(name)-2] + "a"`, the
+    character before the dash goes too ("aB-" is checked as "aa")."""
+    return name[:-2] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+# apiserver/pkg/storage/names SimpleNameGenerator: the first 58 characters of the generateName
+# (MaxGeneratedNameLength, 63 - 5) and 5 random ones of utilrand's "bcdfghjklmnpqrstvwxz2456789"
+GENERATED_BASE_LENGTH = 58
+GENERATED_SUFFIX = "bcdfg"
+
+
+def generated_name(generate: str) -> str:
+    """A name the apiserver generates from ``generate`` before validation (rest.BeforeCreate);
+    which 5 characters it draws does not change whether the name is valid."""
+    return generate[:GENERATED_BASE_LENGTH] + GENERATED_SUFFIX
 
 
 def name_findings(obj: dict[Any, Any], releases: list[int] | None = None) -> list[Finding]:
@@ -130,8 +144,15 @@ def name_findings(obj: dict[Any, Any], releases: list[int] | None = None) -> lis
             if problem:
                 message = f"generateName {generate!r} does not give a valid name: {problem}"
                 return [error("metadata.generateName", "name", message)]
-    if name is None and generate:
-        return []
+        if name is None or name == "":
+            # the name the apiserver generates is validated as a name (at metadata.name): a
+            # generateName that passes its own check may still give none ("a.-", "aB-")
+            for check in _name_check(group_version, what, releases):
+                problem = check(generated_name(generate), what)
+                if problem:
+                    message = f"generateName {generate!r} gives names like {generated_name(generate)!r}: {problem}"
+                    return [error("metadata.name", "name", message)]
+            return []
     out = []
     for check in _name_check(api_version if isinstance(api_version, str) else "", what, releases):
         problem = check(name, what)
@@ -143,6 +164,60 @@ def name_findings(obj: dict[Any, Any], releases: list[int] | None = None) -> lis
     return out
 
 
+# Built-in kinds that are not namespaced: rest.BeforeCreate (EnsureObjectNamespaceMatchesRequestNamespace)
+# clears a namespace such an object carries before validation, so ValidateObjectMeta never sees it.
+CLUSTER_SCOPED = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("", "ComponentStatus"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("apiregistration.k8s.io", "APIService"),
+        ("authentication.k8s.io", "TokenReview"),
+        ("authentication.k8s.io", "SelfSubjectReview"),
+        ("authorization.k8s.io", "SubjectAccessReview"),
+        ("authorization.k8s.io", "SelfSubjectAccessReview"),
+        ("authorization.k8s.io", "SelfSubjectRulesReview"),
+        ("certificates.k8s.io", "CertificateSigningRequest"),
+        ("certificates.k8s.io", "ClusterTrustBundle"),
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
+        ("internal.apiserver.k8s.io", "StorageVersion"),
+        ("networking.k8s.io", "IngressClass"),
+        ("networking.k8s.io", "IPAddress"),
+        ("networking.k8s.io", "ServiceCIDR"),
+        ("node.k8s.io", "RuntimeClass"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("resource.k8s.io", "DeviceClass"),
+        ("resource.k8s.io", "ResourceSlice"),
+        ("resource.k8s.io", "DeviceTaintRule"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("storage.k8s.io", "CSIDriver"),
+        ("storage.k8s.io", "CSINode"),
+        ("storage.k8s.io", "StorageClass"),
+        ("storage.k8s.io", "VolumeAttachment"),
+        ("storage.k8s.io", "VolumeAttributesClass"),
+        ("storagemigration.k8s.io", "StorageVersionMigration"),
+    }
+)
+
+
+def _cluster_scoped(obj: dict[Any, Any]) -> bool:
+    """A built-in kind of CLUSTER_SCOPED (a custom resource's scope is its CRD's: not known here)."""
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return False
+    return (api_version.rpartition("/")[0], kind) in CLUSTER_SCOPED
+
+
 def metadata_findings(obj: dict[Any, Any], check_name: bool = True, releases: list[int] | None = None) -> list[Finding]:
     """Names, namespace, label and annotation keys; ``check_name=False`` where a kind has its own name rule."""
     meta = obj.get("metadata")
@@ -150,7 +225,7 @@ def metadata_findings(obj: dict[Any, Any], check_name: bool = True, releases: li
         return [error("metadata", "required", "metadata with a name is required")]
     out = name_findings(obj, releases) if check_name else []
     namespace = meta.get("namespace")
-    if namespace is not None:
+    if namespace is not None and not _cluster_scoped(obj):
         problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace (DNS-1123 label)")
         if problem:
             out.append(error("metadata.namespace", "name", problem))
@@ -205,16 +280,23 @@ def _annotations_size(annotations: dict[Any, Any], path: str = "metadata.annotat
     return [error(path, "metadata", message)]
 
 
-BANNED_OWNERS = frozenset({("v1", "Event")})  # BannedOwners: core/v1 Event
+BANNED_OWNERS = frozenset({("", "v1", "Event")})  # BannedOwners: (group, version, kind) of core/v1 Event
+
+
+def _group_version_of(api_version: Any) -> tuple[str, str]:
+    """schema.FromAPIVersionAndKind's group and version: ParseGroupVersion's ("v1" is the core
+    group's, "/v1" too), both "" when it fails."""
+    if not isinstance(api_version, str) or not api_version or api_version == "/":
+        return "", ""
+    if api_version.count("/") > 1:
+        return "", ""
+    group, _, version = api_version.rpartition("/")
+    return group, version
 
 
 def _version_of(api_version: Any) -> str:
     """schema.FromAPIVersionAndKind's version: ParseGroupVersion's, "" when it fails."""
-    if not isinstance(api_version, str) or not api_version or api_version == "/":
-        return ""
-    if api_version.count("/") > 1:
-        return ""
-    return api_version.rpartition("/")[2]
+    return _group_version_of(api_version)[1]
 
 
 def owner_reference_findings(refs: Any) -> list[Finding]:
@@ -234,7 +316,7 @@ def owner_reference_findings(refs: Any) -> list[Finding]:
         for field in ("kind", "name", "uid"):
             if ref.get(field) == "":
                 out.append(error(f"{here}.{field}", "metadata", f"an owner reference's {field} must not be empty"))
-        if isinstance(api_version, str) and isinstance(kind, str) and (api_version, kind) in BANNED_OWNERS:
+        if isinstance(kind, str) and (*_group_version_of(api_version), kind) in BANNED_OWNERS:
             out.append(error(here, "metadata", "an Event (v1) may not be an owner"))
         if ref.get("controller") is True:
             shown = [part if isinstance(part, str) else value_text(part) for part in (kind, ref.get("name"))]
