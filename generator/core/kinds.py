@@ -181,6 +181,16 @@ KINDS: tuple[Kind, ...] = (
         templates="replica_spec_templates",
         own_name_rule=True,  # DNS-1035, as training-operator names pods and Services after it
     ),
+    # the other kubeflow.org/v1 jobs with a webhook in training-operator v1.9.0 (MPIJob v1 has none)
+    *(
+        Kind("kubeflow.org/v1", kind, "kubeflow", rules=f"kubeflow:{rules}", own_name_rule=True)
+        for kind, rules in (
+            ("PyTorchJob", "pytorchjob_findings"),
+            ("TFJob", "tfjob_findings"),
+            ("XGBoostJob", "xgboostjob_findings"),
+            ("JAXJob", "jaxjob_findings"),
+        )
+    ),
     Kind(
         "trainer.kubeflow.org/v1alpha1",
         "TrainJob",
