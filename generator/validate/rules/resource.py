@@ -10,16 +10,59 @@ request's class, selectors and count on the request, v1beta2 and v1 under `exact
 `firstAvailable`'s subrequests); v1alpha3 and v1beta1 write a slice's device attributes under
 `basic`, v1beta2 and v1 on the device. The v1alpha1 and v1alpha2 APIs (ResourceClass, claims with
 resourceClassName, before 1.31) are another API and are not judged here. A claim's status is
-dropped on create (the strategy's PrepareForCreate), so its checks never run from a manifest."""
+dropped on create (the strategy's PrepareForCreate), so its checks never run from a manifest.
+
+A ResourceSlice's nodeSelector (and a device's, where kept) is judged by core/validation's
+ValidateNodeSelector through selector.py's requirement checks, the ones a pod's node affinity and
+a PersistentVolume's use: at least one term, each matchExpressions requirement's operator, values
+and key, each value a label value from 1.33 (ValidateNodeSelectorRequirement's check since then;
+resource validation passes allowInvalidLabelValueInRequiredNodeAffinity false), each matchFields
+requirement on metadata.name with In or NotIn and one node name.
+
+What of v1.34.1 (openshift/microshift f84ceaf6's vendored copy; the features of
+pkg/features/kube_features.go at 1.34 and, for 1.36, 8e16b12f's) is modelled, with the release it
+applies from:
+- the exactly-one-of check of exactly and firstAvailable (v1beta2, v1), at most 8 subrequests
+  (DRAPrioritizedList, beta on by default in 1.34), REQUEST/SUBREQUEST references;
+- a request's tolerations (validateDeviceToleration, 1.34 on: no strategy drops them; an empty
+  operator defaults to Equal);
+- a CEL selector over 10 KiB is TooLong (1.34 on); opaque parameters over 10 KiB of JSON on create
+  (validateRawExtension, 1.32 on; measured as compact JSON, as kubectl sends it);
+- v1beta2's and v1's spec.nodeName "" and allNodes false are Invalid (pointers there; v1beta1's
+  conversion makes them nil), 1.34 on;
+- perDeviceNodeSelection and a device's nodeName, nodeSelector and allNodes: dropped on create
+  before 1.36 (DRAPartitionableDevices off by default; the slice then selects no nodes, which is
+  reported at spec), validated as validateDevice does from 1.36;
+- a DeviceClass's extendedResourceName: dropped before 1.36 (DRAExtendedResource), from 1.36 an
+  extended resource name (IsExtendedResourceName).
+Not modelled: adminAccess's namespace authorization (AuthorizedForAdmin: the namespace must carry
+resource.kubernetes.io/admin-access "true", which a manifest of the claim does not show; the field
+itself is accepted, DRAAdminAccess being beta on in 1.34); the fields dropped on create in 1.34
+and 1.35 and kept from 1.36, whose checks are not ported for 1.36 either: a device's taints
+(DRADeviceTaints), sharedCounters and consumesCounters with their limits
+(DRAPartitionableDevices), bindingConditions and bindingFailureConditions
+(DRADeviceBindingConditions), allowMultipleAllocations, capacity requestPolicy, a constraint's
+distinctAttribute and a request's capacity (DRAConsumableCapacity); the CEL cost limit and the selectors' type checking;
+1.34's map-key paths (attributes[KEY] for a key's own check, where v1.31.1 names the map);
+DeviceTaintRule (v1alpha3, off by default)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from generator.core.findings import Finding, child
-from generator.core.grammar import DNS1123_LABEL, DNS1123_SUBDOMAIN, name_problem
-from generator.validate.rules.base import as_dict, as_int, as_list, error
+from generator.core.grammar import (
+    DNS1123_LABEL,
+    DNS1123_SUBDOMAIN,
+    label_key_problem,
+    label_value_problem,
+    name_problem,
+)
+from generator.validate.rules.base import as_dict, as_int, as_list, enforced, error
+from generator.validate.rules.pod_scheduling import NODE_AFFINITY_VALUES_SINCE
+from generator.validate.rules.selector import node_field_findings, node_requirement_findings
 
 CLAIM_RULE = "resource-claim"
 CLASS_RULE = "device-class"
@@ -36,6 +79,26 @@ MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPer
 MAX_ID = 32  # DeviceMaxIDLength
 MAX_ATTRIBUTE_VALUE = 64  # DeviceAttributeMaxValueLength
 ALLOCATION_MODES = ("All", "ExactCount")
+# pkg/apis/resource/types.go (v1.34.1)
+MAX_SUBREQUESTS = 8  # FirstAvailableDeviceRequestMaxSize
+MAX_CEL_EXPRESSION = 10 * 1024  # CELSelectorExpressionMaxLength
+MAX_OPAQUE_PARAMETERS = 10 * 1024  # OpaqueParametersMaxLength ("the limit was introduced in 1.32")
+TOLERATION_OPERATORS = ("Equal", "Exists")  # validDeviceTolerationOperators
+TAINT_EFFECTS = ("NoExecute", "NoSchedule")  # validDeviceTaintEffects
+# v1.34.1 validation.go, judged from this release on: a request's tolerations
+# (validateDeviceToleration; no strategy drops them), a v1beta2 and v1 slice's nodeName "" and
+# allNodes false (pointers there: v1beta1's conversion makes them nil), a selector's length
+TOLERATIONS_SINCE = 34
+POINTER_NODE_FIELDS_SINCE = 34
+CEL_LENGTH_SINCE = 34
+OPAQUE_LENGTH_SINCE = 32
+# DRAPartitionableDevices (alpha 1.33, beta on by default 1.36): before, the resourceslice
+# strategy's dropDisabledDRAPartitionableDevicesFields drops perDeviceNodeSelection, sharedCounters
+# and each device's consumesCounters, nodeName, nodeSelector and allNodes on create
+PARTITIONABLE_SINCE = 36
+# DRAExtendedResource (alpha 1.34, beta on by default 1.36): before, the deviceclass strategy's
+# dropDisabledDRAExtendedResourceFields drops spec.extendedResourceName
+EXTENDED_RESOURCE_SINCE = 36
 
 _FLAT = ("v1alpha3", "v1beta1")  # a request's fields on the request; a device's under basic
 _OLD = ("v1alpha1", "v1alpha2")  # the classic DRA API: other kinds and fields
@@ -141,21 +204,68 @@ def _selectors(selectors: Any, path: str, rule: str, releases: tuple[int, ...]) 
             out.append(error(f"{here}.cel", rule, "a selector needs cel (its CEL expression)"))
             continue
         expression = as_dict(cel).get("expression")
-        if isinstance(expression, str) and (problem := _cel_problem(expression, releases)):
+        if (
+            isinstance(expression, str)
+            and len(expression.encode()) > MAX_CEL_EXPRESSION
+            and enforced(releases, CEL_LENGTH_SINCE)
+        ):
+            # validateCELSelector (v1.34.1): TooLong, and the expression is not compiled
+            message = f"the expression is {len(expression.encode())} bytes: at most {MAX_CEL_EXPRESSION}"
+            out.append(error(f"{here}.cel.expression", rule, message))
+        elif isinstance(expression, str) and (problem := _cel_problem(expression, releases)):
             out.append(error(f"{here}.cel.expression", rule, problem))
     return out + _too_many(items, MAX_SELECTORS, path, rule, "selectors")
 
 
-def _configuration(config: dict[Any, Any], here: str, rule: str) -> list[Finding]:
+def _configuration(config: dict[Any, Any], here: str, rule: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateDeviceConfiguration: opaque required; validateOpaqueConfiguration: the driver a
-    driver name. The parameters (absent, null or no JSON object) are the schema's: it requires
-    them and types them as an object."""
+    driver name; from 1.32 validateRawExtension's size limit on create (10 KiB of JSON, measured
+    here as the compact JSON kubectl sends). The parameters (absent, null or no JSON object) are
+    the schema's: it requires them and types them as an object."""
     if "opaque" not in config or config["opaque"] is None:
         return [error(f"{here}.opaque", rule, "opaque is required (the driver and its parameters)")]
-    driver = as_dict(config["opaque"]).get("driver")
+    opaque = as_dict(config["opaque"])
+    out = []
+    driver = opaque.get("driver")
     if isinstance(driver, str) and (problem := _driver_name_problem(driver, "driver")):
-        return [error(f"{here}.opaque.driver", rule, problem)]
-    return []
+        out.append(error(f"{here}.opaque.driver", rule, problem))
+    parameters = opaque.get("parameters")
+    if isinstance(parameters, dict) and enforced(releases, OPAQUE_LENGTH_SINCE):
+        size = len(json.dumps(parameters, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+        if size > MAX_OPAQUE_PARAMETERS:
+            message = f"the parameters are {size} bytes of JSON: at most {MAX_OPAQUE_PARAMETERS}"
+            out.append(error(f"{here}.opaque.parameters", rule, message))
+    return out
+
+
+def _tolerations(tolerations: Any, path: str, rule: str) -> list[Finding]:
+    """validateDeviceToleration (v1.34.1): a key, when given, a label key; Exists without a
+    value, Equal (the default of an empty operator, zz_generated.defaults) with a label value;
+    an effect, when given, NoSchedule or NoExecute."""
+    out: list[Finding] = []
+    for i, toleration in enumerate(as_list(tolerations)):
+        if not isinstance(toleration, dict):
+            continue
+        here = f"{path}[{i}]"
+        key, operator, value = toleration.get("key"), toleration.get("operator"), toleration.get("value")
+        if isinstance(key, str) and key and (problem := label_key_problem(key, "toleration")):
+            out.append(error(f"{here}.key", rule, problem))
+        value = value if isinstance(value, str) else ""
+        if operator == "Exists":
+            if value:
+                message = f"value {value!r} must be empty for operator 'Exists'"
+                out.append(error(f"{here}.value", rule, message))
+        elif operator is None or operator in ("", "Equal"):
+            if problem := label_value_problem(value, key):
+                out.append(error(f"{here}.value", rule, problem))
+        elif isinstance(operator, str):
+            message = f"operator {operator!r} is not supported: {' or '.join(TOLERATION_OPERATORS)}"
+            out.append(error(f"{here}.operator", rule, message))
+        effect = toleration.get("effect")
+        if isinstance(effect, str) and effect and effect not in TAINT_EFFECTS:
+            message = f"effect {effect!r} is not supported: {' or '.join(TAINT_EFFECTS)}"
+            out.append(error(f"{here}.effect", rule, message))
+    return out
 
 
 def _request_refs(refs: Any, path: str, names: set[str], rule: str, subrequests: bool) -> list[Finding]:
@@ -196,6 +306,8 @@ def _exact_request(
     ):
         out.append(error(f"{here}.deviceClassName", rule, problem))
     out += _selectors(request.get("selectors"), f"{here}.selectors", rule, releases)
+    if enforced(releases, TOLERATIONS_SINCE):
+        out += _tolerations(request.get("tolerations"), f"{here}.tolerations", rule)
     mode = request.get("allocationMode")
     count = as_int(request.get("count"))
     if mode is None or mode == "":
@@ -250,7 +362,7 @@ def _request(
                 out.append(error(f"{at}.name", rule, f"subrequest name {sub_name!r} is used twice"))
             seen.add(sub_name)
         out += _exact_request(sub, at, rule, releases)
-    return out
+    return out + _too_many(subs, MAX_SUBREQUESTS, f"{here}.firstAvailable", rule, "subrequests")
 
 
 def _device_claim(
@@ -305,7 +417,7 @@ def _device_claim(
             continue
         here = f"{path}.config[{i}]"
         out += _request_refs(item.get("requests"), f"{here}.requests", names, rule, subrequests)
-        out += _configuration(item, here, rule)
+        out += _configuration(item, here, rule, releases)
     out += _too_many(config, MAX_CONFIG, f"{path}.config", rule, "config entries")
     return out
 
@@ -343,7 +455,8 @@ def resource_claim_template_findings(obj: dict[Any, Any], releases: tuple[int, .
 
 def device_class_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateDeviceClass: selectors (at most 32, each with a compiling CEL expression) and
-    config (at most 32, each opaque with a driver and object parameters)."""
+    config (at most 32, each opaque with a driver and object parameters); from 1.36 (kept there)
+    extendedResourceName an extended resource name."""
     spec = obj.get("spec")
     if _version(obj) in _OLD or not isinstance(spec, dict):
         return []
@@ -351,8 +464,24 @@ def device_class_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> lis
     config = as_list(spec.get("config"))
     for i, item in enumerate(config):
         if isinstance(item, dict):
-            out += _configuration(item, f"spec.config[{i}]", CLASS_RULE)
-    return out + _too_many(config, MAX_CONFIG, "spec.config", CLASS_RULE, "config entries")
+            out += _configuration(item, f"spec.config[{i}]", CLASS_RULE, releases)
+    out += _too_many(config, MAX_CONFIG, "spec.config", CLASS_RULE, "config entries")
+    name = spec.get("extendedResourceName")
+    if isinstance(name, str) and enforced(releases, EXTENDED_RESOURCE_SINCE) and not _is_extended_resource_name(name):
+        message = (
+            f"extendedResourceName {name!r} must be an extended resource name: DOMAIN/NAME outside kubernetes.io "
+            "(e.g. example.com/gpu)"
+        )
+        out.append(error("spec.extendedResourceName", CLASS_RULE, message))
+    return out
+
+
+def _is_extended_resource_name(name: str) -> bool:
+    """core/v1/helper IsExtendedResourceName: not native (a name with a '/' and no
+    kubernetes.io/ in it), not requests.*, and requests.NAME a qualified name."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return label_key_problem(f"requests.{name}") is None
 
 
 # -- ResourceSlice ---------------------------------------------------------------------------
@@ -384,11 +513,49 @@ def _pool(pool: dict[Any, Any]) -> list[Finding]:
     return out
 
 
-def _node_selection(spec: dict[Any, Any], flat: bool) -> list[Finding]:
-    """Exactly one of nodeName, nodeSelector (of exactly one term) and allNodes (and, from 1.33,
-    perDeviceNodeSelection); nodeName a node name (a DNS-1123 subdomain)."""
+def _node_selector(selector: dict[Any, Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
+    """core/validation ValidateNodeSelector (called with allowInvalidLabelValueInRequiredNodeAffinity
+    false in v1.34.1): at least one term (an absent nodeSelectorTerms is the schema's required);
+    each term's matchExpressions (ValidateNodeSelectorRequirement: the operator and its values,
+    the key a label key, from 1.33 each value a label value) and matchFields
+    (ValidateNodeFieldSelectorRequirement: metadata.name only, In or NotIn, one node name). The
+    checks are selector.py's, as for a pod's node affinity and a PersistentVolume's."""
+    here = f"{path}.nodeSelectorTerms"
+    terms = selector.get("nodeSelectorTerms")
+    if isinstance(terms, list) and not terms:
+        return [error(here, SLICE_RULE, "a node selector needs at least one node selector term")]
+    values = enforced(releases, NODE_AFFINITY_VALUES_SINCE)
     out = []
-    fields = ("nodeName", "nodeSelector", "allNodes") + (() if flat else ("perDeviceNodeSelection",))
+    for i, term in enumerate(as_list(terms)):
+        term = as_dict(term)
+        for j, req in enumerate(as_list(term.get("matchExpressions"))):
+            if not isinstance(req, dict):
+                continue
+            at = f"{here}[{i}].matchExpressions[{j}]"
+            out += node_requirement_findings(req, at, SLICE_RULE)
+            if values:
+                for k, value in enumerate(as_list(req.get("values"))):
+                    if isinstance(value, str) and (problem := label_value_problem(value, req.get("key"))):
+                        out.append(error(f"{at}.values[{k}]", SLICE_RULE, problem))
+        for j, req in enumerate(as_list(term.get("matchFields"))):
+            if isinstance(req, dict):
+                out += node_field_findings(req, f"{here}[{i}].matchFields[{j}]", SLICE_RULE)
+    return out
+
+
+def _node_selection(spec: dict[Any, Any], version: str, releases: tuple[int, ...]) -> list[Finding]:
+    """validateResourceSliceSpec: exactly one of nodeName, nodeSelector (of exactly one term,
+    ValidateNodeSelector) and allNodes, and (v1beta1 on, kept from 1.36) perDeviceNodeSelection;
+    nodeName a node name (a DNS-1123 subdomain). From 1.34 v1beta2's and v1's nodeName "",
+    allNodes false and perDeviceNodeSelection false are Invalid (v1beta1's conversion makes the
+    first two nil)."""
+    out = []
+    per_device = version != "v1alpha3"
+    # kept in every targeted release (a selection in each), or in one at least (judged there)
+    kept = per_device and not enforced(releases, 0, PARTITIONABLE_SINCE - 1)
+    kept_once = per_device and enforced(releases, PARTITIONABLE_SINCE)
+    pointers = version in ("v1beta2", "v1") and enforced(releases, POINTER_NODE_FIELDS_SINCE)
+    fields = ("nodeName", "nodeSelector", "allNodes") + (("perDeviceNodeSelection",) if per_device else ())
     chosen = []
     name = spec.get("nodeName")
     if isinstance(name, str) and name:
@@ -396,23 +563,80 @@ def _node_selection(spec: dict[Any, Any], flat: bool) -> list[Finding]:
         problem = name_problem(name, DNS1123_SUBDOMAIN, 253, "node name (DNS-1123 subdomain)")
         if problem:
             out.append(error("spec.nodeName", SLICE_RULE, problem))
+    elif name == "" and pointers:
+        out.append(error("spec.nodeName", SLICE_RULE, "nodeName must be either unset or a node name, not empty"))
     selector = spec.get("nodeSelector")
     if isinstance(selector, dict):
         chosen.append("nodeSelector")
+        out += _node_selector(selector, "spec.nodeSelector", releases)
         terms = selector.get("nodeSelectorTerms")
-        if isinstance(terms, list) and len(terms) != 1:
+        if isinstance(terms, list) and len(terms) > 1:  # none: _node_selector's finding at this path
             message = f"nodeSelector has {len(terms)} selector terms: it must have exactly one"
             out.append(error("spec.nodeSelector.nodeSelectorTerms", SLICE_RULE, message))
     if spec.get("allNodes") is True:
         chosen.append("allNodes")
-    if not flat and spec.get("perDeviceNodeSelection") is True:
-        chosen.append("perDeviceNodeSelection")
+    elif spec.get("allNodes") is False and pointers:
+        out.append(error("spec.allNodes", SLICE_RULE, "allNodes must be either unset or true"))
+    dropped = ""
+    if per_device and spec.get("perDeviceNodeSelection") is True:
+        if kept:
+            chosen.append("perDeviceNodeSelection")
+        else:
+            dropped = (
+                " (perDeviceNodeSelection is dropped before 1.36: the DRAPartitionableDevices feature gate is off "
+                "by default)"
+            )
+    elif kept_once and spec.get("perDeviceNodeSelection") is False:
+        message = "perDeviceNodeSelection must be either unset or true"
+        out.append(error("spec.perDeviceNodeSelection", SLICE_RULE, message))
     names = ", ".join(f"`{f}`" for f in fields)
     if not chosen:
-        out.append(error("spec", SLICE_RULE, f"exactly one of {names} is required"))
+        out.append(error("spec", SLICE_RULE, f"exactly one of {names} is required{dropped}"))
     elif len(chosen) > 1:
         given = ", ".join(f"`{f}`" for f in chosen)
         out.append(error("spec", SLICE_RULE, f"exactly one of {names} is required, not {given}"))
+    return out
+
+
+def _device_node_selection(
+    body: dict[Any, Any], here: str, per_device: bool, releases: tuple[int, ...]
+) -> list[Finding]:
+    """validateDevice's node selection (v1.34.1, its fields kept from 1.36): with the slice's
+    perDeviceNodeSelection exactly one of nodeName (not empty, a node name), nodeSelector
+    (ValidateNodeSelector) and allNodes (true); without it none of them."""
+    if not enforced(releases, PARTITIONABLE_SINCE):
+        return []  # dropped on create in each targeted release (dropDisabledDRAPartitionableDevicesFields)
+    name, selector, all_nodes = body.get("nodeName"), body.get("nodeSelector"), body.get("allNodes")
+    if not per_device:
+        if name is not None or selector is not None or all_nodes is not None:
+            message = (
+                "nodeName, nodeSelector and allNodes can only be set if the slice's perDeviceNodeSelection is true"
+            )
+            return [error(here, SLICE_RULE, message)]
+        return []
+    out = []
+    chosen = []
+    if isinstance(name, str):
+        if name:
+            chosen.append("nodeName")
+            if problem := name_problem(name, DNS1123_SUBDOMAIN, 253, "node name (DNS-1123 subdomain)"):
+                out.append(error(f"{here}.nodeName", SLICE_RULE, problem))
+        else:
+            out.append(error(f"{here}.nodeName", SLICE_RULE, "nodeName must not be empty"))
+    if isinstance(selector, dict):
+        chosen.append("nodeSelector")
+        out += _node_selector(selector, f"{here}.nodeSelector", releases)
+    if all_nodes is True:
+        chosen.append("allNodes")
+    elif all_nodes is False:
+        out.append(error(f"{here}.allNodes", SLICE_RULE, "allNodes must be either unset or true"))
+    if len(chosen) != 1:
+        given = f", not {', '.join(chosen)}" if chosen else ""
+        message = (
+            "exactly one of `nodeName`, `nodeSelector` or `allNodes` is required when the slice's "
+            f"perDeviceNodeSelection is true{given}"
+        )
+        out.append(error(here, SLICE_RULE, message))
     return out
 
 
@@ -443,7 +667,9 @@ def _attribute(attribute: Any, here: str) -> list[Finding]:
     return out
 
 
-def _device(device: dict[Any, Any], here: str, flat: bool) -> list[Finding]:
+def _device(
+    device: dict[Any, Any], here: str, flat: bool, per_device: bool, releases: tuple[int, ...]
+) -> list[Finding]:
     """validateDevice (v1alpha3, v1beta1: basic required, validateBasicDevice; v1beta2, v1: the
     same checks on the device itself)."""
     out = []
@@ -458,6 +684,7 @@ def _device(device: dict[Any, Any], here: str, flat: bool) -> list[Finding]:
         body, here = as_dict(device.get("basic")), f"{here}.basic"
     else:
         body = device
+    out += _device_node_selection(body, here, per_device, releases)
     attributes, capacity = body.get("attributes"), body.get("capacity")
     for field, what, values in (("attributes", "attribute name", attributes), ("capacity", "capacity name", capacity)):
         for key, value in as_dict(values).items():
@@ -488,14 +715,15 @@ def resource_slice_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> l
     if isinstance(driver, str) and (problem := _driver_name_problem(driver, "driver")):
         out.append(error("spec.driver", SLICE_RULE, problem))
     out += _pool(as_dict(spec.get("pool")))
-    out += _node_selection(spec, flat)
+    out += _node_selection(spec, version, releases)
+    per_device = spec.get("perDeviceNodeSelection") is True
     devices = as_list(spec.get("devices"))
     seen: set[str] = set()
     for i, device in enumerate(devices):
         if not isinstance(device, dict):
             continue
         here = f"spec.devices[{i}]"
-        out += _device(device, here, flat)
+        out += _device(device, here, flat, per_device, releases)
         name = device.get("name")
         if isinstance(name, str):
             if name in seen:
