@@ -24,9 +24,10 @@ agrees with the library types' Equal (quantity("1") == quantity("1000m")).
 Cost: cel-cpp's Python binding (cel-expr-python 0.1.3) has no cost tracker: cel.Expression has
 only eval(activation, data, functions, arena), return_type() and serialize(), with neither a cost
 result nor a limit. So the per-call limit (PerCallLimit, 1,000,000, k8s.io/apiserver
-pkg/apis/cel/config.go), the per-object budget (RuntimeCELCostBudget, 10,000,000) and the
-CRD-creation estimate (apiextensions-apiserver pkg/apiserver/schema/cel/compilation.go) are not
-enforced here; docs/validate.md ("cost limits (not checked)") says so.
+pkg/apis/cel/config.go) and the per-object budget (RuntimeCELCostBudget, 10,000,000) are not
+enforced when a rule runs; docs/validate.md ("cost limits") says so. The CRD-creation estimate
+(apiextensions-apiserver pkg/apiserver/schema/cel/compilation.go) is: celcost.py estimates it
+from the checked expression serialize() gives.
 
 Regexes: the apiserver runs find() and findAll() on RE2, which never backtracks; here they run
 on Python's re, which agrees on the patterns CRDs use but can backtrack for ever on a hostile

@@ -127,6 +127,7 @@ def check(schema: dict, apiextensions: str, structural: bool, prefix: str, minor
     out: list[Finding] = []
     checker = _Checker(apiextensions, structural, out, minor, schema)
     checker.node(schema, prefix, root=True, in_junctor=False)
+    checker.total_cost(prefix)
     # validateCustomResourceDefinitionValidation: NewStructural, ValidateStructural, then
     # structuraldefaulting.ValidateDefaults; only a schema whose defaults are valid gets a CEL
     # context (RootCELContext), so its rules are compiled only then.
@@ -148,6 +149,9 @@ class _Checker:
         self.cel: list[Finding] = []  # what compiling the rules reports
         self.root = root
         self._types = None  # celtypes.SchemaTypes of the root, made for the first rule
+        self._costs = None  # celcost.TotalCost of the schema, made for the first rule
+        self._decls: dict = {}  # celcost.schema_decl's cache
+        self._cardinalities: dict[int, int | None] | None = None
 
     def error(self, path: str, rule: str, message: str) -> None:
         self.out.append(Finding("error", path, rule, message))
@@ -360,9 +364,12 @@ class _Checker:
             if problem:
                 self.cel.append(Finding("error", f"{here}.rule", "crd-schema", problem))
                 continue
-            self._type_check(node, here, "rule", text)
+            compiled = self._type_check(node, here, "rule", text)
+            message_compiled = None
             if isinstance(expression, str) and expression.strip():
-                self._type_check(node, here, "messageExpression", expression)
+                message_compiled = self._type_check(node, here, "messageExpression", expression)
+            if compiled is not None and rule.get("optionalOldSelf") is not True:
+                self._cost(node, here, compiled, message_compiled)
             uses_old_self = bool(_OLD_SELF.search(text))
             if uses_old_self and uncorrelated:
                 message = "oldSelf cannot be used below the items of a list that is not x-kubernetes-list-type: map"
@@ -372,23 +379,24 @@ class _Checker:
                 message = "optionalOldSelf may not be set if oldSelf is not used in rule"
                 self.cel.append(Finding("error", f"{here}.optionalOldSelf", "crd-schema", message))
 
-    def _type_check(self, node: dict, here: str, field: str, expression: str) -> None:
+    def _type_check(self, node: dict, here: str, field: str, expression: str):
         """The rule compiled with `self` typed by its node's schema (celtypes.py), as
         ValidateCustomResourceDefinitionOpenAPISchema compiles it: a property the schema does not
-        have is "undefined field" there."""
+        have is "undefined field" there. Returns the compiled expression (None: it does not
+        compile there)."""
         from generator.schema import kubernetes as kube
         from generator.validate.crd import celtypes, kubecel
 
         if self.root is None:
-            return
+            return None
         if self._types is None:
             self._types = celtypes.SchemaTypes(self.root)
         release = kubecel.environment(self.minor if self.minor is not None else kube.newest())
         env = self._types.environment(release, node)
         if env is None:
-            return
+            return None
         try:
-            env.compile(expression)
+            return env.compile(expression)
         except RuntimeError as err:
             names = celtypes.undefined_fields(str(err))
             if names:
@@ -398,6 +406,60 @@ class _Checker:
                     "attached has no such property (self is typed by that schema node)"
                 )
                 self.cel.append(Finding("error", f"{here}.{field}", "crd-cel-field", message))
+        return None
+
+    def _cost(self, node: dict, here: str, compiled, message_compiled) -> None:
+        """The static cost estimate of a rule and its messageExpression (celcost.py), as
+        ValidateCustomResourceDefinitionOpenAPISchema judges it (validation.go lines 1247-1275):
+        the rule's cost times its node's cardinality, and the messageExpression's alone, each at
+        most StaticEstimatedCostLimit; both count toward the schema's total (total_cost)."""
+        from cel_expr_python import cel
+
+        from generator.validate.crd import celcost
+
+        if self._cardinalities is None:
+            self._cardinalities = celcost.cardinalities(self.root) if isinstance(self.root, dict) else {}
+            self._costs = celcost.TotalCost()
+        if id(node) not in self._cardinalities or self._costs is None:
+            return  # inside allOf, anyOf, oneOf or not: no CEL context there
+        decl = celcost.schema_decl(
+            node, node is self.root or node.get("x-kubernetes-embedded-resource") is True, self._decls
+        )
+        if decl is None or compiled.return_type() != cel.Type.BOOL:  # no estimate upstream either
+            return
+        rule_cost = celcost.max_cost(compiled.serialize(), decl)
+        if rule_cost is None:
+            return
+        cost = celcost.expression_cost(rule_cost, self._cardinalities[id(node)], decl)
+        limit = celcost.STATIC_ESTIMATED_COST_LIMIT
+        if cost > limit:
+            message = celcost.cost_message("estimated rule cost", cost, limit)
+            self.cel.append(Finding("error", f"{here}.rule", "crd-cel-cost", message))
+        celcost.observe(self._costs, f"{here}.rule", cost)
+        if message_compiled is None or message_compiled.return_type() != cel.Type.STRING:
+            return
+        message_cost = celcost.max_cost(message_compiled.serialize(), decl)
+        if message_cost is None:
+            return
+        if message_cost > limit:
+            message = celcost.cost_message("estimated messageExpression cost", message_cost, limit)
+            self.cel.append(Finding("error", f"{here}.messageExpression", "crd-cel-cost", message))
+        celcost.observe(self._costs, f"{here}.messageExpression", message_cost)
+
+    def total_cost(self, prefix: str) -> None:
+        """The schema's total (validation.go lines 950-959): past StaticEstimatedCRDCostLimit, the
+        most expensive rules (at most 4, each at least 1% of the limit) and the schema itself."""
+        from generator.validate.crd import celcost
+
+        costs = self._costs
+        limit = celcost.STATIC_ESTIMATED_CRD_COST_LIMIT
+        if costs is None or costs.total <= limit:
+            return
+        for _cost, _seen, path in costs.most_expensive:
+            message = "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"
+            self.cel.append(Finding("error", path, "crd-cel-cost", message))
+        name = "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema"
+        self.cel.append(Finding("error", prefix, "crd-cel-cost", celcost.cost_message(name, costs.total, limit)))
 
     def _int_or_string(self, node: dict, path: str) -> None:
         # structuralschema validateExtensions (apiextensions-apiserver pkg/apiserver/schema/
