@@ -11,7 +11,8 @@ import datetime
 import pytest
 
 from generator.validate.crd import cel
-from generator.validate.crd.validator import CustomResourceValidator, prune_nulls
+from generator.validate.crd.validator import CustomResourceValidator
+from generator.validate.crd.walks import prune_nulls
 
 
 def rules(*texts: str, **extra) -> list[dict]:

@@ -232,7 +232,7 @@ DEFAULTED = {
 @pytest.fixture(scope="module")
 def defaults():
     """The defaults the validator applies (apply_defaults along its plan) to an object."""
-    from generator.validate.crd.validator import apply_defaults
+    from generator.validate.crd.walks import apply_defaults
 
     validator = CustomResourceValidator(DEFAULTED, strict=False, minor=35)
     return lambda obj: apply_defaults(validator._defaults_plan, obj)

@@ -38,6 +38,7 @@ MODULES = (
     "generator.validate.rules.lifecycle",
     "generator.validate.rules.kueue",
     "generator.validate.admission",
+    "generator.validate.crd.walks",
 )
 
 

@@ -22,19 +22,17 @@ apiserver's verdict without it.
 
 from __future__ import annotations
 
-import copy
 import functools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 import jsonschema_rs
 
 from generator.core.findings import Finding, child, dotted, joined
 from generator.core.grammar import lazy_pattern
 from generator.schema import cache as schemacache
-from generator.validate.crd import deadline
+from generator.validate.crd import deadline, walks
 from generator.validate.crd import formats as crformats
 from generator.validate.crd.formats import CHECKED_FORMATS
 from generator.validate.schemaerrors import describe, integer_bounds
@@ -114,56 +112,6 @@ def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict
     if closed and "additionalProperties" not in schema and ("properties" in out or schema.get("type") == "object"):
         out.setdefault("properties", {})  # so that an unknown field is reported by its name
         out["additionalProperties"] = False
-    return out
-
-
-def prune_nulls(data, schema: dict | None):
-    """``data`` as the apiserver holds it before validating (apiextensions-apiserver
-    structuraldefaulting.PruneNonNullableNullsWithoutDefaults, from Kubernetes 1.20): the null
-    of a field the schema declares, not nullable and without a default, is dropped. A null
-    field the schema does not declare stays: pruning (schema/pruning/algorithm.go prune)
-    removes an undeclared field whatever its value, and strict field validation reports it
-    as unknown (`creationTimestamp: null` in a pod template's metadata). ``data`` is not
-    changed: only the mappings and lists on the way to a dropped null are copied."""
-    schema = schema if isinstance(schema, dict) else {}
-    if isinstance(data, dict):
-        properties = schema.get("properties") or {}
-        extra = schema.get("additionalProperties")
-        extra = extra if isinstance(extra, dict) else None
-        changed = {}  # key -> the value pruned, or _DROPPED
-        for key, value in data.items():
-            if value is None:
-                declared = properties.get(key, extra)
-                if declared is not None and not declared.get("nullable") and "default" not in declared:
-                    changed[key] = _DROPPED
-            elif isinstance(value, _CONTAINERS):
-                pruned = prune_nulls(value, properties.get(key, extra))
-                if pruned is not value:
-                    changed[key] = pruned
-        if not changed:
-            return data
-        return {key: changed.get(key, value) for key, value in data.items() if changed.get(key) is not _DROPPED}
-    if isinstance(data, list):
-        items = schema.get("items")
-        items = items if isinstance(items, dict) else None
-        return _changed_items(data, lambda item: prune_nulls(item, items))
-    return data
-
-
-_DROPPED = object()  # prune_nulls: a null that is dropped
-
-
-def _changed_items(items: list, change: Callable) -> list:
-    """``items`` with ``change`` applied to each mapping or list among them: ``items`` itself
-    when it changes none, else a copy made at the first change (prune_nulls, apply_defaults)."""
-    out = items
-    for i, item in enumerate(items):
-        if isinstance(item, _CONTAINERS):
-            new = change(item)
-            if new is not item:
-                if out is items:
-                    out = list(items)
-                out[i] = new
     return out
 
 
@@ -312,7 +260,7 @@ class CustomResourceValidator:
         self._list_types = marks.marked("x-kubernetes-list-type")
         self._embedded = marks.marked("x-kubernetes-embedded-resource")
         # Defaults change a verdict through the rules, a required field, or an object's property
-        # count (list-map keys take their defaults in _repeats); else they are skipped.
+        # count (list-map keys take their defaults in walks.repeats); else they are skipped.
         self._defaults_matter = form["defaultsMayMatter"] and self._defaults(openapi_schema)
         self._formats = marks.marked("format") if not self._re2_patterns else _everything
         # which walks a document needs is a fact of the schema: asked once, not per document
@@ -323,22 +271,22 @@ class CustomResourceValidator:
     # The walks' plans of the schema: made for the first document, kept while the validator
     # lives (one node of a plan per node of the schema on the way to a mark, at most).
     @functools.cached_property
-    def _defaults_plan(self) -> _DefaultsPlan | None:
+    def _defaults_plan(self) -> walks.DefaultsPlan | None:
         return _defaults_plan(self.schema, self._defaults) if self._defaults_matter else None
 
     @functools.cached_property
-    def _format_walk(self) -> _Walk | None:
-        return _Walk.of(self.schema, self._formats, _format_test, _format_findings)
+    def _format_walk(self) -> walks.Walk | None:
+        return _walk(self.schema, self._formats, _format_test, _format_findings)
 
     @functools.cached_property
-    def _list_walk(self) -> _Walk | None:
-        return _Walk.of(self.schema, self._list_types, _list_test, _duplicates)
+    def _list_walk(self) -> walks.Walk | None:
+        return _walk(self.schema, self._list_types, walks.list_test, _duplicates)
 
     def findings(self, obj: dict, defaulted: bool = True) -> list[Finding]:
         """What the apiserver says of ``obj`` as a custom resource: its defaults applied first
         (``defaulted``; a CRD's `default` values are judged as written: structural.py)."""
         if defaulted and self._defaults_plan is not None:
-            obj = apply_defaults(self._defaults_plan, obj)
+            obj = walks.apply_defaults(self._defaults_plan, obj)
         # is_valid first: it stops at the first error, and most objects have none
         errors = () if self._validator.is_valid(obj) else self._validator.iter_errors(obj)
         found = [Finding("error", *problem) for error in errors for problem in describe(error)]
@@ -364,18 +312,7 @@ def _sort_key(finding: Finding) -> tuple[str, str]:
     return finding.path, finding.message
 
 
-class _Plan(NamedTuple):
-    """The nodes of a schema that one walk visits (the ones on the way to a node with its mark),
-    made once per validator: a document then costs only the paths of the plan it has."""
-
-    schema: dict
-    test: Callable[[object], bool] | None  # the node's own check of a value: False if it has a finding
-    properties: dict[str, _Plan]  # the properties on the way, in the schema's order
-    extra: _Plan | None  # additionalProperties
-    items: _Plan | None
-
-
-def _plan(schema, marked, test_of: Callable) -> _Plan | None:
+def _plan(schema, marked, test_of: Callable) -> walks.Plan | None:
     """The plan of ``schema`` for the nodes ``marked`` (at or below which a mark is);
     ``test_of``: the check of a node's own value, or None where the node has nothing to check."""
     if not isinstance(schema, dict) or not marked(schema):
@@ -384,7 +321,7 @@ def _plan(schema, marked, test_of: Callable) -> _Plan | None:
     for name, sub in marked.properties(schema):
         if (found := _plan(sub, marked, test_of)) is not None:
             properties[name] = found
-    return _Plan(
+    return walks.Plan(
         schema,
         test_of(schema),
         properties,
@@ -393,166 +330,18 @@ def _plan(schema, marked, test_of: Callable) -> _Plan | None:
     )
 
 
-def _cleaner(plan: _Plan) -> Callable[[object], bool]:
-    """``plan`` as a function of a value: whether it has nothing for the walk to report. It
-    builds no path and stops at the first finding: most objects have none, and the ones that
-    do are walked again by _report for the findings' paths and messages. One closure per node,
-    of the node's shape (a leaf's test, an object's, a list's), as a document's cost is in the
-    calls; every one is true of None, so that an object's null field is passed over."""
-    names = []
-    while plan.test is None and plan.extra is None and plan.items is None and len(plan.properties) == 1:
-        ((name, plan),) = plan.properties.items()
-        names.append(name)
-    if names:
-        return _path_cleaner(tuple(names), _cleaner(plan))
-    test = plan.test
-    properties = {name: _cleaner(sub) for name, sub in plan.properties.items()}
-    extra = _cleaner(plan.extra) if plan.extra is not None else None
-    items = _cleaner(plan.items) if plan.items is not None else None
-    if properties or extra is not None:
-        fields = _object_cleaner(properties, extra)
-        if test is None and items is None:
-            return fields
-        rest = _list_cleaner(test, items)
-        return lambda value: fields(value) and rest(value)
-    if items is not None:
-        return _list_cleaner(test, items)
-    return test if test is not None else _nothing
-
-
-def _path_cleaner(names: tuple[str, ...], sub: Callable) -> Callable[[object], bool]:
-    """A chain of objects of one field each (spec.template.spec on the way to a pod's lists)."""
-
-    def clean(value) -> bool:
-        for name in names:
-            if not isinstance(value, dict):
-                return True
-            value = value.get(name)
-            if value is None:
-                return True
-        return sub(value)
-
-    return clean
-
-
-def _nothing(_value) -> bool:
-    return True
-
-
-def _object_cleaner(properties: dict[str, Callable], extra: Callable | None) -> Callable[[object], bool]:
-    """An object's fields on the way: looked up from the shorter side (a pod spec plans ten
-    fields, has two)."""
-    count = len(properties)
-
-    def clean(value) -> bool:
-        if not isinstance(value, dict):
-            return True
-        if len(value) < count:
-            for name, item in value.items():
-                sub = properties.get(name)
-                if sub is not None and not sub(item):
-                    return False
-        else:
-            for name, sub in properties.items():
-                item = value.get(name)
-                if item is not None and not sub(item):
-                    return False
-        if extra is not None:
-            for item in value.values():
-                if not extra(item):
-                    return False
-        return True
-
-    return clean
-
-
-def _list_cleaner(test: Callable | None, items: Callable | None) -> Callable[[object], bool]:
-    """A node's own test, then a list's items."""
-
-    def clean(value) -> bool:
-        if test is not None and not test(value):
-            return False
-        if items is not None and isinstance(value, list):
-            for item in value:
-                if not items(item):
-                    return False
-        return True
-
-    return clean
-
-
-def _report(plan: _Plan, value, path: tuple, found_at: Callable, out: list[Finding]) -> None:
-    """The findings of ``value`` along ``plan``: ``found_at(schema, value, path, out)`` adds a
-    node's own, in the schema's order of properties, then additionalProperties, then items."""
-    found_at(plan.schema, value, path, out)
-    if isinstance(value, dict):
-        for name, sub in plan.properties.items():
-            if name in value:
-                _report(sub, value[name], (*path, name), found_at, out)
-        if plan.extra is not None:
-            for name, item in value.items():
-                _report(plan.extra, item, (*path, name), found_at, out)
-    elif isinstance(value, list) and plan.items is not None:
-        for i, item in enumerate(value):
-            _report(plan.items, item, (*path, i), found_at, out)
-
-
-class _Walk(NamedTuple):
-    """A walk of documents along a schema's plan: its _cleaner for every document, _report only
-    for one with a finding."""
-
-    plan: _Plan
-    clean: Callable[[object], bool]
-    found_at: Callable
-
-    @classmethod
-    def of(cls, schema: dict, marked, test_of: Callable, found_at: Callable) -> _Walk | None:
-        """The walk, or None when no node of ``schema`` is ``marked``."""
-        plan = _plan(schema, marked, test_of)
-        return cls(plan, _cleaner(plan), found_at) if plan is not None else None
-
-    def add(self, value, out: list[Finding]) -> None:
-        """Adds the findings of ``value`` to ``out``."""
-        if not self.clean(value):
-            _report(self.plan, value, (), self.found_at, out)
-
-
-_LIST_KINDS = ("set", "map")  # the list types whose items are compared (atomic: none)
-
-
-def _list_test(schema: dict) -> Callable[[object], bool] | None:
-    """The check of a list-set's or list-map's value (structurallisttype.ValidateListSetsAndMaps):
-    no item repeats an earlier one."""
-    if schema.get("x-kubernetes-list-type") not in _LIST_KINDS:
-        return None
-    return lambda value: not isinstance(value, list) or len(value) < 2 or next(_repeats(schema, value), None) is None
-
-
-def _repeats(schema: dict, value: list) -> Iterator[tuple[int, int]]:
-    """(i, j) for each item i of a list-set (list-map) the same as (with the same keys as) an
-    earlier item j."""
-    kind, keys = schema.get("x-kubernetes-list-type"), schema.get("x-kubernetes-list-map-keys")
-    keys = keys if isinstance(keys, list) else None
-    seen: dict = {}
-    for i, item in enumerate(value):
-        if kind == "set":
-            key = _hashable(item)
-        elif keys is not None and isinstance(item, dict):
-            key = tuple(_hashable(item[k] if k in item else _key_default(schema, k)) for k in keys)
-        else:
-            continue
-        if key not in seen:
-            seen[key] = i
-        else:
-            yield i, seen[key]
+def _walk(schema: dict, marked, test_of: Callable, found_at: Callable) -> walks.Walk | None:
+    """The walk of ``schema``'s nodes ``marked``, or None when it has none."""
+    plan = _plan(schema, marked, test_of)
+    return walks.Walk(plan, found_at) if plan is not None else None
 
 
 def _duplicates(schema: dict, value, path: tuple, out: list[Finding]) -> None:
     """Duplicates in a list-set or list-map: the apiserver's Duplicate value error."""
-    if schema.get("x-kubernetes-list-type") not in _LIST_KINDS or not isinstance(value, list) or len(value) < 2:
+    if schema.get("x-kubernetes-list-type") not in ("set", "map") or not isinstance(value, list) or len(value) < 2:
         return
     keys = schema.get("x-kubernetes-list-map-keys")
-    for i, first in _repeats(schema, value):
+    for i, first in walks.repeats(schema, value):
         item = value[i]
         if schema["x-kubernetes-list-type"] == "set":
             what = f"{_short(item)} is in the list-set twice"
@@ -704,13 +493,6 @@ def embedded_findings(schema, value, path: str, marked=_everything, root: bool =
     return out
 
 
-def _key_default(schema: dict, key: str):
-    """The default of a list-map key (the apiserver defaults before it compares items)."""
-    props = schema.get("items", {}).get("properties") if isinstance(schema.get("items"), dict) else None
-    sub = props.get(key) if isinstance(props, dict) else None
-    return sub.get("default") if isinstance(sub, dict) else None
-
-
 _COUNTED = ("x-kubernetes-validations", "maxProperties", "minProperties")
 
 
@@ -739,20 +521,6 @@ def _default_may_matter(schema, names: bool = False) -> bool:
     if isinstance(schema, list):
         return any(_default_may_matter(v) for v in schema)
     return False
-
-
-_SCALAR_KINDS = {str: "s", bool: "b", int: "n", float: "n", type(None): "z"}
-
-
-def _hashable(value):
-    kind = _SCALAR_KINDS.get(value.__class__)
-    if kind is not None:  # 1 and 1.0 are one number; True is not 1
-        return (kind, value)
-    if isinstance(value, dict):
-        return ("{}", tuple(sorted((k, _hashable(v)) for k, v in value.items())))
-    if isinstance(value, list):
-        return ("[]", tuple(_hashable(v) for v in value))
-    return (type(value).__name__, value)
 
 
 def _short(value) -> str:
@@ -876,28 +644,7 @@ def _blocking(finding: Finding) -> bool:
 # -- defaults ----------------------------------------------------------------------------------
 
 
-class _DefaultField(NamedTuple):
-    name: str
-    plan: _DefaultsPlan  # the property's own
-    default: object
-    atomic: bool  # the default is a str, number, bool or null: neither copied nor walked
-    nullable: bool
-
-
-_ATOMIC = (str, int, float, bool, type(None))  # what copy.deepcopy gives back as it is
-
-
-class _DefaultsPlan(NamedTuple):
-    """The nodes of a schema with a default at or below them, made once per validator: what
-    apply_defaults visits, with no mark to look up per node and document."""
-
-    defaulted: tuple[_DefaultField, ...]  # the properties with a default of their own
-    below: dict[str, _DefaultsPlan]  # the others with a default below them, in the schema's order
-    extra: _DefaultsPlan | None  # additionalProperties
-    items: _DefaultsPlan | None
-
-
-def _defaults_plan(schema, marked) -> _DefaultsPlan | None:
+def _defaults_plan(schema, marked) -> walks.DefaultsPlan | None:
     """The plan of ``schema`` for apply_defaults; ``marked``: the nodes with a default at or
     below them. None when ``schema`` has none."""
     if not isinstance(schema, dict) or not marked(schema):
@@ -907,58 +654,12 @@ def _defaults_plan(schema, marked) -> _DefaultsPlan | None:
         plan = _defaults_plan(sub, marked)
         if "default" in sub:
             default, nullable = sub["default"], bool(sub.get("nullable"))
-            defaulted.append(_DefaultField(name, plan, default, default.__class__ in _ATOMIC, nullable))
+            defaulted.append(walks.DefaultField(name, plan, default, nullable))
         else:
             below[name] = plan
-    return _DefaultsPlan(
+    return walks.DefaultsPlan(
         tuple(defaulted),
         below,
         _defaults_plan(schema.get("additionalProperties"), marked),
         _defaults_plan(schema.get("items"), marked),
     )
-
-
-def apply_defaults(plan: _DefaultsPlan, value):
-    """``value`` with the schema's defaults applied, as structuraldefaulting.Default does: a
-    property that is absent (or null where the schema is not nullable) takes its default, in
-    objects, in list items and in map values. ``value`` is not changed: the mappings and lists
-    a default goes into are copied. A property without a default of its own matters only when
-    the object has it (as a mapping or list): those are looked up from the shorter side, and
-    they only replace values, so the defaults added come in the schema's order all the same."""
-    if isinstance(value, dict):
-        out = value
-        for name, sub, default, atomic, nullable in plan.defaulted:
-            current = value.get(name)
-            if current is None and (not nullable or name not in value):
-                new = default if atomic else apply_defaults(sub, copy.deepcopy(default))
-            elif isinstance(current, _CONTAINERS):
-                new = apply_defaults(sub, current)
-                if new is current:
-                    continue
-            else:
-                continue
-            if out is value:
-                out = dict(value)
-            out[name] = new
-        below = plan.below
-        if below:
-            for name in value if len(value) < len(below) else below:
-                sub, current = below.get(name), value.get(name)
-                if sub is not None and isinstance(current, _CONTAINERS):
-                    new = apply_defaults(sub, current)
-                    if new is not current:
-                        if out is value:
-                            out = dict(value)
-                        out[name] = new
-        extra = plan.extra
-        if extra is not None:
-            for name, current in value.items():
-                new = apply_defaults(extra, current) if isinstance(current, _CONTAINERS) else current
-                if new is not current:
-                    if out is value:
-                        out = dict(value)
-                    out[name] = new
-        return out
-    if isinstance(value, list) and plan.items is not None:
-        return _changed_items(value, lambda item: apply_defaults(plan.items, item))
-    return value
