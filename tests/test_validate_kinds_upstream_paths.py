@@ -6,7 +6,10 @@ finding points at its key), the line says why in parentheses and the two must th
 reason that no longer holds fails too. Every finding of a rule these fixtures cover has a line.
 Upstream paths are written as field.Path prints them; a CRD schema's property is a Key there
 (`properties[spec]`), which this tool spells as a name (`properties.spec`, findings.child): the two
-spellings of one path compare equal."""
+spellings of one path compare equal. Another map's key (field.Path's `limits[nvidia.com/gpu]`) is
+mostly written as this tool spells it (`limits["nvidia.com/gpu"]`). A path has no spaces but inside
+a quoted key (`limits["a b"]`); `-` stands for an error that names no field path (a decoding error,
+an admission plugin's)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from generator.core.findings import child
 
 from .test_validate_fixtures import BAD, findings, header
 
-LINE = re.compile(r"^# upstream-path: (\S+) = (\S+)(?: \((.+)\))?$")
+_PATH = r"((?:[^\s\"]|\"[^\"]*\")+)"  # a path without spaces but in a quoted key (limits["a b"])
+LINE = re.compile(rf"^# upstream-path: {_PATH} = {_PATH}(?: \((.+)\))?$")
 _SCHEMA_KEY = re.compile(r"\.properties\[([^\]\"]+)\]")
 
 
@@ -53,9 +57,72 @@ COVERED = {
     "priority-level",
     "api-service",
     "annotation-key",
+    "name",
+    "label-value",
+    "metadata",
+    "finalizer",
     "selector",
     "crd-structural",
     "crd-list-map",
+    "container-name",
+    "env-duplicate",
+    "port",
+    "volume-name",
+    "port-name",
+    "host-port",
+    "mount-path",
+    "volume-mount",
+    "image",
+    "pod-template",
+    "restart-policy",
+    "extended-resource",
+    "resources",
+    "toleration",
+    "affinity",
+    "topology-spread",
+    "probe",
+    "env-value",
+    "pod-bounds",
+    "containers",
+    "sub-path",
+    "volume-device",
+    "dns-config",
+    "readiness-gate",
+    "scheduling-gate",
+    "sidecar",
+    "ephemeral-container",
+    "field-path",
+    "security-context",
+    "volume-source",
+    "resource-name",
+    "volume-plugin",
+    "deployment",
+    "statefulset",
+    "daemonset",
+    "replicaset",
+    "job",
+    "cronjob",
+    "hpa",
+    "ingress",
+    "network-policy",
+    "pdb",
+    "rbac-rule",
+    "role-ref",
+    "subject",
+    "priority-class",
+    "storage-class",
+    "configmap",
+    "persistent-volume-claim",
+    "resource-quota",
+    "limit-range",
+    "secret",
+    "service",
+    "webhook",
+    "admission-policy",
+    "persistent-volume",
+    "runtime-class",
+    "enum",
+    "quantity",
 }
 
 

@@ -161,7 +161,7 @@ def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         return out  # another type: the schema's finding
     if kind not in ("RollingUpdate", "OnDelete"):
         message = f"updateStrategy type {kind!r} must be RollingUpdate or OnDelete"
-        out.append(error("spec.updateStrategy.type", "statefulset", message))
+        out.append(error("spec.updateStrategy", "statefulset", message))
     elif kind == "OnDelete" and strategy.get("rollingUpdate") is not None:
         message = "rollingUpdate is only allowed for updateStrategy RollingUpdate"
         out.append(error("spec.updateStrategy.rollingUpdate", "statefulset", message))

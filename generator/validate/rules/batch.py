@@ -130,7 +130,9 @@ def job_spec_findings(spec: dict, path: str, releases: tuple[int, ...], job: boo
     if failure_policy is not None and restart != "Never":
         shown = repr(restart) if isinstance(restart, str) else "the default (Always)"
         message = f"podFailurePolicy needs the pod template's restartPolicy Never, got {shown}"
-        out.append(error(f"{path}.podFailurePolicy", "job", message))
+        # validateJobSpec names the restartPolicy it refuses; with none written, the policy that needs one
+        here = f"{path}.template.spec.restartPolicy" if isinstance(restart, str) else f"{path}.podFailurePolicy"
+        out.append(error(here, "job", message))
     if isinstance(failure_policy, dict):
         out += _pod_failure_policy(failure_policy, spec, template, f"{path}.podFailurePolicy", per_index)
         if not job:

@@ -344,6 +344,41 @@ def _own_claim_findings(volumes: list[Any], path: str, pod_name: Any) -> list[Fi
     return out
 
 
+# The order in which validateVolumeSource (pkg/apis/core/validation) checks a volume's sources.
+_SOURCE_ORDER = (
+    "emptyDir",
+    "hostPath",
+    "gitRepo",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "flocker",
+    "persistentVolumeClaim",
+    "rbd",
+    "cinder",
+    "cephfs",
+    "quobyte",
+    "downwardAPI",
+    "fc",
+    "flexVolume",
+    "configMap",
+    "azureFile",
+    "vsphereVolume",
+    "photonPersistentDisk",
+    "portworxVolume",
+    "azureDisk",
+    "storageos",
+    "projected",
+    "scaleIO",
+    "csi",
+    "ephemeral",
+    "image",
+)
+
+
 def _volume_source_findings(volumes: list[Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateVolumeSource: at most one source per volume (none is defaulted to emptyDir), an
     ephemeral volume's claim template (ValidatePersistentVolumeClaimSpec); and the downward API
@@ -363,7 +398,9 @@ def _volume_source_findings(volumes: list[Any], path: str, releases: tuple[int, 
                 f"volume {value_text(volume.get('name'))} has {len(sources)} sources ({', '.join(sources)}); a volume "
                 "has exactly one: split it into volumes of one source each"
             )
-            out.append(error(f"{path}[{i}].{sources[1]}", "volume-source", message))
+            # validateVolumeSource takes the first source in its own order and refuses each later one.
+            ranked = sorted(sources, key=lambda k: _SOURCE_ORDER.index(k) if k in _SOURCE_ORDER else len(_SOURCE_ORDER))
+            out.append(error(f"{path}[{i}].{ranked[1]}", "volume-source", message))
         ephemeral = volume.get("ephemeral")
         if isinstance(ephemeral, dict):
             template = ephemeral.get("volumeClaimTemplate")
