@@ -198,7 +198,7 @@ def test_a_named_pipe_no_process_writes_to_is_an_error_not_a_hang(tmp_path):
             sys.executable,
             "-c",
             "import sys\nfrom generator import cli\n"
-            "from generator.validate import stream as validate\nvalidate.PIPE_IDLE_SECONDS = 0.3\n"
+            "from generator.validate import inputs\ninputs.PIPE_IDLE_SECONDS = 0.3\n"
             "sys.exit(cli.main(['validate', 'pipe.yaml']))",
         ],
         capture_output=True,
@@ -233,7 +233,7 @@ def test_a_named_pipe_that_never_ends_is_read_only_so_far(tmp_path):
             sys.executable,
             "-c",
             "import sys\nfrom generator import cli\n"
-            "from generator.validate import stream as validate\nvalidate.MAX_PIPE_BYTES = 1 << 20\n"
+            "from generator.validate import inputs\ninputs.MAX_PIPE_BYTES = 1 << 20\n"
             "sys.exit(cli.main(['validate', 'pipe.yaml']))",
         ],
         capture_output=True,

@@ -39,6 +39,8 @@ MODULES = (
     "generator.validate.rules.kueue",
     "generator.validate.admission",
     "generator.validate.crd.walks",
+    "generator.validate.checker",
+    "generator.validate.stream",
 )
 
 

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from generator.core import kinds as registry
 from generator.core.findings import Finding, dotted, joined
 from generator.core.paths import PADDLEJOB_SCHEMA
-from generator.core.versions import KubeVersion
+from generator.core.versions import KubeVersion, Release
 from generator.schema import crd as crdschema
 from generator.schema import kubernetes
 from generator.schema import projects as thirdparty
 from generator.validate import admission, discover
 from generator.validate import sources as schemasource
 from generator.validate.builtin import KubeValidator
-from generator.validate.crd.validator import CustomResourceValidator, prune_nulls
+from generator.validate.crd.validator import CustomResourceValidator
+from generator.validate.crd.walks import prune_nulls
 from generator.validate.rules.base import error, warning
 from generator.validate.rules.builtin import builtin_findings
 from generator.validate.rules.kueue import multikueue_findings, queue_findings
@@ -36,11 +39,15 @@ OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 RULES_PACKAGE = "generator.validate.rules"
 
 
-def _custom_kinds() -> dict:
+# a project's rules of its kinds: (object) or (object, the project's release) -> findings
+Semantic = Callable[..., list[Finding]]
+
+
+def _custom_kinds() -> dict[tuple[str, str], tuple[Path | str, Semantic | None]]:
     """The custom resources this project checks or publishes (the registry, core/kinds.py): where
     each one's schema comes from (our API file, or the project whose pinned CRDs hold it) and the
     rules of its operator or webhook."""
-    out = {}
+    out: dict[tuple[str, str], tuple[Path | str, Semantic | None]] = {}
     for entry in registry.custom_kinds():
         if entry.rules or entry.published:
             source = PADDLEJOB_SCHEMA if entry.schema == registry.OWN_SCHEMA else entry.schema
@@ -62,7 +69,7 @@ class ObjectChecker:
         strict_kinds: bool = False,
         releases: list[int] | None = None,
         skip_kinds: frozenset[str] = frozenset(),
-        projects: dict[str, tuple[int, int] | None] | None = None,
+        projects: Mapping[str, Release | None] | None = None,
         follow_records: bool = False,
         crds: schemasource.CrdSource | None = None,
         kueue: str | None = None,
@@ -83,21 +90,31 @@ class ObjectChecker:
         unknown = set(chosen) - set(thirdparty.VALIDATED)
         if unknown:
             raise ValueError(f"no project {sorted(unknown)[0]!r}; the projects are {', '.join(thirdparty.VALIDATED)}")
-        self.project_releases = {p: chosen.get(p) or thirdparty.newest(p) for p in thirdparty.VALIDATED}
+        self.project_releases: dict[str, Release] = {
+            p: chosen.get(p) or thirdparty.newest(p) for p in thirdparty.VALIDATED
+        }
         self.kube = KubeValidator()
         self.crds = crds
         self.kueue = kueue
         self._routes: dict[tuple[str, str], _Route] = {}  # (apiVersion, kind) -> _Route
+        self._siblings: dict[tuple[int, ...], ObjectChecker] = {}  # for_releases
+        self._schemas: schemasource.Schemas | None = None
+        apiextensions = "v1" if self.minor >= crdschema.FIRST_V1 else "v1beta1"
+        self.target = crdschema.Target(apiextensions, self.minor, self.minor)
 
-    @functools.cached_property
+    @property
     def schemas(self) -> schemasource.Schemas:
-        """Every source of schemas, composed once (schemasource.compose)."""
-        return schemasource.compose(self.minor, _project_kinds(), self.target, self.project_releases, self.crds)
+        """Every source of schemas, composed once (schemasource.compose), when first asked for."""
+        if self._schemas is None:
+            self._schemas = schemasource.compose(
+                self.minor, _project_kinds(), self.target, self.project_releases, self.crds
+            )
+        return self._schemas
 
     def for_releases(self, releases: list[int]) -> ObjectChecker:
         """A checker like this one for other releases (the newest first among equals); made once."""
         key = tuple(releases)
-        cache = self.__dict__.setdefault("_siblings", {})
+        cache = self._siblings
         if key not in cache:
             cache[key] = ObjectChecker(
                 releases[-1],
@@ -110,22 +127,17 @@ class ObjectChecker:
             )
         return cache[key]
 
-    @functools.cached_property
-    def target(self) -> crdschema.Target:
-        apiextensions = "v1" if self.minor >= crdschema.FIRST_V1 else "v1beta1"
-        return crdschema.Target(apiextensions, self.minor, self.minor)
-
     def custom_validator(self, api_version: str, kind: str) -> CustomResourceValidator:
         """Compiled once per kind and run: the user's CRD (--crd), our API derived for this
         checker's Kubernetes release, or the project's CRD of the chosen release."""
         return self.schemas.validator(api_version, kind)
 
-    def check(self, obj, nulls: bool = True) -> list[Finding]:
+    def check(self, obj: object, nulls: bool = True) -> list[Finding]:
         """Every finding once: the schema and a rule may say the same thing (a bad quantity).
         ``nulls=False`` says the object holds no null (the reader knows), so none is pruned."""
         return list(dict.fromkeys(self._check(obj, nulls)))
 
-    def _check(self, obj, nulls: bool = True) -> list[Finding]:
+    def _check(self, obj: object, nulls: bool = True) -> list[Finding]:
         if not isinstance(obj, dict):
             return [
                 error(
@@ -143,7 +155,7 @@ class ObjectChecker:
         if route.before_items is not None:
             return list(route.before_items)
         if kind.endswith("List") and isinstance(obj.get("items"), list):
-            out = []
+            out: list[Finding] = []
             for i, item in enumerate(obj["items"]):
                 if isinstance(item, dict) and isinstance(item.get("items"), list):
                     out.append(error(f"items[{i}]", "nested-list", NESTED_LIST))
@@ -154,11 +166,13 @@ class ObjectChecker:
             # the apiserver prunes a custom resource's declared non-nullable nulls from 1.20
             # (crvalidate.prune_nulls); before, a null fails the schema; a null of an undeclared
             # field is an unknown field. Its metadata is ObjectMeta, where null is absent.
+            custom: dict[Any, Any] = obj
             if nulls and self.minor >= NULLS_PRUNED_SINCE:
-                obj = prune_nulls(obj, self.custom_validator(api_version, kind).schema)
-            if nulls and isinstance(obj.get("metadata"), dict):
-                obj = {**obj, "metadata": without_nulls(obj["metadata"])}
-            return self._custom(obj, api_version, kind)
+                pruned = prune_nulls(obj, self.custom_validator(api_version, kind).schema)
+                custom = pruned if isinstance(pruned, dict) else obj
+            if nulls and isinstance(custom.get("metadata"), dict):
+                custom = {**custom, "metadata": without_nulls(custom["metadata"])}
+            return self._custom(custom, api_version, kind)
         if route.way is _BUILTIN:
             if not nulls:
                 return self._builtin(obj)
@@ -166,7 +180,8 @@ class ObjectChecker:
             # item is a zero struct ({}: `containers: [~]` lacks a name, as the apiserver says) or
             # a zero scalar ("" or 0: fine), so a type finding on such an item is dropped.
             zeroed: set[str] = set()
-            found = self._builtin(_go_zero_values(obj, [], zeroed))
+            zero = _go_zero_values(obj, [], zeroed)
+            found = self._builtin(zero if isinstance(zero, dict) else obj)
             return [f for f in found if not (f.rule in ("type", "type-string") and f.path in zeroed)]
         return list(route.found)
 
@@ -195,8 +210,11 @@ class ObjectChecker:
             return None, [error("apiVersion", "legacy-api", LEGACY[(api_version, kind)])]
         project = thirdparty.all_kinds().get((api_version, kind))
         theirs = self.crds is not None and self.crds.lookup(api_version, kind) is not None
-        served = project is None or (api_version, kind) in thirdparty.kinds(project, self.project_releases[project])
-        if not (served or theirs):
+        if (
+            project is not None
+            and not theirs
+            and (api_version, kind) not in thirdparty.kinds(project, self.project_releases[project])
+        ):
             return None, [error("apiVersion", "api-not-served", self._not_in_release(api_version, kind, project))]
         custom = self.schemas.lookup(api_version, kind)
         if custom is not None and not custom.served:
@@ -208,9 +226,9 @@ class ObjectChecker:
         if (api_version, kind) in kubernetes.kinds(self.minor):
             off = _off_by_default(api_version, kind, tuple(self.releases))
             return (None, [error("apiVersion", "api-not-served", off)]) if off else (_BUILTIN, [])
-        served = _served_elsewhere(api_version, kind, self.minor)
-        if served:
-            return None, [error("apiVersion", "api-not-served", served)]
+        elsewhere = _served_elsewhere(api_version, kind, self.minor)
+        if elsewhere:
+            return None, [error("apiVersion", "api-not-served", elsewhere)]
         if self.crds is not None and self.crds.versions_of(api_version, kind):
             versions = ", ".join(self.crds.versions_of(api_version, kind))
             return None, [
@@ -234,7 +252,7 @@ class ObjectChecker:
             f"(its CRDs define it in {spans}): choose the release you run with --{project}-version"
         )
 
-    def _builtin(self, obj: dict) -> list[Finding]:
+    def _builtin(self, obj: dict[Any, Any]) -> list[Finding]:
         out = self.kube.validate(obj, self.releases)
         out += metadata_findings(obj, releases=self.releases)
         templates = pod_templates(obj)
@@ -249,7 +267,7 @@ class ObjectChecker:
             out += structural.crd_findings(obj, self.minor)
         return out
 
-    def _custom(self, obj: dict, api_version: str, kind: str) -> list[Finding]:
+    def _custom(self, obj: dict[Any, Any], api_version: str, kind: str) -> list[Finding]:
         out = self.custom_validator(api_version, kind).findings(admission.mutated(obj, api_version, kind))
         meta = obj.get("metadata")
         if isinstance(meta, dict):
@@ -309,19 +327,19 @@ def _kustomize_builtin_message(kind: str) -> str:
     )
 
 
-def _project_kinds() -> dict:
+def _project_kinds() -> dict[tuple[str, str], Path | str]:
     """The schema sources of the custom kinds this project knows, for schemasource.ProjectSource:
     every kind of the projects' CRDs (by project), and CUSTOM_KINDS' (our API, or a project)."""
     return {**thirdparty.all_kinds(), **{key: source for key, (source, _) in CUSTOM_KINDS.items()}}
 
 
-def _go_zero_values(data, path: list, zeroed: set[str]):
+def _go_zero_values(data: object, path: list[str | int], zeroed: set[str]) -> object:
     """``data`` as Go decodes it into built-in types: null fields absent, null list items {}
     (their paths added to ``zeroed``)."""
     if isinstance(data, dict):
         return {k: _go_zero_values(v, [*path, k], zeroed) for k, v in data.items() if v is not None}
     if isinstance(data, list):
-        out = []
+        out: list[object] = []
         for i, item in enumerate(data):
             if item is None:
                 zeroed.add(dotted([*path, i]))
@@ -332,7 +350,7 @@ def _go_zero_values(data, path: list, zeroed: set[str]):
     return data
 
 
-def without_nulls(data):
+def without_nulls(data: object) -> object:
     """``data`` without the null values of its mappings (items of lists stay)."""
     if isinstance(data, dict):
         return {k: without_nulls(v) for k, v in data.items() if v is not None}
@@ -425,7 +443,7 @@ def _off_by_default(api_version: str, kind: str, releases: tuple[int, ...]) -> s
 OWN_GROUPS = registry.own_groups()  # this project's own API groups
 
 
-def _version_rank(api_version: str) -> tuple:
+def _version_rank(api_version: str) -> tuple[int, int, int]:
     """Kubernetes' version priority (apimachinery version.CompareKubeAwareVersionStrings): GA
     above beta above alpha, then the higher number: autoscaling/v2 > v1 > v2beta2."""
     match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", api_version.rpartition("/")[2])

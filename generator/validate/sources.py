@@ -17,7 +17,7 @@ CustomResourceValidator the checker compiles once per kind and run.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
@@ -68,7 +68,7 @@ class ProjectSource:
     """The custom resources this project knows: ``kinds`` maps (apiVersion, kind) to our API file
     (a Path: the CRD is derived for the target release) or a project name (its CRD of a release)."""
 
-    def __init__(self, kinds: dict, target: crdschema.Target, releases: dict[str, tuple[int, int]]):
+    def __init__(self, kinds: dict, target: crdschema.Target, releases: Mapping[str, tuple[int, int]]):
         self._kinds = kinds
         self._target = target
         self._releases = releases
@@ -339,7 +339,7 @@ def compose(
     minor: int,
     project_kinds: dict,
     target: crdschema.Target,
-    releases: dict[str, tuple[int, int]],
+    releases: Mapping[str, tuple[int, int]],
     crds: CrdSource | None = None,
 ) -> Schemas:
     """The one place the sources are put together, in the order the module's docstring gives."""

@@ -4,17 +4,15 @@ at a time into a Report; each finding's field path turned into a line and column
 
 from __future__ import annotations
 
-import io
-import os
-import stat
 import sys
+from typing import Any
 
 from generator.core import provenance, rulebook
 from generator.core.findings import Finding, dotted, split_path
-from generator.kubeyaml import load
-from generator.kubeyaml.load import Document, Problem, iter_documents
+from generator.kubeyaml.document import Document, Problem
+from generator.kubeyaml.load import iter_documents
 from generator.schema import kubernetes
-from generator.validate import across, discover
+from generator.validate import across, inputs
 from generator.validate.checker import ObjectChecker
 from generator.validate.report import Located, Report
 from generator.validate.rules import podsecurity
@@ -26,80 +24,14 @@ def validate_file(name: str, checker: ObjectChecker, report: Report) -> None:
         validate_stream("<stdin>", sys.stdin.buffer, _checker_for(sys.stdin.buffer, checker), report)
         return
     try:
-        with open_input(name) as stream:
+        with inputs.open_input(name) as stream:
             validate_stream(name, stream, _checker_for(stream, checker), report)
     except OSError as err:
         problem = Problem(1, 1, "file", f"cannot read the file: {err.strerror or err}")
         report.add(Located(Finding("error", "", problem.rule, problem.message), name, 1, 1, 1))
 
 
-# A named pipe (`validate <(kustomize build)`, a FIFO) has no size to bound it as a file has: at most
-# this much is read from it (the limit of a JSON stream, which is read whole), and it must give
-# something every PIPE_IDLE_SECONDS (a FIFO no process writes to would be waited on for ever).
-MAX_PIPE_BYTES = load._MAX_JSON_BYTES
-PIPE_IDLE_SECONDS = 10.0
-
-
-def open_input(name: str):
-    """A binary stream of the file ``name``: a regular file, or a named pipe read as _Pipe reads
-    it. Opened without waiting for a writer; anything else (a device, a socket, a folder) is an
-    OSError that says what it is."""
-    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISREG(mode):
-            os.set_blocking(fd, True)
-            return os.fdopen(fd, "rb")
-        if stat.S_ISFIFO(mode):
-            return io.BufferedReader(_Pipe(fd), 1 << 20)
-        raise OSError(f"not a regular file ({discover.file_type(mode)}): give - to read standard input")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-class _Pipe(io.RawIOBase):
-    """A named pipe read with limits: an OSError when nothing comes for PIPE_IDLE_SECONDS, or
-    when more than MAX_PIPE_BYTES come (as a file's size bounds what is read from a file)."""
-
-    def __init__(self, fd: int):
-        import select  # here: only a pipe needs it
-
-        self.fd = fd
-        self.total = 0
-        self.poller = select.poll()
-        self.poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-
-    def readable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self.fd
-
-    def readinto(self, buffer) -> int:
-        if self.total > MAX_PIPE_BYTES:
-            raise OSError(
-                f"more than {MAX_PIPE_BYTES:,} bytes came through the pipe and it did not end; "
-                "save what writes to it to a file and check the file"
-            )
-        while True:
-            if not self.poller.poll(PIPE_IDLE_SECONDS * 1000):
-                raise OSError(f"nothing came through the pipe in {PIPE_IDLE_SECONDS:g} s: does a process write to it?")
-            try:
-                data = os.read(self.fd, min(len(buffer), MAX_PIPE_BYTES + 1 - self.total))
-            except BlockingIOError:
-                continue
-            buffer[: len(data)] = data
-            self.total += len(data)
-            return len(data)
-
-    def close(self) -> None:
-        if not self.closed:
-            os.close(self.fd)
-        super().close()
-
-
-def _checker_for(stream, checker: ObjectChecker) -> ObjectChecker:
+def _checker_for(stream: Any, checker: ObjectChecker) -> ObjectChecker:
     """``checker``, or for a file `render` wrote (when the checker follows records: no
     --kube-version) the checker for the releases the file records and this tool knows."""
     if not checker.follow_records or not hasattr(stream, "peek"):
@@ -132,14 +64,14 @@ def validate_part(name: str, start: int, end: int, checker: ObjectChecker, repor
     return validate_stream(name, part, checker, report), part.count(b"\n")
 
 
-def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -> int:
+def validate_stream(name: str, source: Any, checker: ObjectChecker, report: Report) -> int:
     """Check every document of ``source`` (text, bytes or a binary file) into ``report``;
     returns how many documents it read."""
     namespace_levels: dict[str, tuple[str, int]] = {}  # Namespaces read so far (rules/podsecurity.py)
     # what the verdicts across objects read (across.py), until the input ends: the objects,
     # slimmed, and where a finding may be on one, its document without its data (for the position)
-    kept: list[tuple[object, Document | None]] = []
-    ignored_kept: dict[int, dict] = {}  # the rules silenced on a kept object, by its place in kept
+    kept: list[tuple[dict[Any, Any], Document | None]] = []
+    ignored_kept: dict[int, Ignores] = {}  # the rules silenced on a kept object, by its place in kept
     pods = False
     read = 0
     verdicts = across.input_may_report(source)  # else no verdict can be on its objects: none is kept
@@ -180,12 +112,12 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
         for finding in findings:
             if finding.path not in explained:
                 _add(report, _locate(finding, doc, name, ident), ignores)
-    if any(doc is not None for _, doc in kept) and not report.full:  # the verdicts across the documents
+    if any(place is not None for _, place in kept) and not report.full:  # the verdicts across the documents
         for index, finding in across.check([data for data, _ in kept], checker.minor, pods):
-            data, doc = kept[index]
-            if doc is None:  # across.reports_on and across.check disagree: a bug
+            data, place = kept[index]
+            if place is None:  # across.reports_on and across.check disagree: a bug
                 raise AssertionError(f"a finding on an object across.reports_on did not name: {finding}")
-            _add(report, _locate(finding, doc, name, _identity(data)), ignored_kept.get(index))
+            _add(report, _locate(finding, place, name, _identity(data)), ignored_kept.get(index))
     return read
 
 
@@ -194,7 +126,12 @@ def validate_stream(name: str, source, checker: ObjectChecker, report: Report) -
 IGNORE_PREFIX = "ignore-check.paddlejob-manifests.io/"
 
 
-def ignored_rules(data) -> dict | None:
+# the rules an object's annotations silence: rule id -> reason; under None, the ignore-check
+# findings of annotations that name no rule
+Ignores = dict[str | None, Any]
+
+
+def ignored_rules(data: object) -> Ignores | None:
     """The rules ``data``'s annotations silence, rule id -> reason; under None, the warnings
     (ignore-check findings) for annotations that name no rule, each with the nearest rule id.
     None when there is no such annotation (most objects: a few dictionary lookups)."""
@@ -204,7 +141,7 @@ def ignored_rules(data) -> dict | None:
     annotations = meta.get("annotations") if type(meta) is dict else None
     if type(annotations) is not dict:
         return None
-    found = None
+    found: Ignores | None = None
     for key, reason in annotations.items():
         if type(key) is not str or not key.startswith(IGNORE_PREFIX):
             continue
@@ -224,7 +161,7 @@ def ignored_rules(data) -> dict | None:
     return found
 
 
-def _add(report: Report, item: Located, ignores: dict | None) -> None:
+def _add(report: Report, item: Located, ignores: Ignores | None) -> None:
     """``item`` into ``report``: a finding, or one the object's annotation silences."""
     if ignores and item.finding.rule in ignores:
         report.suppress(item, ignores[item.finding.rule])
@@ -232,7 +169,7 @@ def _add(report: Report, item: Located, ignores: dict | None) -> None:
         report.add(item)
 
 
-def _count_skipped(data, skip_kinds: frozenset[str], report: Report) -> None:
+def _count_skipped(data: object, skip_kinds: frozenset[str], report: Report) -> None:
     """A document of a kind --skip-kinds names, counted as skipped (the checker passes it over)."""
     if type(data) is not dict:
         return
@@ -241,7 +178,7 @@ def _count_skipped(data, skip_kinds: frozenset[str], report: Report) -> None:
         report.skip(kind if isinstance(kind, str) else "?")
 
 
-def _shortened(path: list, keep: int = 12) -> list:
+def _shortened(path: list[object], keep: int = 12) -> list[object]:
     """A readable path: up to the first part that is no name or index (a mapping used as a key,
     as `token: {{HF_TOKEN}}` makes, has no path: the finding is on the mapping holding it), and
     cut short for absurdly deep places (the reader stops at 200 levels)."""
@@ -250,15 +187,18 @@ def _shortened(path: list, keep: int = 12) -> list:
     return path if len(path) <= keep else [*path[:keep], f"(+{len(path) - keep} levels)"]
 
 
-def _identity(data) -> tuple:
+Identity = tuple[Any, Any, str | None]  # an object's apiVersion, kind and name, as Located holds them
+
+
+def _identity(data: object) -> Identity:
     if not isinstance(data, dict):
         return (None, None, None)
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = meta.get("name")
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
     return (data.get("apiVersion"), data.get("kind"), name if isinstance(name, str) else None)
 
 
-def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located:
+def _locate(finding: Finding, doc: Document, file: str, ident: Identity) -> Located:
     # the node only where a message needs it (a type finding: what YAML made of the text)
     (line, column), target = doc.position(split_path(finding.path), node=finding.rule == "type-string")
     if finding.rule == "type-string":  # a YAML surprise (`y`, `08`), or a plain type error
@@ -270,7 +210,7 @@ def _locate(finding: Finding, doc: Document, file: str, ident: tuple) -> Located
     return Located(finding, file, doc.index, line, column, *ident)
 
 
-def locate_objects(file: str, text: str, problems: list[tuple[int, dict, Finding]]) -> list[Located]:
+def locate_objects(file: str, text: str, problems: list[tuple[int, dict[Any, Any], Finding]]) -> list[Located]:
     """Findings of objects (``problems``: the object's index in ``text``, the object, the finding)
     at their line and column in ``text``, the YAML the objects were written as: what `render`,
     `job` and `convert` report of the objects they make, as `validate` would of the file."""
