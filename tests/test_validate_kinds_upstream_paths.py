@@ -8,8 +8,15 @@ Upstream paths are written as field.Path prints them; a CRD schema's property is
 (`properties[spec]`), which this tool spells as a name (`properties.spec`, findings.child): the two
 spellings of one path compare equal. Another map's key (field.Path's `limits[nvidia.com/gpu]`) is
 mostly written as this tool spells it (`limits["nvidia.com/gpu"]`). A path has no spaces but inside
-a quoted key (`limits["a b"]`); `-` stands for an error that names no field path (a decoding error,
-an admission plugin's)."""
+a quoted key (`limits["a b"]`); `-` stands for an error that names no field path (a value's own
+decoder's, a quantity's or a time's; an admission plugin's). A decoding error that names its
+field in its text is held to that path: strict decoding's `unknown field "spec.a[0].b"` (pruning's,
+for a custom resource), and JSON's `cannot unmarshal string into Go struct field
+DeploymentSpec.spec.replicas of type int32`, whose Go field stack has neither list indices nor map
+keys (a reason says so where the file has them).
+A custom resource's schema errors (kube-openapi's required, type, minimum, pattern, ...) carry the
+path of the node they fail at; an x-kubernetes-validations rule's, the node the rule is on, or the
+rule's fieldPath under it."""
 
 from __future__ import annotations
 
@@ -123,6 +130,11 @@ COVERED = {
     "runtime-class",
     "enum",
     "quantity",
+    "required",
+    "type",
+    "unknown-field",
+    "schema",
+    "cel-rule",
 }
 
 
