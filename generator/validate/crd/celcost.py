@@ -141,6 +141,14 @@ class Decl:
 _KEY = Decl("string", 0, MIN_STRING_SIZE)  # apiservercel.StringType, a map's KeyType
 
 
+def _collection(kind: str, max_size: int, inner: Decl) -> Decl:
+    """A list or map Decl of ``inner`` items; flattened below a list or map, as SchemaDeclType marks it."""
+    decl = Decl(kind, max_size, 2)
+    decl.elem = inner
+    decl.flattened = inner.flattened or inner.kind in ("list", "map")
+    return decl
+
+
 def schema_decl(node: object, resource_root: bool, cache: dict[int, tuple[Decl | None, object]]) -> Decl | None:
     """SchemaDeclType(node, resource_root) (schemas.go lines 40-183); ``cache`` by node, which it
     keeps alive (so that its id stays its own)."""
@@ -191,10 +199,7 @@ def _make_decl(
         max_items = _limit(node, "maxItems")
         if max_items is None:  # estimateMaxArrayItemsFromMinSize
             max_items = (MAX_REQUEST_SIZE_BYTES - 2) // (inner.min_size + 1)
-        decl = Decl("list", max_items, 2)
-        decl.elem = inner
-        decl.flattened = inner.flattened or inner.kind in ("list", "map")
-        return decl
+        return _collection("list", max_items, inner)
     if kind == "object":
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
@@ -204,10 +209,7 @@ def _make_decl(
             max_props = _limit(node, "maxProperties")
             if max_props is None:  # estimateMaxAdditionalPropertiesFromMinSize
                 max_props = (MAX_REQUEST_SIZE_BYTES - 2) // (inner.min_size + 6)
-            decl = Decl("map", max_props, 2)
-            decl.elem = inner
-            decl.flattened = inner.flattened or inner.kind in ("list", "map")
-            return decl
+            return _collection("map", max_props, inner)
         props = node.get("properties")
         props = props if isinstance(props, dict) else {}
         required = node.get("required")
