@@ -36,6 +36,9 @@ OWNERS = {
     "scheduling": "the apiserver's validation of PriorityClasses",
     "node": "the apiserver's validation of RuntimeClasses (pkg/apis/node/validation)",
     "coordination": "the apiserver's validation of Leases (pkg/apis/coordination/validation)",
+    "authorization": "the apiserver's validation of the access reviews (pkg/apis/authorization/validation) "
+    "and their REST creates",
+    "authentication": "the apiserver's validation of TokenRequests and what its REST create refuses of a TokenReview",
     "discovery": "the apiserver's validation of EndpointSlices (pkg/apis/discovery/validation)",
     "flowcontrol": "the apiserver's validation of FlowSchemas and PriorityLevelConfigurations",
     "apiregistration": "kube-aggregator's validation of APIServices",
@@ -256,6 +259,7 @@ _RULES = [
     Rule("persistent-volume", "core", ERROR, "a volume without access modes, storage capacity or one source"),
     Rule("resource-quota", "core", ERROR, "a quota on a resource no quota can limit, or below 0"),
     Rule("limit-range", "core", ERROR, "limits out of order (min <= defaultRequest <= default <= max), ratio < 1"),
+    Rule("binding", "core", ERROR, "a Binding whose target is no Node, or names none"),
     Rule(
         "endpoints",
         "core",
@@ -307,6 +311,7 @@ _RULES = [
     ),
     # -- autoscaling ------------------------------------------------------------------------
     Rule("hpa", "autoscaling", ERROR, "an HPA's minReplicas < 1, maxReplicas < minReplicas, metrics, behavior"),
+    Rule("scale", "autoscaling", ERROR, "a Scale's spec.replicas below 0"),
     # -- policy -----------------------------------------------------------------------------
     Rule("pdb", "policy", ERROR, "a PodDisruptionBudget with minAvailable and maxUnavailable, or over 100%"),
     # -- rbac -------------------------------------------------------------------------------
@@ -354,6 +359,34 @@ _RULES = [
     ),
     # -- coordination -----------------------------------------------------------------------
     Rule("lease", "coordination", ERROR, "a Lease's duration not above 0, transitions below 0, a time not decodable"),
+    # -- authorization, authentication ------------------------------------------------------
+    Rule(
+        "access-review",
+        "authorization",
+        ERROR,
+        "an access review without exactly one of resourceAttributes and nonResourceAttributes, or a user or group",
+    ),
+    Rule(
+        "access-review-metadata",
+        "authorization",
+        ERROR,
+        "an access review's metadata not empty (a request, not stored)",
+    ),
+    Rule(
+        "local-access-review",
+        "authorization",
+        ERROR,
+        "a LocalSubjectAccessReview's resourceAttributes.namespace not its namespace, or nonResourceAttributes",
+    ),
+    Rule(
+        "access-review-selector",
+        "authorization",
+        ERROR,
+        "an access review's field or label selector: rawSelector or requirements, not both; requirements' keys, values",
+    ),
+    Rule("rules-review", "authorization", ERROR, "a SelfSubjectRulesReview without spec.namespace"),
+    Rule("token-review", "authentication", ERROR, "a TokenReview without spec.token"),
+    Rule("token-request", "authentication", ERROR, "a TokenRequest's expirationSeconds below 600 or above 2^32"),
     # -- discovery --------------------------------------------------------------------------
     Rule(
         "endpoint-slice",

@@ -218,8 +218,31 @@ def _cluster_scoped(obj: dict[Any, Any]) -> bool:
     return (api_version.rpartition("/")[0], kind) in CLUSTER_SCOPED
 
 
+# The reviews: requests whose REST create is no generic registry's (pkg/registry/authentication and
+# authorization, v1.31), so no rest.BeforeCreate and no ValidateObjectMeta judges their metadata:
+# they need no name, and their own validation wants it empty (rules/authorization.py).
+REQUESTS = frozenset(
+    {
+        ("authentication.k8s.io", "TokenReview"),
+        ("authentication.k8s.io", "SelfSubjectReview"),
+        ("authorization.k8s.io", "SubjectAccessReview"),
+        ("authorization.k8s.io", "SelfSubjectAccessReview"),
+        ("authorization.k8s.io", "LocalSubjectAccessReview"),
+        ("authorization.k8s.io", "SelfSubjectRulesReview"),
+    }
+)
+
+
+def _request(obj: dict[Any, Any]) -> bool:
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    return isinstance(api_version, str) and (api_version.rpartition("/")[0], kind) in REQUESTS
+
+
 def metadata_findings(obj: dict[Any, Any], check_name: bool = True, releases: list[int] | None = None) -> list[Finding]:
-    """Names, namespace, label and annotation keys; ``check_name=False`` where a kind has its own name rule."""
+    """Names, namespace, label and annotation keys; ``check_name=False`` where a kind has its own name rule.
+    None of a review's (REQUESTS)."""
+    if _request(obj):
+        return []
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         return [error("metadata", "required", "metadata with a name is required")]
