@@ -210,12 +210,13 @@ CLUSTER_SCOPED = frozenset(
 )
 
 
-def _cluster_scoped(obj: dict[Any, Any]) -> bool:
-    """A built-in kind of CLUSTER_SCOPED (a custom resource's scope is its CRD's: not known here)."""
+def _group_kind(obj: dict[Any, Any]) -> tuple[str, str] | None:
+    """(API group, kind) of ``obj``, as CLUSTER_SCOPED and REQUESTS key built-in kinds; None
+    when its apiVersion or kind is no string."""
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str):
-        return False
-    return (api_version.rpartition("/")[0], kind) in CLUSTER_SCOPED
+        return None
+    return (api_version.rpartition("/")[0], kind)
 
 
 # The reviews: requests whose REST create is no generic registry's (pkg/registry/authentication and
@@ -233,22 +234,19 @@ REQUESTS = frozenset(
 )
 
 
-def _request(obj: dict[Any, Any]) -> bool:
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    return isinstance(api_version, str) and (api_version.rpartition("/")[0], kind) in REQUESTS
-
-
 def metadata_findings(obj: dict[Any, Any], check_name: bool = True, releases: list[int] | None = None) -> list[Finding]:
     """Names, namespace, label and annotation keys; ``check_name=False`` where a kind has its own name rule.
     None of a review's (REQUESTS)."""
-    if _request(obj):
+    group_kind = _group_kind(obj)
+    if group_kind in REQUESTS:
         return []
     meta = obj.get("metadata")
     if not isinstance(meta, dict):
         return [error("metadata", "required", "metadata with a name is required")]
     out = name_findings(obj, releases) if check_name else []
     namespace = meta.get("namespace")
-    if namespace is not None and not _cluster_scoped(obj):
+    # the apiserver clears a cluster-scoped kind's namespace; a custom resource's scope is its CRD's (not known here)
+    if namespace is not None and group_kind not in CLUSTER_SCOPED:
         problem = name_problem(namespace, DNS1123_LABEL, 63, "namespace (DNS-1123 label)")
         if problem:
             out.append(error("metadata.namespace", "name", problem))
