@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -74,6 +75,22 @@ def test_visible_escapes_what_hides_forges_or_runs_and_keeps_the_rest():
             once = visible(text, lines)
             shown_not_run(once, "visible")
             assert visible(once, lines) == once  # escaping twice changes nothing
+
+
+def test_the_command_screen_passes_over_no_command():
+    """visible() runs the command pattern only on text with `::` or `##[`: every text it defuses
+    has one of the two, on random text of the characters that matter."""
+    from generator.core import text as module
+
+    rng = random.Random(7)
+    alphabet = [":", ":", "#", "[", "]", " ", "\t", "\n", "\u200b", "\u3000", "\ufeff", "a", "e"]
+    defused = 0
+    for _ in range(20_000):
+        sample = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        if module._COMMAND.sub(module._defuse, sample) != sample:
+            defused += 1
+            assert "::" in sample or "##[" in sample, repr(sample)
+    assert defused > 500
 
 
 @pytest.mark.parametrize("fmt", ["text", "github", "json", "sarif", "junit", "tap"])

@@ -413,6 +413,21 @@ def test_a_finding_path_reads_back_as_the_same_keys(parts):
     assert split_path(dotted(parts)) == parts
 
 
+def test_a_split_path_is_kept_and_given_as_a_copy():
+    """split_path() keeps what it split (the same fields are found in many documents) and gives
+    a copy each time: a caller that changes its list changes no later answer."""
+    from generator.core import findings
+
+    path = 'spec.template.metadata.labels["app.kubernetes.io/name"]'
+    first = findings.split_path(path)
+    assert first == findings._split(path) == ["spec", "template", "metadata", "labels", "app.kubernetes.io/name"]
+    first.append("changed")
+    assert findings.split_path(path) == findings._split(path)
+    for number in range(findings._SPLIT_KEPT + 10):  # bounded: a full store starts again
+        findings.split_path(f"items[{number}].spec")
+    assert len(findings._SPLIT) <= findings._SPLIT_KEPT
+
+
 def test_a_file_a_kustomize_generator_reads_is_data_not_a_manifest(tmp_path, capsys):
     """configMapGenerator and secretGenerator read `files` (PATH or KEY=PATH) and `envs` as data:
     a YAML file among them is no manifest (it once gave "apiVersion is required")."""

@@ -373,3 +373,30 @@ def _positions(source) -> list[tuple]:
     return [
         (doc.index, [(p.rule, p.line, p.column) for p in doc.problems], doc.data) for doc in load.iter_documents(source)
     ]
+
+
+def test_the_c_functions_called_directly_are_the_ones_the_python_methods_call(monkeypatch):
+    """fast._Entries calls rapidyaml's C functions without its Python wrappers; a release without
+    them gets the wrappers. Both ways, every fixture reads to the same documents and positions,
+    and each direct entry is the very function its wrapper passes the call on to."""
+    fast._load()
+    import ryml
+
+    direct = fast._c
+    for name, value in vars(ryml._ryml).items():
+        if name.startswith("Tree_") and hasattr(direct, name[5:]):
+            assert getattr(direct, name[5:]) is value, name
+    assert direct.parse_in_arena is ryml._ryml.parse_csubstr and direct.emit_json is ryml._ryml.emit_json_to_substr
+
+    class WrappersOnly:  # the module's Python face, without its C module
+        Tree = ryml.Tree
+        parse_csubstr, parse_substr = staticmethod(ryml.parse_csubstr), staticmethod(ryml.parse_substr)
+        emit_json_to_substr = staticmethod(ryml.emit_json_to_substr)
+
+    wrapped = fast._Entries(WrappersOnly)
+    assert wrapped.is_map is ryml.Tree.is_map and wrapped.parse_in_arena is ryml.parse_csubstr
+    data = b"".join(path.read_bytes() + b"\n---\n" for path in FILES[:60])
+    expected = read(data, use_fast=True)
+    monkeypatch.setattr(fast, "_c", wrapped)
+    assert read(data, use_fast=True) == expected
+    assert sum(doc[-1] for doc in expected) > 20  # the fast reader read them

@@ -70,6 +70,22 @@ def dotted(parts: Iterable[object]) -> str:
 
 def split_path(path: str) -> list[str | int]:
     """'spec.containers[0].image' -> ['spec', 'containers', 0, 'image'] (the inverse of dotted)."""
+    parts = _SPLIT.get(path)
+    if parts is None:
+        parts = _split(path)
+        if len(_SPLIT) >= _SPLIT_KEPT:
+            _SPLIT.clear()
+        _SPLIT[path] = parts
+    return list(parts)
+
+
+# The same paths come again and again (a rule finds the same field of many documents): split
+# once, kept while there are few (a copy is returned: the caller may change it).
+_SPLIT: dict[str, list[str | int]] = {}
+_SPLIT_KEPT = 4096
+
+
+def _split(path: str) -> list[str | int]:
     parts: list[str | int] = []
     position = 0
     while position < len(path):

@@ -45,7 +45,7 @@ def is_command(text: str) -> bool:
     return ("::" in text or "##[" in text) and _COMMAND.search(text) is not None
 
 
-def _escape(match: re.Match) -> str:
+def _escape(match: re.Match[str]) -> str:
     char = match.group()
     if char in _NAMED:
         return _NAMED[char]
@@ -55,7 +55,7 @@ def _escape(match: re.Match) -> str:
     return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
 
 
-def _defuse(match: re.Match) -> str:
+def _defuse(match: re.Match[str]) -> str:
     return match.group(1) + "\\x3a" if match.group(1) is not None else "\\x23"
 
 
@@ -66,6 +66,6 @@ def visible(text: str, lines: bool = False) -> str:
     pattern = _LINES if lines else _ONE_LINE
     if pattern.search(text):
         text = pattern.sub(_escape, text)
-    if ":" in text or "##[" in text:
+    if "::" in text or "##[" in text:  # what _COMMAND needs: `:(?=:)` or `#(?=#\[)`
         text = _COMMAND.sub(_defuse, text)
     return text

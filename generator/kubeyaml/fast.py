@@ -48,12 +48,62 @@ orjson: Any = None
 
 
 def _load() -> None:
-    global ryml, orjson, _VAL_STYLE, _VAL_NOT_PLAIN
+    global ryml, orjson, _VAL_STYLE, _VAL_NOT_PLAIN, _c
     import orjson as loaded_orjson
     import ryml as loaded_ryml
 
     ryml, orjson = loaded_ryml, loaded_orjson
     _VAL_STYLE, _VAL_NOT_PLAIN = ryml.VAL | ryml.VAL_PLAIN, ryml.VAL
+    _c = _Entries(ryml)
+
+
+class _Entries:
+    """rapidyaml's C functions, called directly. Each method of its Python module (`Tree.is_map`,
+    `parse_in_arena`) is a Python function that only passes the call on to one of them
+    (`_ryml.Tree_is_map(tree, node)`), and that extra call cost as much as the C one: a document
+    makes seven, a finding's position twenty or more. Where a release has no such function, the
+    Python method it wraps (called with the tree first) stands in."""
+
+    def __init__(self, module: Any) -> None:
+        def entry(name: str) -> Any:
+            found = getattr(getattr(module, "_ryml", None), name, None)
+            if found is None:
+                found = getattr(module.Tree, name[5:]) if name.startswith("Tree_") else getattr(module, name)
+            return found
+
+        # the reader's: a parse and its JSON
+        self.clear = entry("Tree_clear")
+        self.clear_arena = entry("Tree_clear_arena")
+        self.parse_in_arena = entry("parse_csubstr")  # what ryml.parse_in_arena(buf, tree) calls
+        self.parse_in_place = entry("parse_substr")  # ryml.parse_in_place's
+        self.emit_json = entry("emit_json_to_substr")
+        self.root_id = entry("Tree_root_id")
+        self.size = entry("Tree_size")
+        self.type = entry("Tree_type")
+        self.val = entry("Tree_val")
+        self.key = entry("Tree_key")
+        self.parent = entry("Tree_parent")
+        self.is_flow = entry("Tree_is_flow")
+        # the positions': a walk down a path
+        self.is_map = entry("Tree_is_map")
+        self.is_seq = entry("Tree_is_seq")
+        self.find_child = entry("Tree_find_child")
+        self.is_key_quoted = entry("Tree_is_key_quoted")
+        self.num_children = entry("Tree_num_children")
+        self.child = entry("Tree_child")
+        self.is_block = entry("Tree_is_block")
+        self.has_children = entry("Tree_has_children")
+        self.first_child = entry("Tree_first_child")
+        self.is_val = entry("Tree_is_val")
+        self.has_val = entry("Tree_has_val")
+        self.is_container = entry("Tree_is_container")
+        self.is_val_literal = entry("Tree_is_val_literal")
+        self.is_val_folded = entry("Tree_is_val_folded")
+        self.val_is_null = entry("Tree_val_is_null")
+        self.is_val_quoted = entry("Tree_is_val_quoted")
+
+
+_c: Any = None  # _Entries, set by _load
 
 
 _INT64 = 1 << 63
@@ -355,7 +405,8 @@ def read(
     if parsed is None:
         return None
     tree, emitted = parsed
-    size = tree.size()
+    c = _c
+    size = c.size(tree)
     if size > max_nodes:
         return None
     found: list[tuple[str, int, str]] = []
@@ -372,7 +423,7 @@ def read(
             nulls = True
         elif _quoted(tree, node, value):
             continue
-        elif kind is _MUST_QUOTE or tree.is_flow(tree.parent(node)):
+        elif kind is _MUST_QUOTE or c.is_flow(tree, c.parent(tree, node)):
             return None
     return data, nulls
 
@@ -390,15 +441,15 @@ def _parse(raw: bytes) -> tuple[Any, memoryview] | None:
     saved = os.dup(2)  # not kept: a test runner may point fd 2 elsewhere between documents
     try:
         os.dup2(_null, 2)
-        tree = _tree  # one tree for every document: creating one costs as much as a parse
-        tree.clear()
-        tree.clear_arena()
-        ryml.parse_in_arena(raw, tree)
-        root, buffer = tree.root_id(), _json
-        failed, size = ryml.emit_json_to_substr(tree, root, buffer)
+        tree, c = _tree, _c  # one tree for every document: creating one costs as much as a parse
+        c.clear(tree)
+        c.clear_arena(tree)
+        c.parse_in_arena(raw, tree)
+        root, buffer = c.root_id(tree), _json
+        failed, size = c.emit_json(tree, root, buffer)
         if failed:  # a big document: a buffer of its own, not kept
             buffer = bytearray(size)
-            failed, size = ryml.emit_json_to_substr(tree, root, buffer)
+            failed, size = c.emit_json(tree, root, buffer)
         if failed or not size or buffer[0] != _OPEN_BRACE:  # not a mapping
             return None
         return tree, memoryview(buffer)[:size]
@@ -421,7 +472,8 @@ _VAL_STYLE = _VAL_NOT_PLAIN = 0
 def _quoted(tree: Any, node: int, value: str) -> bool:
     """Whether tree node ``node`` holds ``value``, written quoted or as a block scalar. The node's
     type bits say at once what Tree.has_val and not Tree.is_val_plain would (one call, not two)."""
-    return (tree.type(node) & _VAL_STYLE) == _VAL_NOT_PLAIN and bytes(tree.val(node)) == value.encode()
+    c = _c
+    return (c.type(tree, node) & _VAL_STYLE) == _VAL_NOT_PLAIN and bytes(c.val(tree, node)) == value.encode()
 
 
 def _mapping(data: dict[str, Any], levels: int, node: int, found: list[tuple[str, int, str]]) -> int:
@@ -572,7 +624,7 @@ class Positions:
         self.raw = bytearray(self.original)
         self.tree = ryml.Tree()
         try:
-            ryml.parse_in_place(self.raw, self.tree)
+            _c.parse_in_place(self.raw, self.tree)
             self.base = _address(memoryview(self.raw))
         except Exception:  # ryml's errors: libyaml's tree decides
             self.tree = None
@@ -580,26 +632,26 @@ class Positions:
     def of(self, path: Sequence[object]) -> tuple[int, int] | None:
         """(line, column), 1-based in the text, of ``path`` as tree.locate gives it (the mark of
         the deepest part of the path that exists), or None when this cannot say."""
-        tree, original = self.tree, self.original
+        tree, original, c = self.tree, self.original, _c
         if tree is None:
             return None
         try:
-            node = tree.root_id()
+            node = c.root_id(tree)
             offset = _start(tree, node, self.base, len(original))
             for part in path:
-                if tree.is_map(node) and isinstance(part, str):
-                    found = tree.find_child(node, part.encode())
+                if c.is_map(tree, node) and isinstance(part, str):
+                    found = c.find_child(tree, node, part.encode())
                     if found == _NONE:
                         break
-                    quoted = tree.is_key_quoted(found)
-                    key = _address(tree.key(found)) - self.base - quoted
+                    quoted = c.is_key_quoted(tree, found)
+                    key = _address(c.key(tree, found)) - self.base - quoted
                     if not 0 <= key < len(original) or (quoted and original[key] not in _QUOTES):
                         return None
                     node, offset = found, key
-                elif tree.is_seq(node) and isinstance(part, int) and not isinstance(part, bool):
-                    if not 0 <= part < tree.num_children(node):
+                elif c.is_seq(tree, node) and isinstance(part, int) and not isinstance(part, bool):
+                    if not 0 <= part < c.num_children(tree, node):
                         break
-                    node = tree.child(node, part)
+                    node = c.child(tree, node, part)
                     offset = _start(tree, node, self.base, len(original))
                 else:
                     break
@@ -620,16 +672,17 @@ def _start(tree: Any, node: int, base: int, size: int) -> int | None:
     """Where libyaml's mark of ``node`` (a value: the document's root or an item) is: a scalar's
     first character (its quote), a block mapping's first key; None for what only libyaml can
     place (a flow or empty collection, a block sequence, a block scalar)."""
-    if tree.is_map(node) and tree.is_block(node) and tree.has_children(node):
-        first = tree.first_child(node)
-        if tree.is_key_quoted(first):
+    c = _c
+    if c.is_map(tree, node) and c.is_block(tree, node) and c.has_children(tree, node):
+        first = c.first_child(tree, node)
+        if c.is_key_quoted(tree, first):
             return None
-        return _address(tree.key(first)) - base
-    if tree.is_val(node) or (tree.has_val(node) and not tree.is_container(node)):
-        if tree.is_val_literal(node) or tree.is_val_folded(node) or tree.val_is_null(node):
+        return _address(c.key(tree, first)) - base
+    if c.is_val(tree, node) or (c.has_val(tree, node) and not c.is_container(tree, node)):
+        if c.is_val_literal(tree, node) or c.is_val_folded(tree, node) or c.val_is_null(tree, node):
             return None
-        where = _address(tree.val(node)) - base
-        if tree.is_val_quoted(node):
+        where = _address(c.val(tree, node)) - base
+        if c.is_val_quoted(tree, node):
             where -= 1
         return where if 0 <= where < size else None
     return None
