@@ -400,3 +400,28 @@ def test_the_c_functions_called_directly_are_the_ones_the_python_methods_call(mo
     monkeypatch.setattr(fast, "_c", wrapped)
     assert read(data, use_fast=True) == expected
     assert sum(doc[-1] for doc in expected) > 20  # the fast reader read them
+
+
+def test_an_address_read_from_the_view_is_the_one_the_buffer_protocol_gives(monkeypatch):
+    """fast._address reads a memoryview's first byte's address from the object where CPython
+    keeps it (checked at import); it is what PyObject_GetBuffer says on every key and value of
+    a parsed tree, and positions are the same when it is not used."""
+    fast._load()
+    import ryml
+
+    assert fast._VIEW_BUF == 56  # 64-bit CPython 3.11: the quick way is the one tested here
+    raw = bytearray(b'a:\n  b: [1, "two"]\n  c: x\nd:\n- e: |\n    text\n')
+    tree = ryml.Tree()
+    ryml.parse_in_place(raw, tree)
+    views = 0
+    for node in range(tree.size()):
+        for has, get in ((tree.has_key, tree.key), (tree.has_val, tree.val)):
+            if has(node):
+                view = get(node)
+                assert fast._address(view) == fast._asked_address(view)
+                views += 1
+    assert views > 8
+    data = b"".join(path.read_bytes() + b"\n---\n" for path in FILES[:60])
+    expected = read(data, use_fast=True)
+    monkeypatch.setattr(fast, "_VIEW_BUF", 0)
+    assert read(data, use_fast=True) == expected

@@ -598,6 +598,14 @@ _BUFFER_POINTER = ctypes.pointer(_BUFFER)
 
 def _address(view: memoryview) -> int:
     """The address of the first byte of ``view``."""
+    if _VIEW_BUF:
+        address: int = _FROM_ADDRESS(id(view) + _VIEW_BUF).value
+        return address
+    return _asked_address(view)
+
+
+def _asked_address(view: memoryview) -> int:
+    """The address of the first byte of ``view``, from PyObject_GetBuffer."""
     if _GET_BUFFER(view, _BUFFER_POINTER, 0) != 0:
         raise ValueError("no buffer")
     try:
@@ -605,6 +613,28 @@ def _address(view: memoryview) -> int:
         return address
     finally:
         _RELEASE_BUFFER(_BUFFER_POINTER)
+
+
+def _view_buf_offset() -> int:
+    """Where a memoryview object holds the address of its first byte: CPython's
+    PyMemoryViewObject keeps its Py_buffer (whose first field is `buf`) at a fixed offset, 56
+    bytes on 64-bit CPython 3.11-3.13. Reading it there costs a tenth of asking PyObject_GetBuffer
+    through ctypes (a finding's position takes some five addresses). Used only if it gives what
+    PyObject_GetBuffer gives on views at several places of several buffers; 0 (ask) otherwise."""
+    offset = 7 * ctypes.sizeof(ctypes.c_void_p)
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or memoryview(b"").__sizeof__() < offset + ctypes.sizeof(_PyBuffer):
+        return 0
+    kept = [bytearray(b"abcdefgh" * 4), b"0123456789", bytearray(1)]
+    for data in kept:
+        whole = memoryview(data)
+        for view in (whole, whole[3:], whole[1:2]):
+            if _FROM_ADDRESS(id(view) + offset).value != _asked_address(view):
+                return 0
+    return offset
+
+
+_FROM_ADDRESS = ctypes.c_void_p.from_address
+_VIEW_BUF = _view_buf_offset()
 
 
 _QUOTES = (ord("'"), ord('"'))
