@@ -599,7 +599,7 @@ _BUFFER_POINTER = ctypes.pointer(_BUFFER)
 def _address(view: memoryview) -> int:
     """The address of the first byte of ``view``."""
     if _VIEW_BUF:
-        address: int = _FROM_ADDRESS(id(view) + _VIEW_BUF).value
+        address: int = _FROM_ADDRESS(id(view) + _VIEW_BUF).value or 0  # NULL reads as None
         return address
     return _asked_address(view)
 
@@ -609,7 +609,7 @@ def _asked_address(view: memoryview) -> int:
     if _GET_BUFFER(view, _BUFFER_POINTER, 0) != 0:
         raise ValueError("no buffer")
     try:
-        address: int = _BUFFER.buf
+        address: int = _BUFFER.buf or 0
         return address
     finally:
         _RELEASE_BUFFER(_BUFFER_POINTER)
@@ -624,7 +624,7 @@ def _view_buf_offset() -> int:
     offset = 7 * ctypes.sizeof(ctypes.c_void_p)
     if ctypes.sizeof(ctypes.c_void_p) != 8 or memoryview(b"").__sizeof__() < offset + ctypes.sizeof(_PyBuffer):
         return 0
-    kept = [bytearray(b"abcdefgh" * 4), b"0123456789", bytearray(1)]
+    kept: list[bytes | bytearray] = [bytearray(b"abcdefgh" * 4), b"0123456789", bytearray(1)]
     for data in kept:
         whole = memoryview(data)
         for view in (whole, whole[3:], whole[1:2]):
