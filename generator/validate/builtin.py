@@ -9,6 +9,9 @@ twenty releases costs about as much as checking it against the few that differ.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import jsonschema_rs
 
 from generator.core.findings import Finding, joined, version_span
@@ -22,10 +25,10 @@ _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 class KubeValidator:
     def __init__(self) -> None:
         # definition -> [(closure, validator)]: releases with an equal closure share a validator
-        self._compiled: dict[str, list[tuple[dict, object]]] = {}
-        self._by_version_kind: dict[tuple[int, str], object] = {}
+        self._compiled: dict[str, list[tuple[dict[Any, Any], jsonschema_rs.Validator]]] = {}
+        self._by_version_kind: dict[tuple[int, str], jsonschema_rs.Validator] = {}
 
-    def _validator(self, minor: int, definition: str):
+    def _validator(self, minor: int, definition: str) -> jsonschema_rs.Validator:
         """The compiled validator of ``definition`` on release ``minor`` (shared where equal)."""
         key = (minor, definition)
         if key not in self._by_version_kind:
@@ -41,38 +44,43 @@ class KubeValidator:
             self._by_version_kind[key] = validator
         return self._by_version_kind[key]
 
-    def validate_as(self, value, definition: str, minor: int, prefix: str) -> list[Finding]:
+    def validate_as(self, value: Any, definition: str, minor: int, prefix: str) -> list[Finding]:
         """Findings for ``value`` checked as the Kubernetes type ``definition`` (e.g. ObjectMeta)."""
         validator = self._validator(minor, definition)
         if validator.is_valid(value):  # it stops at the first error, and most values have none
             return []
-        out = []
+        out: list[Finding] = []
         for error in validator.iter_errors(value):
             for path, rule, message in describe(error):
                 out.append(Finding("error", joined(prefix, path), rule, message))
         return out
 
-    def validate(self, obj: dict, minors: list[int]) -> list[Finding]:
+    def validate(self, obj: dict[Any, Any], minors: list[int]) -> list[Finding]:
         """Findings for ``obj`` on each release in ``minors``, merged across releases."""
-        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        api_version: Any = obj.get("apiVersion")  # any value: one not a string is served by no release
+        kind: Any = obj.get("kind")
         obj = builtin_defaults(obj)  # decode, default, validate: the apiserver's order
         problems: dict[tuple[str, str, str], list[int]] = {}
-        verdicts: dict[object, list[tuple[str, str, str]]] = {}  # per shared validator: it runs once
+        verdicts: dict[jsonschema_rs.Validator, list[tuple[str, str, str]]] = {}  # per shared validator: runs once
         for minor in minors:
             definition = kube.kinds(minor).get((api_version, kind))
+            found: list[tuple[str, str, str]]
             if definition is None:
                 found = [("apiVersion", "kind-not-served", f"{api_version} {kind} is not served")]
             else:
                 validator = self._validator(minor, definition)
-                found = verdicts.get(validator)
-                if found is None:  # is_valid first: it stops at the first error, and most objects have none
-                    errors = () if validator.is_valid(obj) else validator.iter_errors(obj)
-                    found = verdicts[validator] = [
+                verdict = verdicts.get(validator)
+                if verdict is None:  # is_valid first: it stops at the first error, and most objects have none
+                    errors: Iterable[jsonschema_rs.ValidationError] = (
+                        () if validator.is_valid(obj) else validator.iter_errors(obj)
+                    )
+                    verdict = verdicts[validator] = [
                         problem for error in errors for problem in describe(error) if not _status_required(problem)
                     ]
+                found = verdict
             for problem in found:
                 problems.setdefault(problem, []).append(minor)
-        findings = []
+        findings: list[Finding] = []
         for (path, rule, message), where in problems.items():
             scope = "" if len(minors) == 1 else f" (on {version_span(where)})"
             findings.append(Finding("error", path, rule, message + scope))
@@ -90,7 +98,7 @@ def _status_required(problem: tuple[str, str, str]) -> bool:
     return rule == "required" and path.startswith("status.")
 
 
-def _with_integer_bounds(node):
+def _with_integer_bounds(node: Any) -> Any:
     """``node`` (a closure of definitions, or a schema in it) with the range of each integer's
     format as its minimum and maximum (schemaerrors.integer_bounds): the documents of every release
     say int32 or int64 of each integer field, which the apiserver decodes into that Go type first.
@@ -117,7 +125,7 @@ def _with_integer_bounds(node):
 INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 
 
-def _int_or_string_bounds(schema):
+def _int_or_string_bounds(schema: Any) -> Any:
     """The integer branch of IntOrString's schema (a oneOf of string and integer) bounded as int32."""
     branches = schema.get("oneOf") if isinstance(schema, dict) else None
     if not isinstance(branches, list):
@@ -125,7 +133,7 @@ def _int_or_string_bounds(schema):
     return {**schema, "oneOf": [_int32_branch(b) for b in branches]}
 
 
-def _int32_branch(branch):
+def _int32_branch(branch: Any) -> Any:
     if isinstance(branch, dict) and "format" not in branch:
         return integer_bounds(branch, "int32") or branch
     return branch

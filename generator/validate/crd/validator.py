@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any, Final, cast
 
 import jsonschema_rs
 
@@ -41,21 +42,21 @@ from generator.validate.schemaerrors import describe, integer_bounds
 class _Everything:
     """Marked for every node: walks visit everything."""
 
-    def __call__(self, _node) -> bool:
+    def __call__(self, _node: object) -> bool:
         return True
 
-    def properties(self, node: dict) -> list[tuple[str, dict]]:
+    def properties(self, node: dict[str, Any]) -> list[tuple[str, Any]]:
         props = node.get("properties")
         return [(k, v) for k, v in props.items() if isinstance(v, dict)] if isinstance(props, dict) else []
 
 
-_everything = _Everything()
+_everything: Final = _Everything()
 
 # a mapping or a list (a tuple for isinstance: `dict | list` is a new union each time it is run)
-_CONTAINERS = (dict, list)
+_CONTAINERS: Final = (dict, list)
 
 
-_MARKERS_TO_DROP = (
+_MARKERS_TO_DROP: Final = (
     "x-kubernetes-int-or-string",
     "x-kubernetes-list-type",
     "x-kubernetes-list-map-keys",
@@ -65,11 +66,11 @@ _MARKERS_TO_DROP = (
 )
 
 
-def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict:
+def to_json_schema(schema: Any, strict: bool, object_meta: bool = True) -> dict[str, Any]:
     """An OpenAPI v3 CRD schema as a draft-4 JSON schema, closed where the apiserver prunes.
     ``object_meta``: the node's `metadata` property is an ObjectMeta (the root's, an embedded
     resource's), which the apiserver validates itself rather than by this schema."""
-    out = {}
+    out: dict[Any, Any] = {}
     for key, value in schema.items():
         if key in _MARKERS_TO_DROP or key == "x-kubernetes-preserve-unknown-fields":
             continue
@@ -104,8 +105,8 @@ def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict
             out["type"] = [kind, "null"]
     if schema.get("x-kubernetes-embedded-resource"):
         # an embedded object always has apiVersion, kind and metadata (ObjectMeta), declared or not
-        embedded = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
-        out["properties"] = {**embedded, **out.get("properties", {})}
+        fields = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
+        out["properties"] = {**fields, **out.get("properties", {})}
     closed = strict and not schema.get("x-kubernetes-preserve-unknown-fields")
     # pruning (apiextensions-apiserver schema/pruning/algorithm.go) keeps only declared fields,
     # so an object schema without properties keeps none: `torch: {type: object}` takes no field
@@ -115,7 +116,7 @@ def to_json_schema(schema: dict, strict: bool, object_meta: bool = True) -> dict
     return out
 
 
-def compiled_form(openapi_schema: dict, strict: bool) -> dict:
+def compiled_form(openapi_schema: dict[str, Any], strict: bool) -> dict[str, Any]:
     """What a validator derives from an openAPIV3Schema before it compiles it, as JSON data, so
     that it is derived once and kept on disk between runs (schemacache, by the schema's content):
     the draft-4 JSON schema for jsonschema-rs, whether RE2 patterns were taken out of it, and
@@ -124,10 +125,11 @@ def compiled_form(openapi_schema: dict, strict: bool) -> dict:
 
     content = orjson.dumps([openapi_schema, strict], option=orjson.OPT_SORT_KEYS)
     code = [Path(__file__), Path(crformats.__file__)]
-    return schemacache.cached("jsonschema", code, lambda: _derive_form(openapi_schema, strict), content)
+    form = schemacache.cached("jsonschema", code, lambda: _derive_form(openapi_schema, strict), content)
+    return cast(dict[str, Any], form)
 
 
-def _derive_form(openapi_schema: dict, strict: bool) -> dict:
+def _derive_form(openapi_schema: dict[str, Any], strict: bool) -> dict[str, Any]:
     root = to_json_schema(openapi_schema, strict)
     # The apiserver validates the object's metadata itself; the CRD only says `type: object`.
     # apiVersion and kind are always there, declared or not.
@@ -147,7 +149,8 @@ def _derive_form(openapi_schema: dict, strict: bool) -> dict:
 
 
 # The keys the walks over a schema look for (SchemaMarks), and which of their values count.
-_MARKED = {
+# (a value's test takes Any: a schema may hold anything under a key)
+_MARKED: Final[dict[str, Callable[[Any], bool] | None]] = {
     "default": None,
     "x-kubernetes-validations": None,
     "x-kubernetes-list-type": lambda kind: kind in ("set", "map"),
@@ -158,9 +161,9 @@ _MARKED = {
 
 # Subschemas at least this large (bytes of JSON) that a schema holds more than once are compiled
 # once: a PaddleJob's pod template is in ps and in worker, and jsonschema-rs compiled it twice.
-_SHARED_BYTES = 1024
+_SHARED_BYTES: Final = 1024
 # where a JSON schema keeps subschemas: keyword -> how (one, a mapping of them, a list of them)
-_SUBSCHEMAS = {
+_SUBSCHEMAS: Final = {
     "items": "one",
     "additionalProperties": "one",
     "not": "one",
@@ -172,24 +175,25 @@ _SUBSCHEMAS = {
 }
 
 
-def _shared_subschemas(root: dict) -> dict:
+def _shared_subschemas(root: dict[str, Any]) -> dict[str, Any]:
     """``root`` with each large subschema it holds more than once moved to `definitions` and
     referred to (`$ref`): the same schema, compiled once. CRD schemas have no `$ref` or
     `definitions` of their own (structural schemas forbid them)."""
     import orjson
 
-    def key(node: dict) -> bytes:
-        return orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
+    def key(node: dict[Any, Any]) -> bytes:
+        text: bytes = orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
+        return text
 
     counts: dict[bytes, int] = {}
     for node in _subschemas(root):
         text = key(node)
         if len(text) >= _SHARED_BYTES:
             counts[text] = counts.get(text, 0) + 1
-    definitions: dict[str, dict] = {}
+    definitions: dict[str, Any] = {}
     names: dict[bytes, str] = {}
 
-    def rewrite(node, top: bool = False):
+    def rewrite(node: Any, top: bool = False) -> Any:
         if not isinstance(node, dict):
             return node
         if not top:
@@ -199,7 +203,7 @@ def _shared_subschemas(root: dict) -> dict:
                     names[text] = f"shared{len(names)}"
                     definitions[names[text]] = rewrite(node, top=True)
                 return {"$ref": f"#/definitions/{names[text]}"}
-        out = {}
+        out: dict[Any, Any] = {}
         for keyword, value in node.items():
             how = _SUBSCHEMAS.get(keyword)
             if how == "one":
@@ -214,17 +218,18 @@ def _shared_subschemas(root: dict) -> dict:
 
     if not counts or max(counts.values()) < 2:
         return root
-    out = rewrite(root, top=True)
-    out["definitions"] = definitions
-    return out
+    shared: dict[str, Any] = rewrite(root, top=True)
+    shared["definitions"] = definitions
+    return shared
 
 
-def _subschemas(node) -> Iterator[dict]:
+def _subschemas(node: Any) -> Iterator[dict[Any, Any]]:
     """Every subschema below ``node`` (a JSON schema), in document order."""
     if not isinstance(node, dict):
         return
     for keyword, value in node.items():
         how = _SUBSCHEMAS.get(keyword)
+        subs: list[Any]
         if how == "one":
             subs = [value]
         elif how == "mapping" and isinstance(value, dict):
@@ -245,62 +250,93 @@ class CustomResourceValidator:
     newest this tool knows)."""
 
     def __init__(
-        self, openapi_schema: dict, strict: bool = True, minor: int | None = None, status_subresource: bool = False
-    ):
+        self,
+        openapi_schema: dict[str, Any],
+        strict: bool = True,
+        minor: int | None = None,
+        status_subresource: bool = False,
+    ) -> None:
         self.schema = openapi_schema
         self.status_subresource = status_subresource
         form = compiled_form(openapi_schema, strict)
-        self._re2_patterns = form["foreignPatterns"]
-        self._validator = jsonschema_rs.Draft4Validator(form["jsonSchema"])
+        self._re2_patterns: bool = form["foreignPatterns"]
+        self._validator: jsonschema_rs.Validator = jsonschema_rs.Draft4Validator(form["jsonSchema"])
         # which parts of the schema have defaults, rules, list types: the walks skip the rest
         marks = SchemaMarks(_MARKED)
         marks.load(openapi_schema, form["marks"])
         self._defaults = marks.marked("default")
-        self._rules = marks.marked("x-kubernetes-validations")
+        rules = marks.marked("x-kubernetes-validations")
+        # cel.py keeps the rules' plans by these marks in a WeakKeyDictionary: a compiled (native)
+        # Marked cannot be weakly referenced, a partial can (a compiled lambda here made the garbage
+        # collector crash later: mypyc's closures and weak references do not mix)
+        self._rules: Callable[[object], bool] = functools.partial(rules)
         self._list_types = marks.marked("x-kubernetes-list-type")
         self._embedded = marks.marked("x-kubernetes-embedded-resource")
         # Defaults change a verdict through the rules, a required field, or an object's property
         # count (list-map keys take their defaults in walks.repeats); else they are skipped.
-        self._defaults_matter = form["defaultsMayMatter"] and self._defaults(openapi_schema)
-        self._formats = marks.marked("format") if not self._re2_patterns else _everything
+        self._defaults_matter: bool = form["defaultsMayMatter"] and self._defaults(openapi_schema)
+        self._formats: _Marks = marks.marked("format") if not self._re2_patterns else _everything
         # which walks a document needs is a fact of the schema: asked once, not per document
         self._has_embedded = self._embedded(openapi_schema)
         self._has_rules = self._rules(openapi_schema)
         self.minor = minor
+        # The walks' plans of the schema (the properties below): made for the first document
+        # that needs them, kept while the validator lives (one node of a plan per node of the
+        # schema on the way to a mark, at most). Many validators check no document: not here.
+        self._defaults_planned = False
+        self._defaults_made: walks.DefaultsPlan | None = None
+        self._format_planned = False
+        self._format_made: walks.Walk | None = None
+        self._list_planned = False
+        self._list_made: walks.Walk | None = None
 
-    # The walks' plans of the schema: made for the first document, kept while the validator
-    # lives (one node of a plan per node of the schema on the way to a mark, at most).
-    @functools.cached_property
+    @property
     def _defaults_plan(self) -> walks.DefaultsPlan | None:
-        return _defaults_plan(self.schema, self._defaults) if self._defaults_matter else None
+        if not self._defaults_planned:
+            self._defaults_made = _defaults_plan(self.schema, self._defaults) if self._defaults_matter else None
+            self._defaults_planned = True
+        return self._defaults_made
 
-    @functools.cached_property
+    @property
     def _format_walk(self) -> walks.Walk | None:
-        return _walk(self.schema, self._formats, _format_test, _format_findings)
+        if not self._format_planned:
+            self._format_made = _walk(self.schema, self._formats, _format_test, _format_findings)
+            self._format_planned = True
+        return self._format_made
 
-    @functools.cached_property
+    @property
     def _list_walk(self) -> walks.Walk | None:
-        return _walk(self.schema, self._list_types, walks.list_test, _duplicates)
+        if not self._list_planned:
+            self._list_made = _walk(self.schema, self._list_types, walks.list_test, _duplicates)
+            self._list_planned = True
+        return self._list_made
 
-    def findings(self, obj: dict, defaulted: bool = True) -> list[Finding]:
+    def findings(self, obj: Any, defaulted: bool = True) -> list[Finding]:
         """What the apiserver says of ``obj`` as a custom resource: its defaults applied first
-        (``defaulted``; a CRD's `default` values are judged as written: structural.py)."""
-        if defaulted and self._defaults_plan is not None:
-            obj = walks.apply_defaults(self._defaults_plan, obj)
+        (``defaulted``; a CRD's `default` values are judged as written: structural.py, which
+        passes a default of any type)."""
+        if defaulted:
+            defaults = self._defaults_plan
+            if defaults is not None:
+                obj = walks.apply_defaults(defaults, obj)
         # is_valid first: it stops at the first error, and most objects have none
-        errors = () if self._validator.is_valid(obj) else self._validator.iter_errors(obj)
+        errors: Iterable[jsonschema_rs.ValidationError] = (
+            () if self._validator.is_valid(obj) else self._validator.iter_errors(obj)
+        )
         found = [Finding("error", *problem) for error in errors for problem in describe(error)]
         if self.status_subresource and "status" in obj:
             # With a status subresource a create cannot set status: PrepareForCreate deletes it
             # before validation (strategy.go); its unknown fields were found when decoding.
             found = [f for f in found if not _under_status(f.path) or f.rule == "unknown-field"]
             obj = {k: v for k, v in obj.items() if k != "status"}
-        if self._format_walk is not None:
-            self._format_walk.add(obj, found)
+        format_walk = self._format_walk
+        if format_walk is not None:
+            format_walk.add(obj, found)
         if self._has_embedded:
             found += embedded_findings(self.schema, obj, "", self._embedded, root=True)
-        if self._list_walk is not None:
-            self._list_walk.add(obj, found)
+        list_walk = self._list_walk
+        if list_walk is not None:
+            list_walk.add(obj, found)
         if self._has_rules and (self.minor is None or self.minor >= RULES_SINCE) and not any(map(_blocking, found)):
             from generator.validate.crd.cel import RuleRunner  # here: CEL (and its engine) only for schemas with rules
 
@@ -312,12 +348,12 @@ def _sort_key(finding: Finding) -> tuple[str, str]:
     return finding.path, finding.message
 
 
-def _plan(schema, marked, test_of: Callable) -> walks.Plan | None:
+def _plan(schema: Any, marked: _Marks, test_of: _TestOf) -> walks.Plan | None:
     """The plan of ``schema`` for the nodes ``marked`` (at or below which a mark is);
     ``test_of``: the check of a node's own value, or None where the node has nothing to check."""
     if not isinstance(schema, dict) or not marked(schema):
         return None
-    properties = {}
+    properties: dict[str, walks.Plan] = {}
     for name, sub in marked.properties(schema):
         if (found := _plan(sub, marked, test_of)) is not None:
             properties[name] = found
@@ -330,17 +366,17 @@ def _plan(schema, marked, test_of: Callable) -> walks.Plan | None:
     )
 
 
-def _walk(schema: dict, marked, test_of: Callable, found_at: Callable) -> walks.Walk | None:
+def _walk(schema: dict[str, Any], marked: _Marks, test_of: _TestOf, found_at: walks.FoundAt) -> walks.Walk | None:
     """The walk of ``schema``'s nodes ``marked``, or None when it has none."""
     plan = _plan(schema, marked, test_of)
     return walks.Walk(plan, found_at) if plan is not None else None
 
 
-def _duplicates(schema: dict, value, path: tuple, out: list[Finding]) -> None:
+def _duplicates(schema: dict[Any, Any], value: object, path: tuple[Any, ...], out: list[Finding]) -> None:
     """Duplicates in a list-set or list-map: the apiserver's Duplicate value error."""
     if schema.get("x-kubernetes-list-type") not in ("set", "map") or not isinstance(value, list) or len(value) < 2:
         return
-    keys = schema.get("x-kubernetes-list-map-keys")
+    keys: Any = schema.get("x-kubernetes-list-map-keys")  # a list: repeats yields no item of a list-map else
     for i, first in walks.repeats(schema, value):
         item = value[i]
         if schema["x-kubernetes-list-type"] == "set":
@@ -352,19 +388,19 @@ def _duplicates(schema: dict, value, path: tuple, out: list[Finding]) -> None:
         out.append(Finding("error", dotted([*path, i]), "schema", message))
 
 
-def _format_check(schema: dict) -> Callable[[str], bool] | None:
+def _format_check(schema: dict[Any, Any]) -> Callable[[str], bool] | None:
     """The check of a node's `format`, if kube-openapi checks it (CHECKED_FORMATS)."""
     fmt = schema.get("format")
     return CHECKED_FORMATS.get(fmt) if isinstance(fmt, str) else None
 
 
-def _foreign_pattern(schema: dict) -> str | None:
+def _foreign_pattern(schema: dict[Any, Any]) -> str | None:
     """A node's `pattern` that jsonschema-rs refuses (_drop_foreign_patterns), checked here."""
     pattern = schema.get("pattern")
     return pattern if isinstance(pattern, str) and not _ecma_ok(pattern) else None
 
 
-def _format_test(schema: dict) -> Callable[[object], bool] | None:
+def _format_test(schema: dict[Any, Any]) -> walks.Test | None:
     """The check of a string of a node with a checked `format` or a foreign `pattern`. A string
     under a foreign pattern always takes _report: its match runs under a time limit, once."""
     if _foreign_pattern(schema) is not None:
@@ -375,7 +411,7 @@ def _format_test(schema: dict) -> Callable[[object], bool] | None:
     return lambda value: not isinstance(value, str) or check(value)
 
 
-def _format_findings(schema: dict, value, path: tuple, out: list[Finding]) -> None:
+def _format_findings(schema: dict[Any, Any], value: object, path: tuple[Any, ...], out: list[Finding]) -> None:
     """Strings that are not of their schema's `format` (CHECKED_FORMATS: the ones kube-openapi checks),
     or do not match an RE2 pattern jsonschema-rs cannot take (_drop_foreign_patterns)."""
     if not isinstance(value, str):
@@ -403,7 +439,7 @@ def _ecma_ok(pattern: str) -> bool:
 
 # What one RE2 `pattern` may take on Python's regex engine, which backtracks where the apiserver's
 # RE2 runs in linear time: past it the value is not checked (a warning), never a hang.
-PATTERN_SECONDS = 0.25
+PATTERN_SECONDS: float = 0.25
 
 
 def _re2_matches(pattern: str, value: str) -> bool | None:
@@ -425,7 +461,7 @@ def _unchecked(pattern: str) -> str:
 
 
 @functools.cache
-def _re2(pattern: str) -> re.Pattern:
+def _re2(pattern: str) -> re.Pattern[str]:
     """An RE2 pattern for Python's re, which takes inline flags only at the start."""
     flags = 0
     for letter, flag in (("i", re.IGNORECASE), ("s", re.DOTALL), ("m", re.MULTILINE)):
@@ -437,7 +473,7 @@ def _re2(pattern: str) -> re.Pattern:
         return re.compile("")  # matches everything: the apiserver's verdict is unknown here
 
 
-def _drop_foreign_patterns(schema, names: bool = False) -> bool:
+def _drop_foreign_patterns(schema: Any, names: bool = False) -> bool:
     """Remove the `pattern`s jsonschema-rs refuses from a JSON schema; True if there were any.
     ``names``: ``schema`` maps names to schemas (properties), so a key is no keyword there."""
     found = False
@@ -457,10 +493,12 @@ def _drop_foreign_patterns(schema, names: bool = False) -> bool:
     return found
 
 
-_DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_DNS1035: Final = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 
 
-def embedded_findings(schema, value, path: str, marked=_everything, root: bool = False) -> list[Finding]:
+def embedded_findings(
+    schema: Any, value: Any, path: str, marked: _Marks = _everything, root: bool = False
+) -> list[Finding]:
     """An x-kubernetes-embedded-resource object's apiVersion, kind and metadata, as
     apiextensions-apiserver's schema/objectmeta Validate checks them (validateEmbeddedResource):
     apiVersion and kind required, kind a DNS-1035 label in any case, metadata's keys and values."""
@@ -481,7 +519,7 @@ def embedded_findings(schema, value, path: str, marked=_everything, root: bool =
             if isinstance(value.get("metadata"), dict):
                 for found in metadata_findings({"kind": kind, "metadata": value["metadata"]}, check_name=False):
                     out.append(Finding(found.severity, joined(path, found.path), found.rule, found.message))
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props: Any = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
         extra = schema.get("additionalProperties")
         for name, item in value.items():
             sub = props.get(name, extra if isinstance(extra, dict) else None)
@@ -493,15 +531,15 @@ def embedded_findings(schema, value, path: str, marked=_everything, root: bool =
     return out
 
 
-_COUNTED = ("x-kubernetes-validations", "maxProperties", "minProperties")
+_COUNTED: Final = ("x-kubernetes-validations", "maxProperties", "minProperties")
 
 
 # Keywords whose value maps names to schemas: a property may be called `default` or `enum`, and
 # there it is a schema, not the keyword (a required property named `default` with a default).
-NAME_MAPS = frozenset({"properties", "patternProperties", "definitions"})
+NAME_MAPS: Final = frozenset({"properties", "patternProperties", "definitions"})
 
 
-def _default_may_matter(schema, names: bool = False) -> bool:
+def _default_may_matter(schema: Any, names: bool = False) -> bool:
     """Whether a default can change a verdict somewhere in ``schema``: a CEL rule or a property
     count sees it, or a property is both required and defaulted (a default then satisfies it).
     One walk for all three: this runs for every schema a run compiles."""
@@ -523,7 +561,7 @@ def _default_may_matter(schema, names: bool = False) -> bool:
     return False
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     import json
 
     text = json.dumps(value, default=str)
@@ -532,7 +570,7 @@ def _short(value) -> str:
 
 # x-kubernetes-validations (KEP-2876, feature gate CustomResourceValidationExpressions): alpha in
 # 1.23 and off by default, beta and on from 1.25; a release without it drops the rules
-RULES_SINCE = 25
+RULES_SINCE: int = 25
 
 
 def _under_status(path: str) -> bool:
@@ -544,7 +582,7 @@ class SchemaMarks:
     keys in one walk of a subtree, when a node is first asked about; by identity: the schema
     lives as long as its validator. ``wanted``: key -> which of its values count (None: any)."""
 
-    def __init__(self, wanted: dict):
+    def __init__(self, wanted: dict[str, Callable[[Any], bool] | None]) -> None:
         self._wanted = [(1 << bit, key, accept) for bit, (key, accept) in enumerate(wanted.items())]
         self._bits = {key: bit for bit, key, _ in self._wanted}
         self._masks: dict[int, int] = {}
@@ -553,7 +591,7 @@ class SchemaMarks:
     def marked(self, key: str) -> Marked:
         return Marked(self, self._bits[key])
 
-    def dump(self, schema: dict, names: bool = False) -> list:
+    def dump(self, schema: Any, names: bool = False) -> list[Any]:
         """The masks of ``schema``'s nodes as JSON data, for load: [mask, {key or index: ...}],
         with only the nodes that have a mark (most have none). ``names``: ``schema`` maps names
         to schemas (NAME_MAPS), where `default` and `enum` are property names, not keywords."""
@@ -567,19 +605,19 @@ class SchemaMarks:
         }
         return [mask, below]
 
-    def load(self, schema: dict, masks: list) -> None:
+    def load(self, schema: Any, masks: list[Any]) -> None:
         """Takes the masks ``dump`` gave for ``schema``: no walk of the whole schema; a node
         of it that was not dumped has no mark."""
         self._complete = True
 
-        def put(node, entry: list) -> None:
+        def put(node: Any, entry: list[Any]) -> None:
             self._masks[id(node)] = entry[0]
             for key, below in entry[1].items():
                 put(node[key] if isinstance(node, dict) else node[int(key)], below)
 
         put(schema, masks)
 
-    def mask(self, node, names: bool = False) -> int:
+    def mask(self, node: Any, names: bool = False) -> int:
         """The marks at or below ``node``; ``names``: ``node`` maps names to schemas (NAME_MAPS)."""
         if not isinstance(node, _CONTAINERS):
             return 0
@@ -609,18 +647,19 @@ class SchemaMarks:
 class Marked:
     """Whether a schema node has one key of its SchemaMarks at or below it."""
 
-    def __init__(self, marks: SchemaMarks, bit: int):
-        self._marks, self._bit = marks, bit
+    def __init__(self, marks: SchemaMarks, bit: int) -> None:
+        self._marks = marks
+        self._bit = bit
         self._masks = marks._masks  # looked up here first: the walks ask once per node and document
-        self._properties: dict[int, list] = {}
+        self._properties: dict[int, list[tuple[str, Any]]] = {}
 
-    def __call__(self, node) -> bool:
+    def __call__(self, node: object) -> bool:
         found = self._masks.get(id(node)) if isinstance(node, _CONTAINERS) else 0
         if found is None:
             found = self._marks.mask(node)
         return bool(found & self._bit)
 
-    def properties(self, node: dict) -> list[tuple[str, dict]]:
+    def properties(self, node: dict[str, Any]) -> list[tuple[str, Any]]:
         """The properties of ``node`` that are marked (the ones a walk must visit)."""
         found = self._properties.get(id(node))
         if found is None:
@@ -630,9 +669,15 @@ class Marked:
         return found
 
 
+# The nodes a walk visits: the ones with a mark at or below them, or all of them.
+_Marks = Marked | _Everything
+# A node's check of its value (None: nothing to check at the node), from the node's schema.
+_TestOf = Callable[[dict[Any, Any]], Callable[[object], bool] | None]
+
+
 # hasBlockingErr in apiextensions-apiserver pkg/registry/customresource/strategy.go: these field
 # errors (TypeInvalid, Required, NotSupported, TooLong, TooMany) stop the CEL rules.
-_BLOCKING_MESSAGE = lazy_pattern(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
+_BLOCKING_MESSAGE: Final = lazy_pattern(r"is longer than|has more than|is too long|more than \d+ (items|properties)")
 
 
 def _blocking(finding: Finding) -> bool:
@@ -644,18 +689,21 @@ def _blocking(finding: Finding) -> bool:
 # -- defaults ----------------------------------------------------------------------------------
 
 
-def _defaults_plan(schema, marked) -> walks.DefaultsPlan | None:
+def _defaults_plan(schema: Any, marked: Marked) -> walks.DefaultsPlan | None:
     """The plan of ``schema`` for apply_defaults; ``marked``: the nodes with a default at or
     below them. None when ``schema`` has none."""
     if not isinstance(schema, dict) or not marked(schema):
         return None
-    defaulted, below = [], {}
+    defaulted: list[walks.DefaultField] = []
+    below: dict[str, walks.DefaultsPlan] = {}
     for name, sub in marked.properties(schema):
+        # a marked property is a mapping or a list; only a mapping's plan is not None
         plan = _defaults_plan(sub, marked)
         if "default" in sub:
-            default, nullable = sub["default"], bool(sub.get("nullable"))
+            default, nullable = sub["default"], bool(sub.get("nullable"))  # a list fails here
+            assert plan is not None  # a mapping with a default is marked
             defaulted.append(walks.DefaultField(name, plan, default, nullable))
-        else:
+        elif plan is not None:  # a list's None was passed over by apply_defaults all the same
             below[name] = plan
     return walks.DefaultsPlan(
         tuple(defaulted),

@@ -6,6 +6,7 @@ selector matching its labels are pod.py's, shared with every kind that holds a t
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_dict, as_int, enforced, error, nonnegative, nonnegative_fields
@@ -14,7 +15,7 @@ from generator.validate.rules.selector import expression_value_findings, is_empt
 _PERCENT = re.compile(r"^[0-9]+%$")  # validation.IsValidPercent
 
 
-def int_or_percent(value, path: str, rule: str, capped: bool = True) -> tuple[int | None, list[Finding]]:
+def int_or_percent(value: Any, path: str, rule: str, capped: bool = True) -> tuple[int | None, list[Finding]]:
     """ValidatePositiveIntOrPercent and (``capped``) IsNotMoreThan100Percent: a count >= 0 or "N%"
     up to 100%. Returns the number (percent or count; None if malformed) for the both-zero rules."""
     if isinstance(value, str):
@@ -30,7 +31,7 @@ def int_or_percent(value, path: str, rule: str, capped: bool = True) -> tuple[in
     return number, []
 
 
-def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[Finding]:
+def _common(spec: dict[Any, Any], rule: str, kind: str, fields: tuple[str, ...]) -> list[Finding]:
     """The bounds every controller shares, and a selector that must be set and not empty."""
     out = nonnegative_fields(spec, fields, "spec", rule)
     selector = spec.get("selector")
@@ -51,7 +52,7 @@ def _common(spec: dict, rule: str, kind: str, fields: tuple[str, ...]) -> list[F
 DEPLOYMENT_STRATEGIES = ("Recreate", "RollingUpdate")
 
 
-def deployment_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def deployment_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateDeploymentSpec, ValidateDeploymentStrategy, ValidateRollingUpdateDeployment."""
     spec = as_dict(obj.get("spec"))
     fields = ("replicas", "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
@@ -85,7 +86,7 @@ def deployment_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def replicaset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def replicaset_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateReplicaSetSpec: replicas and minReadySeconds >= 0, a selector."""
     return _common(as_dict(obj.get("spec")), "replicaset", "ReplicaSet", ("replicas", "minReadySeconds"))
 
@@ -93,7 +94,7 @@ def replicaset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
 DAEMONSET_SURGE_SINCE = 22  # DaemonSetUpdateSurge: alpha 1.21, beta (on) 1.22, GA 1.25
 
 
-def daemonset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def daemonset_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateDaemonSetSpec, ValidateDaemonSetUpdateStrategy, ValidateRollingUpdateDaemonSet:
     exactly one of maxUnavailable and maxSurge non-zero (maxSurge from 1.22)."""
     spec = as_dict(obj.get("spec"))
@@ -110,7 +111,7 @@ def daemonset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     here = "spec.updateStrategy.rollingUpdate"
     unavailable, found = int_or_percent(rolling.get("maxUnavailable", 1), f"{here}.maxUnavailable", "daemonset")
     out += found
-    surge = 0
+    surge: int | None = 0
     if enforced(releases, DAEMONSET_SURGE_SINCE) and "maxSurge" in rolling:
         surge, found = int_or_percent(rolling.get("maxSurge"), f"{here}.maxSurge", "daemonset")
         out += found
@@ -134,7 +135,7 @@ STS_MAX_UNAVAILABLE_SINCE = 35  # MaxUnavailableStatefulSet: alpha 1.24 (the fie
 START_ORDINAL_SINCE = 27  # StatefulSetStartOrdinal: alpha 1.26, beta (on) 1.27, GA 1.31
 
 
-def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def statefulset_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateStatefulSetSpec: podManagementPolicy, updateStrategy and its partition, bounds, a selector."""
     spec = as_dict(obj.get("spec"))
     # ValidateStatefulSetSpec bounds replicas and minReadySeconds, not revisionHistoryLimit
@@ -177,7 +178,7 @@ def statefulset_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def controller_revision_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def controller_revision_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateControllerRevisionCreate (v1.31.1): revision not negative (ValidateNonnegativeField);
     data absent, null or no object is the schema's required and type."""
     return nonnegative(obj.get("revision"), "revision", "controller-revision")

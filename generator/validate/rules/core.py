@@ -12,7 +12,9 @@ import json
 import math
 import posixpath
 import re
+from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import (
@@ -35,19 +37,19 @@ from generator.validate.rules.selector import node_field_findings, node_requirem
 # -- every core kind ------------------------------------------------------------------------------
 
 
-def _finalizer_findings(obj, path: str = "metadata.finalizers") -> list[Finding]:
+def _finalizer_findings(obj: Any, path: str = "metadata.finalizers") -> list[Finding]:
     """ValidateObjectMeta (core/validation, v1.31.1) on the finalizers of a core kind (meta.py's
     finalizer_findings, which every object's metadata meets: the same findings, kept once)."""
     finalizers = as_dict(obj.get("metadata")).get("finalizers") if path == "metadata.finalizers" else obj
     return finalizer_findings(finalizers, path, core=True)
 
 
-def serviceaccount_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def serviceaccount_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateServiceAccount: the object's metadata (its name is rules/meta.py's)."""
     return _finalizer_findings(obj)
 
 
-def namespace_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def namespace_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateNamespace: the metadata, and spec.finalizers (validateFinalizerName)."""
     out = _finalizer_findings(obj)
     finalizers = as_dict(obj.get("spec")).get("finalizers")
@@ -59,12 +61,13 @@ def namespace_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
 # -- Service -------------------------------------------------------------------------------------
 
 
-def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def service_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateService (v1.31.1) and validateServicePort: ports, names, target ports, node
     ports, and the combinations of type, clusterIP(s), externalName and the traffic fields, as
     SetDefaults_Service leaves the object (type ClusterIP, sessionAffinity None, protocol TCP)."""
     spec = as_dict(obj.get("spec"))
-    kind = spec.get("type") if isinstance(spec.get("type"), str) and spec.get("type") else "ClusterIP"
+    given = spec.get("type")
+    kind = given if isinstance(given, str) and given else "ClusterIP"
     cluster_ip = spec.get("clusterIP")
     ips = [cluster_ip, *as_list(spec.get("clusterIPs"))]
     headless = "None" in ips
@@ -77,8 +80,8 @@ def service_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
         message = f"a {kind} Service needs at least one port (only headless and ExternalName Services may have none)"
         out.append(error("spec.ports", "service", message))
     names: dict[str, int] = {}
-    pairs: dict[tuple, int] = {}
-    node_ports: dict[tuple, int] = {}
+    pairs: dict[tuple[int, str], int] = {}
+    node_ports: dict[tuple[int, str], int] = {}
     for i, port in enumerate(ports):
         port = as_dict(port)
         here = f"spec.ports[{i}]"
@@ -152,7 +155,9 @@ TRAFFIC_DISTRIBUTION_SINCE = 31  # ServiceTrafficDistribution: alpha 1.30 (the f
 PREFER_SAME_SINCE = 34  # PreferSameTrafficDistribution: PreferSameZone, PreferSameNode; beta (on) 1.34
 
 
-def _service_field_findings(obj: dict, spec: dict, kind: str, releases) -> list[Finding]:
+def _service_field_findings(
+    obj: dict[Any, Any], spec: dict[Any, Any], kind: str, releases: tuple[int, ...]
+) -> list[Finding]:
     """The rest of ValidateService: the topology annotations, sessionAffinity, the fields only a
     LoadBalancer may have, the traffic policies and distribution."""
     out = []
@@ -200,7 +205,7 @@ def _service_field_findings(obj: dict, spec: dict, kind: str, releases) -> list[
 _ONLY_LB = "{} may only be used when type is LoadBalancer"
 
 
-def _traffic_findings(spec: dict, kind: str, releases) -> list[Finding]:
+def _traffic_findings(spec: dict[Any, Any], kind: str, releases: tuple[int, ...]) -> list[Finding]:
     """validateServiceExternalTrafficPolicy, validateServiceInternalTrafficFieldsValue,
     validateServiceTrafficDistribution (a missing policy is defaulted; a missing
     healthCheckNodePort is allocated before validation)."""
@@ -243,7 +248,7 @@ def _traffic_findings(spec: dict, kind: str, releases) -> list[Finding]:
 MIXED_PROTOCOL_LB_SINCE = 24  # MixedProtocolLBService: alpha 1.20, beta (on) 1.24, GA 1.26
 
 
-def _target_port_findings(target, path: str) -> list[Finding]:
+def _target_port_findings(target: Any, path: str) -> list[Finding]:
     """ValidatePortNumOrName: a number in 1-65535 or an IANA service name (0 and "" are defaulted
     to the port, SetDefaults_Service)."""
     if isinstance(target, str) and target:
@@ -256,7 +261,9 @@ def _target_port_findings(target, path: str) -> list[Finding]:
     return []
 
 
-def _service_type_findings(spec: dict, kind, cluster_ip, headless: bool, releases) -> list[Finding]:
+def _service_type_findings(
+    spec: dict[Any, Any], kind: str, cluster_ip: Any, headless: bool, releases: tuple[int, ...]
+) -> list[Finding]:
     out = []
     if kind == "ExternalName":
         external = spec.get("externalName")
@@ -287,7 +294,7 @@ IP_FAMILIES = ("IPv4", "IPv6")
 DUAL_STACK_SINCE = 20  # ipFamilies, ipFamilyPolicy and clusterIPs: IPv6DualStack's API from 1.20
 
 
-def _single_stack_findings(spec: dict, cluster_ip, releases) -> list[Finding]:
+def _single_stack_findings(spec: dict[Any, Any], cluster_ip: Any, releases: tuple[int, ...]) -> list[Finding]:
     """The Service registry's initIPFamilyFields (pkg/registry/core/service/storage/alloc.go,
     v1.31.1) on create, once ValidateServiceClusterIPsRelatedFields passed: an unset
     ipFamilyPolicy becomes SingleStack (RequireDualStack for a headless Service without selector),
@@ -316,7 +323,7 @@ def _single_stack_findings(spec: dict, cluster_ip, releases) -> list[Finding]:
 IP_FAMILY_POLICIES = ("SingleStack", "PreferDualStack", "RequireDualStack")
 
 
-def _cluster_ip_findings(spec: dict, cluster_ip) -> list[Finding]:
+def _cluster_ip_findings(spec: dict[Any, Any], cluster_ip: Any) -> list[Finding]:
     """ValidateServiceClusterIPsRelatedFields (v1.31.1), after normalizeClusterIPs copied clusterIP
     into an empty clusterIPs (and back): the two agree, ipFamilies and ipFamilyPolicy are known
     values, clusterIPs are IPs ('None' first and alone), at most one of each family, each of the
@@ -344,7 +351,8 @@ def _cluster_ip_findings(spec: dict, cluster_ip) -> list[Finding]:
         out.append(error("spec.ipFamilyPolicy", "service", message))
     if not ips:
         return out
-    parsed, invalid = [], False
+    parsed: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []  # the valid addresses, in order
+    invalid = False
     for i, ip in enumerate(ips):
         if i == 0 and ip == "None":
             if len(ips) > 1:
@@ -356,7 +364,8 @@ def _cluster_ip_findings(spec: dict, cluster_ip) -> list[Finding]:
             invalid = True
             path = "spec.clusterIP" if i == 0 and spec.get("clusterIPs") in (None, []) else f"spec.clusterIPs[{i}]"
             out.append(error(path, "service", f"clusterIP {ip!r} must be an IP address, None or empty"))
-        parsed.append(address)
+        else:
+            parsed.append(address)
     if len(ips) > 2:
         out.append(error("spec.clusterIPs", "service", f"clusterIPs holds {len(ips)} addresses: at most 2"))
     if invalid:
@@ -372,7 +381,7 @@ def _cluster_ip_findings(spec: dict, cluster_ip) -> list[Finding]:
     return out
 
 
-def _ip(text):
+def _ip(text: Any) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """The address netutils.ParseIPSloppy reads in ``text`` (an IPv4 part may have leading
     zeros, read as decimal), or None."""
     if not isinstance(text, str):
@@ -399,7 +408,7 @@ def _cidr_ok(text: str) -> bool:
     return int(bits) <= ip.max_prefixlen and (len(bits) == 1 or not bits.startswith("0"))
 
 
-def _external_ip_findings(ips: list) -> list[Finding]:
+def _external_ip_findings(ips: list[Any]) -> list[Finding]:
     """ValidateService's externalIPs: IsValidIP, then ValidateNonSpecialIP (Go's net.IP
     predicates; an IPv4-mapped IPv6 address is its IPv4 address)."""
     out = []
@@ -436,11 +445,11 @@ _LINK_LOCAL_MULTICAST_V4 = ipaddress.ip_network("224.0.0.0/24")
 MAX_DATA_SIZE = 1024 * 1024  # core.MaxSecretSize, also the ConfigMap limit
 
 
-def _key_findings(data, path: str, rule: str) -> list[Finding]:
+def _key_findings(data: Any, path: str, rule: str) -> list[Finding]:
     return [error(child(path, k), rule, p) for k in as_dict(data) if (p := config_key_problem(k))]
 
 
-def configmap_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def configmap_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateConfigMap: keys, a key in both data and binaryData, the 1 MiB limit."""
     data, binary = as_dict(obj.get("data")), as_dict(obj.get("binaryData"))
     out = _finalizer_findings(obj)
@@ -461,7 +470,7 @@ def configmap_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
 _BASE64_MESSAGE = "the value is not base64 (kubectl cannot decode it); put plain text in stringData instead"
 
 
-def _base64(value) -> bytes | None:
+def _base64(value: Any) -> bytes | None:
     """The bytes of a []byte field as Go's encoding/json reads them (base64.StdEncoding, which
     skips newlines), or None."""
     if not isinstance(value, str):
@@ -481,21 +490,22 @@ _SECRET_KEYS = {
 }
 
 
-def secret_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def secret_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateSecret: keys (of data and stringData, which is merged into data), data in base64,
     what each type needs, the 1 MiB limit."""
     data, strings = as_dict(obj.get("data")), as_dict(obj.get("stringData"))
     out = _finalizer_findings(obj)
     out += _key_findings(data, "data", "secret") + _key_findings(strings, "stringData", "secret")
-    decoded: dict[str, bytes] = {}
+    decoded: dict[Any, bytes] = {}  # keyed as the document has them: a key may be no string
     for key, value in data.items():
         raw = _base64(value)
         if raw is None and isinstance(value, str):
             out.append(error(child("data", key), "secret", _BASE64_MESSAGE))
         decoded[key] = raw or b""
     decoded.update({k: str(v).encode() for k, v in strings.items() if v is not None})
-    kind = obj.get("type") if isinstance(obj.get("type"), str) else None
-    for key in _SECRET_KEYS.get(kind, ()):
+    declared = obj.get("type")
+    kind = declared if isinstance(declared, str) else None
+    for key in _SECRET_KEYS.get(kind, ()) if kind is not None else ():
         if key not in decoded or (kind == "kubernetes.io/ssh-auth" and not decoded[key]):
             message = f"a {kind} Secret needs the key {key!r} in data or stringData"
             # ValidateSecret: field.Required(dataPath.Key(key)), where upstream's error names it
@@ -526,7 +536,7 @@ ACCESS_MODES = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany")
 RWOP_SINCE = 27  # ReadWriteOncePod: alpha 1.22 (off, so refused), beta on by default 1.27, GA 1.29
 
 
-def _access_mode_findings(modes, path: str, rule: str, releases) -> list[Finding]:
+def _access_mode_findings(modes: Any, path: str, rule: str, releases: tuple[int, ...]) -> list[Finding]:
     """ValidatePersistentVolumeClaimSpec / ValidatePersistentVolumeSpec: at least one access
     mode, each supported, ReadWriteOncePod alone."""
     if modes is None or modes == []:
@@ -545,7 +555,7 @@ def _access_mode_findings(modes, path: str, rule: str, releases) -> list[Finding
     return out
 
 
-def pvc_spec_findings(spec, path: str, releases) -> list[Finding]:
+def pvc_spec_findings(spec: Any, path: str, releases: tuple[int, ...]) -> list[Finding]:
     spec = as_dict(spec)
     out = _access_mode_findings(spec.get("accessModes"), f"{path}.accessModes", "persistent-volume-claim", releases)
     requests = as_dict(as_dict(spec.get("resources")).get("requests"))
@@ -567,7 +577,7 @@ def pvc_spec_findings(spec, path: str, releases) -> list[Finding]:
 VOLUME_MODES = ("Block", "Filesystem")
 
 
-def _pvc_source_findings(spec: dict, path: str) -> list[Finding]:
+def _pvc_source_findings(spec: dict[Any, Any], path: str) -> list[Finding]:
     """ValidatePersistentVolumeClaimSpec (v1.31.1): storageClassName a class name, volumeMode,
     dataSource and dataSourceRef (validateDataSource, validateDataSourceRef; dataSourceRef's
     namespace is behind CrossNamespaceVolumeDataSource, alpha: not here), and the two the same."""
@@ -602,7 +612,7 @@ def _pvc_source_findings(spec: dict, path: str) -> list[Finding]:
     return out
 
 
-def pvc_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def pvc_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidatePersistentVolumeClaim (ValidatePersistentVolumeClaimSpec)."""
     return _finalizer_findings(obj) + pvc_spec_findings(obj.get("spec"), "spec", releases)
 
@@ -621,7 +631,7 @@ RECLAIM_POLICIES = ("Retain", "Delete", "Recycle")
 VOLUME_ATTRIBUTES_CLASS_SINCE = 34  # VolumeAttributesClass: beta (off) 1.29-1.33, the field dropped; GA 1.34
 
 
-def pv_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def pv_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidatePersistentVolume / ValidatePersistentVolumeSpec (v1.31.1): access modes, a
     storage capacity and nothing else, one volume source and its fields, node affinity (a local
     volume's required), the reclaim policy, the class names, volumeMode."""
@@ -686,7 +696,7 @@ def pv_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def _volume_node_affinity_findings(affinity: dict, path: str) -> list[Finding]:
+def _volume_node_affinity_findings(affinity: dict[Any, Any], path: str) -> list[Finding]:
     """validateVolumeNodeAffinity and ValidateNodeSelector (v1.31.1): required with at least
     one term; each requirement's operator and values (ValidateNodeSelectorRequirement) and
     each field requirement on metadata.name (ValidateNodeFieldSelectorRequirement)."""
@@ -712,7 +722,7 @@ def _volume_node_affinity_findings(affinity: dict, path: str) -> list[Finding]:
 # -- the PersistentVolume sources (validate<Source>[Persistent]VolumeSource, v1.31.1) --
 
 
-def _empty(source: dict, fields: tuple[str, ...], path: str, missing_too: bool = False) -> list[Finding]:
+def _empty(source: dict[Any, Any], fields: tuple[str, ...], path: str, missing_too: bool = False) -> list[Finding]:
     """Fields the apiserver requires non-empty: given as "" (a missing one is the schema's
     required, or here too with ``missing_too`` where the schema does not require it)."""
     return [
@@ -722,7 +732,7 @@ def _empty(source: dict, fields: tuple[str, ...], path: str, missing_too: bool =
     ]
 
 
-def _pv_path_findings(source: dict, path: str, obj: dict) -> list[Finding]:
+def _pv_path_findings(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     """validateHostPathVolumeSource, validateLocalVolumeSource: a path without '..'
     (validatePathNoBacksteps); a hostPath type of the known ones (validateHostPathType)."""
     value = source.get("path")
@@ -741,7 +751,7 @@ def _pv_path_findings(source: dict, path: str, obj: dict) -> list[Finding]:
 HOST_PATH_TYPES = ("", "DirectoryOrCreate", "Directory", "FileOrCreate", "File", "Socket", "CharDevice", "BlockDevice")
 
 
-def _partition(source: dict, path: str, field: str) -> list[Finding]:
+def _partition(source: dict[Any, Any], path: str, field: str) -> list[Finding]:
     out = _empty(source, (field,), path)
     partition = as_int(source.get("partition"))
     if partition is not None and not 0 <= partition <= 255:
@@ -750,7 +760,7 @@ def _partition(source: dict, path: str, field: str) -> list[Finding]:
     return out
 
 
-def _nfs(source: dict, path: str, obj: dict) -> list[Finding]:
+def _nfs(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     out = _empty(source, ("server", "path"), path)
     value = source.get("path")
     if isinstance(value, str) and value and not value.startswith("/"):
@@ -771,7 +781,7 @@ def _iscsi_name_problem(value: str, what: str) -> str | None:
     return None
 
 
-def _iscsi(source: dict, path: str, obj: dict) -> list[Finding]:
+def _iscsi(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     """validateISCSIPersistentVolumeSource."""
     rule = "persistent-volume"
     out = _empty(source, ("targetPortal", "iqn"), path)
@@ -796,7 +806,7 @@ def _iscsi(source: dict, path: str, obj: dict) -> list[Finding]:
     return out
 
 
-def _cinder(source: dict, path: str, obj: dict) -> list[Finding]:
+def _cinder(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     out = _empty(source, ("volumeID",), path)
     secret = source.get("secretRef")
     if isinstance(secret, dict):
@@ -804,7 +814,7 @@ def _cinder(source: dict, path: str, obj: dict) -> list[Finding]:
     return out
 
 
-def _fc(source: dict, path: str, obj: dict) -> list[Finding]:
+def _fc(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     """validateFCVolumeSource: targetWWNs (with a lun 0-255) or wwids, not both."""
     rule = "persistent-volume"
     wwns, wwids = as_list(source.get("targetWWNs")), as_list(source.get("wwids"))
@@ -822,7 +832,7 @@ def _fc(source: dict, path: str, obj: dict) -> list[Finding]:
     return out
 
 
-def _flex(source: dict, path: str, obj: dict) -> list[Finding]:
+def _flex(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     out = _empty(source, ("driver",), path)
     for key in as_dict(source.get("options")):
         namespace = str(key).split("/", 1)[0]
@@ -832,16 +842,16 @@ def _flex(source: dict, path: str, obj: dict) -> list[Finding]:
     return out
 
 
-def _azure_file(source: dict, path: str, obj: dict) -> list[Finding]:
+def _azure_file(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     return _empty(source, ("secretName", "shareName", "secretNamespace"), path)
 
 
-def _azure_disk(source: dict, path: str, obj: dict) -> list[Finding]:
+def _azure_disk(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     """validateAzureDisk, as for a pod's volume (pod_volumes.py)."""
     return _empty(source, ("diskName", "diskURI"), path) + azure_disk_findings(source, path, "persistent-volume")
 
 
-def _csi(source: dict, path: str, obj: dict) -> list[Finding]:
+def _csi(source: dict[Any, Any], path: str, obj: dict[Any, Any]) -> list[Finding]:
     """validateCSIPersistentVolumeSource: ValidateCSIDriverName, volumeHandle, and each secret
     reference with a Secret name and a namespace (validatePVSecretReference)."""
     rule = "persistent-volume"
@@ -878,7 +888,9 @@ def _csi(source: dict, path: str, obj: dict) -> list[Finding]:
     return out
 
 
-_PV_SOURCE_CHECKS = {
+PVSourceCheck = Callable[[dict[Any, Any], str, dict[Any, Any]], list[Finding]]
+
+_PV_SOURCE_CHECKS: dict[str, PVSourceCheck] = {
     "hostPath": _pv_path_findings,
     "local": _pv_path_findings,
     "gcePersistentDisk": lambda source, path, obj: _partition(source, path, "pdName"),
@@ -955,7 +967,7 @@ def _integer_problem(name: str, value: Decimal) -> str | None:
     return None
 
 
-def resource_quota_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def resource_quota_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateResourceQuota (v1.31.1; the status is reset on create): each hard limit names a
     quota resource (ValidateResourceQuotaResourceName) and is a quantity of at least 0, whole for
     an integer resource (ValidateResourceQuantityValue); the scopes and the scope selector."""
@@ -1014,7 +1026,7 @@ _SCOPE_RESOURCES = {
 _CONFLICTING_SCOPES = (("BestEffort", "NotBestEffort"), ("Terminating", "NotTerminating"))
 
 
-def _scope_problems(scope, hard: dict, releases) -> list[str]:
+def _scope_problems(scope: Any, hard: dict[Any, Any], releases: tuple[int, ...]) -> list[str]:
     """What validateResourceQuotaScopes says of one scope: unsupported, or applied to a standard
     quota resource it cannot limit."""
     if not isinstance(scope, str):
@@ -1036,16 +1048,16 @@ def _scope_problems(scope, hard: dict, releases) -> list[str]:
     return []
 
 
-def _conflicts(names: set) -> list[str]:
+def _conflicts(names: set[str]) -> list[str]:
     return [f"scopes {a} and {b} conflict: keep one" for a, b in _CONFLICTING_SCOPES if a in names and b in names]
 
 
-def _scope_findings(scopes: list, hard: dict, path: str, releases) -> list[Finding]:
+def _scope_findings(scopes: list[Any], hard: dict[Any, Any], path: str, releases: tuple[int, ...]) -> list[Finding]:
     out = [error(path, "resource-quota", p) for scope in scopes for p in _scope_problems(scope, hard, releases)]
     return out + [error(path, "resource-quota", p) for p in _conflicts(set(filter(_is_str, scopes)))]
 
 
-def _is_str(value) -> bool:
+def _is_str(value: Any) -> bool:
     return isinstance(value, str)
 
 
@@ -1053,7 +1065,7 @@ SCOPE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 _EXISTS_ONLY = ("BestEffort", "NotBestEffort", "Terminating", "NotTerminating", "CrossNamespacePodAffinity")
 
 
-def _scope_selector_findings(expressions: list, hard: dict, releases) -> list[Finding]:
+def _scope_selector_findings(expressions: list[Any], hard: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """validateScopedResourceSelectorRequirement."""
     out, names = [], set()
     base = "spec.scopeSelector.matchExpressions"
@@ -1083,14 +1095,14 @@ LIMIT_TYPES = ("Pod", "Container", "PersistentVolumeClaim")
 _LIMIT_SECTIONS = ("max", "min", "default", "defaultRequest", "maxLimitRequestRatio")
 
 
-def limit_range_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def limit_range_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateLimitRange (v1.31.1), on the limits as SetDefaults_LimitRangeItem leaves a
     Container's (default from max, defaultRequest from default, then min): the type, once
     each; the resource names; no defaults for type Pod; a storage bound for type
     PersistentVolumeClaim; min <= defaultRequest <= default <= max; ratios >= 1 and <= max/min;
     default = defaultRequest where no overcommit is allowed."""
     out = _finalizer_findings(obj)
-    types: set = set()
+    types: set[str] = set()
     for i, item in enumerate(as_list(as_dict(obj.get("spec")).get("limits"))):
         item = as_dict(item)
         here = f"spec.limits[{i}]"
@@ -1105,7 +1117,7 @@ def limit_range_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
                 out.append(error(f"{here}.type", "limit-range", f"type {kind!r} has two limits; merge them"))
             types.add(kind)
         container = kind in ("Pod", "Container")
-        values: dict[str, dict] = {}
+        values: dict[str, dict[Any, tuple[Decimal, Any]]] = {}  # section -> name -> (number, text)
         for section in _LIMIT_SECTIONS:
             given = item.get(section)
             if not isinstance(given, dict) or not given:
@@ -1142,20 +1154,26 @@ _ORDER = (
 )
 
 
-def _limit_order_findings(values: dict, here: str) -> list[Finding]:
+def _limit_order_findings(values: dict[str, dict[Any, tuple[Decimal, Any]]], here: str) -> list[Finding]:
     out = []
     for low, high, at in _ORDER:
         for name, (number, text) in values.get(low, {}).items():
             if name in values.get(high, {}) and number > values[high][name][0]:
                 message = f"{low} {name} {text!r} is greater than {high} {values[high][name][1]!r}"
                 out.append(error(child(f"{here}.{at}", name), "limit-range", message))
-    low, high = values.get("min", {}), values.get("max", {})
+    minimum, maximum = values.get("min", {}), values.get("max", {})
     for name, (number, text) in values.get("maxLimitRequestRatio", {}).items():
         where = child(f"{here}.maxLimitRequestRatio", name)
         if number < 1:
             out.append(error(where, "limit-range", f"maxLimitRequestRatio {name} {text!r} is less than 1"))
-        if name in low and name in high and low[name][0] > 0 and number > high[name][0] / low[name][0]:
-            message = f"maxLimitRequestRatio {name} {text!r} is greater than max/min ({high[name][1]}/{low[name][1]})"
+        if (
+            name in minimum
+            and name in maximum
+            and minimum[name][0] > 0
+            and number > maximum[name][0] / minimum[name][0]
+        ):
+            ratio = f"{maximum[name][1]}/{minimum[name][1]}"
+            message = f"maxLimitRequestRatio {name} {text!r} is greater than max/min ({ratio})"
             out.append(error(where, "limit-range", message))
     defaults, requests = values.get("default", {}), values.get("defaultRequest", {})
     for name, (number, text) in defaults.items():
@@ -1171,7 +1189,7 @@ def _limit_order_findings(values: dict, here: str) -> list[Finding]:
 # -- Endpoints -----------------------------------------------------------------------------------
 
 
-def endpoints_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def endpoints_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateEndpointsCreate (v1.31.1): each subset has addresses or notReadyAddresses
     (validateEndpointSubsets); an address's ip (IsValidIP, ValidateNonSpecialIP), hostname
     (DNS-1123 label) and nodeName (ValidateNodeName); a port's name (required where the subset
@@ -1194,7 +1212,7 @@ def endpoints_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def _endpoint_address_findings(address: dict, here: str) -> list[Finding]:
+def _endpoint_address_findings(address: dict[Any, Any], here: str) -> list[Finding]:
     out = []
     ip = address.get("ip")
     if isinstance(ip, str) and (problem := special_ip_problem(ip)):
@@ -1208,7 +1226,7 @@ def _endpoint_address_findings(address: dict, here: str) -> list[Finding]:
     return out
 
 
-def _endpoint_port_findings(port: dict, require_name: bool, here: str) -> list[Finding]:
+def _endpoint_port_findings(port: dict[Any, Any], require_name: bool, here: str) -> list[Finding]:
     out = []
     name = port.get("name")
     if require_name and not name:
@@ -1235,7 +1253,7 @@ AVOID_PODS_ANNOTATION = "scheduler.alpha.kubernetes.io/preferAvoidPods"  # core.
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
-def node_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def node_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateNode (v1.31.1; a Node keeps its status on create): the taints (validateNodeTaints),
     the taints and preferAvoidPods annotations (ValidateNodeSpecificAnnotations), podCIDRs (each a
     CIDR, at most one of each family, none twice) and the status's capacity and allocatable
@@ -1262,7 +1280,7 @@ def node_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
     return out
 
 
-def _taint_findings(taints: list, path: str, at: str | None = None) -> list[Finding]:
+def _taint_findings(taints: list[Any], path: str, at: str | None = None) -> list[Finding]:
     """validateNodeTaints: a key (a label key), a value (a label value), an effect (required, one
     of TAINT_EFFECTS), each key and effect once. ``at`` places every finding there (an annotation's
     taints), naming the taint."""
@@ -1290,7 +1308,7 @@ def _taint_findings(taints: list, path: str, at: str | None = None) -> list[Find
     return out
 
 
-def _node_annotation_findings(annotations: dict) -> list[Finding]:
+def _node_annotation_findings(annotations: dict[Any, Any]) -> list[Finding]:
     """ValidateTaintsInNodeAnnotations and ValidateAvoidPodsInNodeAnnotations: each annotation a
     JSON list of taints, or a JSON AvoidPods whose entries point at a controller; the findings are
     placed at the annotation (upstream's paths name fields under it the file does not have)."""
@@ -1322,14 +1340,14 @@ def _node_annotation_findings(annotations: dict) -> list[Finding]:
     return out
 
 
-def _json_of(text: str):
+def _json_of(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
         return None
 
 
-def _pod_cidr_findings(cidrs) -> list[Finding]:
+def _pod_cidr_findings(cidrs: Any) -> list[Finding]:
     """ValidateNode's podCIDRs: each a CIDR (IsValidCIDR); more than one: one of each family
     (IsDualStackCIDRStrings), none twice."""
     if not isinstance(cidrs, list) or not cidrs:
@@ -1370,7 +1388,7 @@ _EVENTS_V1_FIELDS = {
 }
 
 
-def event_findings(obj: dict, releases: tuple[int, ...]) -> list[Finding]:
+def event_findings(obj: dict[Any, Any], releases: tuple[int, ...]) -> list[Finding]:
     """ValidateEventCreate (pkg/apis/core/validation/events.go, v1.31.1): legacyValidateEvent for
     every Event (the involved object's namespace, and with an eventTime the reporting fields, an
     action and a reason, their lengths); created as events.k8s.io/v1 also the strict checks:

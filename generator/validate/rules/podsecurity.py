@@ -14,6 +14,8 @@ without exemptions.
 
 from __future__ import annotations
 
+from typing import Any
+
 from generator.core import kinds as registry
 from generator.core.findings import Finding
 from generator.validate.rules.base import as_dict, as_list, warning
@@ -69,19 +71,19 @@ RESTRICTED_VOLUMES = {
 PADDLE_INIT_CONTAINER = {"name": "coord-paddle", "image": "(the operator's --initImage)"}
 
 
-def pods_of(obj: dict) -> list[tuple[str, dict, dict]]:
+def pods_of(obj: dict[Any, Any]) -> list[tuple[str, dict[Any, Any], dict[Any, Any]]]:
     """(path of the pod template, pod metadata, pod spec) for each kind of pod ``obj`` makes."""
     kind = obj.get("kind")
     entry = registry.lookup(str(obj.get("apiVersion", "")), kind if isinstance(kind, str) else None)
     added = globals()[entry.pod_security] if entry is not None and entry.pod_security else None
-    out = []
+    out: list[tuple[str, dict[Any, Any], dict[Any, Any]]] = []
     for path, template in templates(obj):
         meta, spec = as_dict(template.get("metadata")), as_dict(template.get("spec"))
         out.append((path, meta, added(obj, spec) if added else spec))
     return out
 
 
-def paddle_operator_pod(obj: dict, spec: dict) -> dict:
+def paddle_operator_pod(obj: dict[Any, Any], spec: dict[Any, Any]) -> dict[Any, Any]:
     """What paddle-operator v0.3.5 adds to a PaddleJob's pods (constructPod): its init container,
     and the host's network with intranet Host."""
     spec = {**spec, "initContainers": [*as_list(spec.get("initContainers")), PADDLE_INIT_CONTAINER]}
@@ -90,23 +92,23 @@ def paddle_operator_pod(obj: dict, spec: dict) -> dict:
     return spec
 
 
-def _containers(spec: dict) -> list[dict]:
+def _containers(spec: dict[Any, Any]) -> list[dict[Any, Any]]:
     """visitContainers: containers, init containers and ephemeral containers."""
     return [
         as_dict(c) for key in ("containers", "initContainers", "ephemeralContainers") for c in as_list(spec.get(key))
     ]
 
 
-def _sc(container: dict) -> dict:
+def _sc(container: dict[Any, Any]) -> dict[Any, Any]:
     return as_dict(container.get("securityContext"))
 
 
-def _names(containers: list[dict]) -> str:
+def _names(containers: list[dict[Any, Any]]) -> str:
     names = [str(c.get("name")) for c in containers]
     return ("container " if len(names) == 1 else "containers ") + ", ".join(f'"{n}"' for n in names)
 
 
-def violations(meta: dict, spec: dict, level: str, minor: int) -> list[str]:
+def violations(meta: dict[Any, Any], spec: dict[Any, Any], level: str, minor: int) -> list[str]:
     """Why Pod Security ``level`` (of Kubernetes 1.``minor``) refuses this pod; empty: admitted."""
     if level == "privileged":
         return []
@@ -116,8 +118,8 @@ def violations(meta: dict, spec: dict, level: str, minor: int) -> list[str]:
     return out
 
 
-def _baseline(meta: dict, spec: dict, minor: int, restricted: bool) -> list[str]:
-    out = []
+def _baseline(meta: dict[Any, Any], spec: dict[Any, Any], minor: int, restricted: bool) -> list[str]:
+    out: list[str] = []
     containers = _containers(spec)
     pod_sc = as_dict(spec.get("securityContext"))
     userns = spec.get("hostUsers") is False
@@ -193,7 +195,7 @@ def _baseline(meta: dict, spec: dict, minor: int, restricted: bool) -> list[str]
         out.append("hostProcess: windowsOptions.hostProcess must not be true")
     # check_hostProbesAndhostLifecycle.go (from 1.34)
     if minor >= 34:
-        hosts = []
+        hosts: list[Any] = []
         for c in containers:
             for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
                 p = as_dict(c.get(probe))
@@ -206,22 +208,22 @@ def _baseline(meta: dict, spec: dict, minor: int, restricted: bool) -> list[str]
     return out
 
 
-def _restricted(spec: dict, minor: int) -> list[str]:
-    out = []
+def _restricted(spec: dict[Any, Any], minor: int) -> list[str]:
+    out: list[str] = []
     containers = _containers(spec)
     pod_sc = as_dict(spec.get("securityContext"))
     windows = as_dict(spec.get("os")).get("name") == "windows" and minor >= 25
     userns = spec.get("hostUsers") is False and minor >= 35
     # check_restrictedVolumes.go (a volume with no source is an emptyDir: SetDefaults_Volume)
     sources = [(str(as_dict(v).get("name")), set(as_dict(v)) - {"name"}) for v in as_list(spec.get("volumes"))]
-    bad = [name for name, source in sources if source and not source & RESTRICTED_VOLUMES]
-    if bad:
+    refused = [name for name, source in sources if source and not source & RESTRICTED_VOLUMES]
+    if refused:
         out.append(
-            f"restricted volume types: volumes {', '.join(bad)} (allowed: {', '.join(sorted(RESTRICTED_VOLUMES))})"
+            f"restricted volume types: volumes {', '.join(refused)} (allowed: {', '.join(sorted(RESTRICTED_VOLUMES))})"
         )
     # check_allowPrivilegeEscalation.go
     if not windows:
-        bad = [c for c in containers if _sc(c).get("allowPrivilegeEscalation") is not False]
+        bad: list[dict[Any, Any]] = [c for c in containers if _sc(c).get("allowPrivilegeEscalation") is not False]
         if bad:
             out.append(f"allowPrivilegeEscalation != false: {_names(bad)} must set allowPrivilegeEscalation=false")
     # check_runAsNonRoot.go, check_runAsUser.go (relaxed for user namespaces from 1.35)
@@ -267,7 +269,7 @@ def _restricted(spec: dict, minor: int) -> list[str]:
     return out
 
 
-def namespace_level(obj: dict, minor: int) -> tuple[str, int] | None:
+def namespace_level(obj: dict[Any, Any], minor: int) -> tuple[str, int] | None:
     """(enforced level, release of its policy) of a Namespace object; None when none is enforced."""
     labels = as_dict(as_dict(obj.get("metadata")).get("labels"))
     level = labels.get(ENFORCE)
@@ -280,7 +282,7 @@ def namespace_level(obj: dict, minor: int) -> tuple[str, int] | None:
     return level, minor
 
 
-def namespace_findings(obj, levels: dict[str, tuple[str, int]], minor: int) -> list[Finding]:
+def namespace_findings(obj: Any, levels: dict[str, tuple[str, int]], minor: int) -> list[Finding]:
     """The join of the two halves, for one document of an input read in order: a Namespace
     records its level in ``levels``; an object in a namespace recorded earlier gets a warning
     per pod template that level refuses. Earlier only, as kubectl creates them: a namespace
@@ -297,7 +299,7 @@ def namespace_findings(obj, levels: dict[str, tuple[str, int]], minor: int) -> l
     if not isinstance(namespace, str) or namespace not in levels:
         return []
     level, policy = levels[namespace]
-    out = []
+    out: list[Finding] = []
     for path, pod_meta, spec in pods_of(obj):
         reasons = violations(pod_meta, spec, level, policy)
         if reasons:

@@ -5,6 +5,7 @@ and the gang rule PaddleJobs share."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from generator.core.findings import Finding, child
 from generator.core.grammar import parse_quantity, quantity_message
@@ -38,7 +39,7 @@ VOLCANO_ACTIONS = ("AbortJob", "RestartJob", "RestartTask", "RestartPod", "Resta
                    "CompleteJob", "ResumeJob")  # fmt: skip
 
 
-def _policy_findings(policies, path: str) -> list[Finding]:
+def _policy_findings(policies: Any, path: str) -> list[Finding]:
     """Volcano's webhook rules for one list of lifecycle policies (validatePolicies)."""
     out = []
     seen_events: dict[str, int] = {}
@@ -68,8 +69,6 @@ def _policy_findings(policies, path: str) -> list[Finding]:
             message = f"action {action!r} is not one the webhook accepts: {', '.join(VOLCANO_ACTIONS)}"
             out.append(error(f"{here}.action", "volcano-policy", message))
         for event in dict.fromkeys(events):
-            if not isinstance(event, str):
-                continue
             if event not in VOLCANO_EVENTS:
                 message = f"event {event!r} is not one the webhook accepts: {', '.join(VOLCANO_EVENTS)}"
                 out.append(error(f"{here}.event", "volcano-policy", message))
@@ -97,7 +96,7 @@ def plugins_of(release: tuple[int, int]) -> tuple[str, ...]:
     return tuple(sorted(name for since, names in _PLUGINS_SINCE.items() if since <= release for name in names))
 
 
-def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
+def volcano_job_findings(obj: dict[Any, Any], release: tuple[int, int]) -> list[Finding]:
     """Volcano's job webhook (admit_job.go validateJobCreate) for ``release``."""
     spec = as_dict(obj.get("spec"))
     tasks = as_list(spec.get("tasks"))
@@ -145,7 +144,7 @@ def volcano_job_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
     return out
 
 
-def elastic_restart_findings(spec: dict) -> list[Finding]:
+def elastic_restart_findings(spec: dict[Any, Any]) -> list[Finding]:
     """For an elastic Paddle job (one _elastic_fewest finds a fewest for): policies that restart
     the whole job when a pod fails or is evicted: Volcano's job controller then kills every pod
     (state/running.go RestartJob), the survivors' launchers with them, where the launcher alone
@@ -177,7 +176,7 @@ SERVER_ENV = ("PADDLE_PSERVERS_IP_PORT_LIST", "PADDLE_PSERVER_ENDPOINTS")
 SERVER_ROLES = ("PSERVER",)
 
 
-def _task_kind(task: dict) -> str | None:
+def _task_kind(task: dict[Any, Any]) -> str | None:
     """ "server", "peer" (a collective trainer) or None, from the task's containers."""
     pod = as_dict(as_dict(task.get("template")).get("spec"))
     peer = False
@@ -194,7 +193,7 @@ def _task_kind(task: dict) -> str | None:
     return "peer" if peer else None
 
 
-def _elastic_fewest(tasks: list[dict]) -> int | None:
+def _elastic_fewest(tasks: list[dict[Any, Any]]) -> int | None:
     """The fewest nodes an elastic job's launchers train with: PADDLE_NNODES MIN:MAX next to an
     etcd:// PADDLE_MASTER (CollectiveElasticController, Paddle 3.3.1: it waits for MIN to MAX
     peers and trains with those present); None for a job of a fixed size."""
@@ -207,7 +206,13 @@ def _elastic_fewest(tasks: list[dict]) -> int | None:
     return min(found) if found else None
 
 
-def collective_gang_findings(spec: dict, elastic: int | None) -> list[Finding]:
+def _default_share(task: dict[Any, Any]) -> int:
+    """A task's part of the webhook's default minAvailable: its minAvailable, or else its replicas."""
+    task_min = as_int(task.get("minAvailable"))
+    return task_min if task_min is not None else as_int(task.get("replicas")) or 0
+
+
+def collective_gang_findings(spec: dict[Any, Any], elastic: int | None) -> list[Finding]:
     """A collective Paddle job (trainer tasks only) whose gang is smaller than its peers: Paddle's
     launcher waits until every peer has joined (PADDLE_NNODES, or the PADDLE_TRAINER_ENDPOINTS list),
     and a gang of fewer pods lets Volcano start some of them without the others (the gang plugin
@@ -224,12 +229,7 @@ def collective_gang_findings(spec: dict, elastic: int | None) -> list[Finding]:
     given = as_int(spec.get("minAvailable"))
     minimum = given
     if not given:  # unset or 0: the webhook's default, the tasks' minAvailable or replicas
-        minimum = sum(
-            as_int(t.get("minAvailable"))
-            if as_int(t.get("minAvailable")) is not None
-            else as_int(t.get("replicas")) or 0
-            for t in tasks
-        )
+        minimum = sum(_default_share(t) for t in tasks)
     if minimum is None or minimum >= peers or minimum < 1:
         return []
     path = (
@@ -248,7 +248,7 @@ def collective_gang_findings(spec: dict, elastic: int | None) -> list[Finding]:
     return [warning(path, "volcano-collective-gang", message)]
 
 
-def _plugin_findings(plugins: dict, tasks: list, release: tuple[int, int]) -> list[Finding]:
+def _plugin_findings(plugins: dict[Any, Any], tasks: list[Any], release: tuple[int, int]) -> list[Finding]:
     out = []
     known = plugins_of(release)
     for name in plugins:
@@ -268,7 +268,7 @@ def _plugin_findings(plugins: dict, tasks: list, release: tuple[int, int]) -> li
     return out
 
 
-def _volume_findings(volumes: list) -> list[Finding]:
+def _volume_findings(volumes: list[Any]) -> list[Finding]:
     """The job's volumes (util.go validateIO): a mountPath each, once; a claim or a claim name."""
     out, seen = [], set()
     for i, volume in enumerate(volumes):
@@ -291,7 +291,7 @@ def _volume_findings(volumes: list) -> list[Finding]:
     return out
 
 
-def volcano_queue_findings(obj: dict, release: tuple[int, int]) -> list[Finding]:
+def volcano_queue_findings(obj: dict[Any, Any], release: tuple[int, int]) -> list[Finding]:
     """A Queue's resource lists must be quantities (Volcano's queue webhook parses them)."""
     spec = as_dict(obj.get("spec"))
     out = []
@@ -304,7 +304,7 @@ def volcano_queue_findings(obj: dict, release: tuple[int, int]) -> list[Finding]
     return out
 
 
-def _depends_on_findings(tasks: list) -> list[Finding]:
+def _depends_on_findings(tasks: list[Any]) -> list[Finding]:
     """validateJobCreate's check of tasks with dependsOn (Volcano v1.5 to v1.15.1, admit_job.go;
     util.go topoSort and makeGraph): the tasks sorted by their dependencies, Kahn's way, must be
     all of them. A task that waits for a name no task has, or names a task twice (its in-degree
@@ -312,12 +312,12 @@ def _depends_on_findings(tasks: list) -> list[Finding]:
     for one: the webhook says "job has dependencies between tasks, but doesn't form a directed
     acyclic graph(DAG)". The finding is on the first task left unsorted, with why."""
     names = [as_dict(task).get("name") for task in tasks]
-    waits: dict[int, list] = {}
+    waits: dict[int, list[str]] = {}
     for i, task in enumerate(tasks):
         wanted = as_dict(as_dict(task).get("dependsOn")).get("name")
         if isinstance(wanted, list):
             waits[i] = [w for w in wanted if isinstance(w, str)]
-    sorted_names: set = set()
+    sorted_names: set[str] = set()
     progress = True
     while progress:
         progress = False
