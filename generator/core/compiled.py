@@ -14,8 +14,10 @@ from pathlib import Path
 # for it (pyproject.toml's [tool.mypy]). Typed but interpreted: findings.py (a Finding subclasses a
 # NamedTuple, which mypyc cannot compile; one is made only for a finding), dump.py (its dumper
 # subclasses PyYAML's; output only) and validate/crd/validator.py (shaped and typed for it, and
-# compiled some 2 us a document quicker, but a compiled closure among its marks once crashed
-# the garbage collector: left interpreted until that is understood; its walks are compiled).
+# compiled some 2 us a document quicker; but a compiled object freed with weak references to it
+# leaves them dangling, mypyc/mypyc#1102, and a compiled closure weakly keyed by cel.py crashed
+# the garbage collector once: left interpreted until no compiled object can be keyed weakly;
+# its walks are compiled).
 MODULES = (
     "generator.kubeyaml.scalars",
     "generator.kubeyaml.document",

@@ -266,9 +266,10 @@ class CustomResourceValidator:
         marks.load(openapi_schema, form["marks"])
         self._defaults = marks.marked("default")
         rules = marks.marked("x-kubernetes-validations")
-        # cel.py keeps the rules' plans by these marks in a WeakKeyDictionary: a compiled (native)
-        # Marked cannot be weakly referenced, a partial can (a compiled lambda here made the garbage
-        # collector crash later: mypyc's closures and weak references do not mix)
+        # cel.py keeps the rules' plans by these marks in a WeakKeyDictionary, so they are a
+        # partial (a type of Python's own): a compiled (native) Marked takes no weak reference,
+        # and a compiled lambda, which does, is freed without clearing it (mypyc/mypyc#1102: the
+        # entry outlives its key, and the garbage collector crashed on it in a test run)
         self._rules: Callable[[object], bool] = functools.partial(rules)
         self._list_types = marks.marked("x-kubernetes-list-type")
         self._embedded = marks.marked("x-kubernetes-embedded-resource")
