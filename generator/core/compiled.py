@@ -12,12 +12,10 @@ from pathlib import Path
 
 # What mypyc compiles (setup.py reads this list): the modules every document goes through, typed
 # for it (pyproject.toml's [tool.mypy]). Typed but interpreted: findings.py (a Finding subclasses a
-# NamedTuple, which mypyc cannot compile; one is made only for a finding), dump.py (its dumper
-# subclasses PyYAML's; output only) and validate/crd/validator.py (shaped and typed for it, and
-# compiled some 2 us a document quicker; but a compiled object freed with weak references to it
-# leaves them dangling, mypyc/mypyc#1102, and a compiled closure weakly keyed by cel.py crashed
-# the garbage collector once: left interpreted until no compiled object can be keyed weakly;
-# its walks are compiled).
+# NamedTuple, which mypyc cannot compile; one is made only for a finding) and dump.py (its dumper
+# subclasses PyYAML's; output only). No compiled object may be weakly referenced: mypyc frees one
+# without clearing the references (mypyc/mypyc#1102), and a WeakKeyDictionary keyed by a compiled
+# closure crashed the garbage collector (crd/validator.py's rule marks are a partial for cel.py).
 MODULES = (
     "generator.kubeyaml.scalars",
     "generator.kubeyaml.document",
@@ -49,6 +47,7 @@ MODULES = (
     "generator.validate.admission",
     "generator.validate.builtin",
     "generator.validate.crd.walks",
+    "generator.validate.crd.validator",
     "generator.validate.checker",
     "generator.validate.stream",
 )
