@@ -420,12 +420,13 @@ def test_a_split_path_is_kept_and_given_as_a_copy():
 
     path = 'spec.template.metadata.labels["app.kubernetes.io/name"]'
     first = findings.split_path(path)
-    assert first == findings._split(path) == ["spec", "template", "metadata", "labels", "app.kubernetes.io/name"]
+    assert first == ["spec", "template", "metadata", "labels", "app.kubernetes.io/name"]
     first.append("changed")
-    assert findings.split_path(path) == findings._split(path)
-    for number in range(findings._SPLIT_KEPT + 10):  # bounded: a full store starts again
+    assert findings.split_path(path) == ["spec", "template", "metadata", "labels", "app.kubernetes.io/name"]
+    kept = findings._split.cache_info().maxsize
+    for number in range(kept + 10):  # bounded: the least recent go
         findings.split_path(f"items[{number}].spec")
-    assert len(findings._SPLIT) <= findings._SPLIT_KEPT
+    assert findings._split.cache_info().currsize <= kept == 4096
 
 
 def test_a_file_a_kustomize_generator_reads_is_data_not_a_manifest(tmp_path, capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -70,22 +71,13 @@ def dotted(parts: Iterable[object]) -> str:
 
 def split_path(path: str) -> list[str | int]:
     """'spec.containers[0].image' -> ['spec', 'containers', 0, 'image'] (the inverse of dotted)."""
-    parts = _SPLIT.get(path)
-    if parts is None:
-        parts = _split(path)
-        if len(_SPLIT) >= _SPLIT_KEPT:
-            _SPLIT.clear()
-        _SPLIT[path] = parts
-    return list(parts)
+    return list(_split(path))
 
 
-# The same paths come again and again (a rule finds the same field of many documents): split
-# once, kept while there are few (a copy is returned: the caller may change it).
-_SPLIT: dict[str, list[str | int]] = {}
-_SPLIT_KEPT = 4096
-
-
-def _split(path: str) -> list[str | int]:
+# The same paths come again and again (a rule finds the same field of many documents): each is
+# split once while it is among the last few thousand (a copy is returned: the caller may change it).
+@functools.lru_cache(maxsize=4096)
+def _split(path: str) -> tuple[str | int, ...]:
     parts: list[str | int] = []
     position = 0
     while position < len(path):
@@ -96,7 +88,7 @@ def _split(path: str) -> list[str | int]:
         name, index, quoted = match.groups()
         parts.append(name if name is not None else int(index) if index is not None else json.loads(quoted))
         position = match.end()
-    return parts
+    return tuple(parts)
 
 
 def version_span(minors: list[int]) -> str:
