@@ -40,15 +40,17 @@ def installed(tmp_path_factory) -> Path:
     """A virtualenv with the wheel built from this checkout and its pinned dependencies."""
     root = tmp_path_factory.mktemp("wheel")
     dist = root / "dist"
+    env_dir = root / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    # built by the fresh environment's pip, before any dependency is there, as `pip install .`
+    # into a new virtualenv builds it (mypy, compiling, sees that environment's packages)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(REPO)],
+        [str(env_dir / "bin" / "python"), "-m", "pip", "wheel", "-q", "--no-deps", "--wheel-dir", str(dist), str(REPO)],
         capture_output=True, text=True, timeout=600, env=_clean_env(),
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
     assert "absent from the `packages` configuration" not in built.stderr  # packaging discovers every folder
     (wheel,) = dist.glob("*.whl")
-    env_dir = root / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
     pip = subprocess.run(
         [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheel)],
         capture_output=True, text=True, timeout=900, env=_clean_env(),
@@ -85,6 +87,18 @@ def test_the_installed_package_is_not_the_checkout(installed):
     location = Path(ok(done).strip())
     assert REPO not in location.parents
     assert "site-packages" in location.parts
+
+
+def test_the_wheel_a_fresh_environment_builds_is_compiled(installed):
+    """`pip install .` into a new virtualenv compiles the per-document modules where a C compiler
+    and Python's headers are found (README): mypy's type check must pass without the runtime
+    dependencies installed (it once failed on jsonschema-rs and fell back to pure Python)."""
+    from tests.test_compiled import _no_compiler
+
+    if (why := _no_compiler()) is not None:
+        pytest.skip(why)
+    done = subprocess.run([str(installed / "bin" / EXE), "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.strip().endswith("(compiled)"), f"{done.stdout}: `pip install -v .` in a new virtualenv says why"
 
 
 def test_render_writes_both_bundles_and_validate_passes_them(run):
